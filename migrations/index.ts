@@ -1,0 +1,7 @@
+import * as Migrator from "@effect/sql/Migrator"
+import m0001 from "./0001_accounts.js"
+
+/** Forward-only: append new files here, never edit a landed one. */
+export const loader = Migrator.fromRecord({
+  "0001_accounts": m0001
+})

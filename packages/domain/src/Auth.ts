@@ -1,0 +1,24 @@
+import { HttpApiMiddleware } from "@effect/platform"
+import { Context, Schema } from "effect"
+import { RateLimitedWire, UnauthorizedWire } from "./Errors.js"
+import type { Handle, UserId, UserType } from "./Ids.js"
+
+export interface Principal {
+  readonly id: UserId
+  readonly handle: Handle
+  readonly userType: UserType
+  readonly ownerId: UserId | null
+  /** sha256 of the presented key: the cache and rate-limit key. */
+  readonly keyHash: string
+}
+
+export class CurrentUser extends Context.Tag("Shoal/CurrentUser")<CurrentUser, Principal>() {}
+
+/**
+ * API key as `Authorization: Bearer <key>` or `X-API-Key: <key>`. One plain middleware reads both headers itself:
+ * HttpApi's security schemes retry each scheme on any failure, which would turn a 429 into a 401.
+ */
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Shoal/Authentication", {
+  failure: Schema.Union(UnauthorizedWire, RateLimitedWire),
+  provides: CurrentUser
+}) {}

@@ -1,0 +1,36 @@
+import { Schema } from "effect"
+
+/** Field limits of CONTRACT.md: over-long input is refused, never truncated. */
+export const limited = (max: number, min = 0) =>
+  Schema.String.pipe(
+    Schema.minLength(min, { message: () => min === 1 ? "must not be empty" : `must be at least ${min} characters` }),
+    Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
+  )
+
+export const DisplayName = Schema.Trim.pipe(Schema.compose(limited(100, 1)))
+export const Bio = limited(2_000)
+
+const isHttpUrl = (s: string) => {
+  try {
+    const u = new URL(s)
+    return (u.protocol === "http:" || u.protocol === "https:") && u.hostname.length > 0
+  } catch {
+    return false
+  }
+}
+
+export const HttpUrl = Schema.String.pipe(
+  Schema.maxLength(2_048, { message: () => "a URL is at most 2048 characters" }),
+  Schema.filter(isHttpUrl, { message: () => "must be an http(s) URL" }),
+  Schema.annotations({ identifier: "HttpUrl", format: "uri" } as any)
+)
+
+export const Email = Schema.String.pipe(
+  Schema.maxLength(320),
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" })
+)
+
+/** ISO 8601 timestamp as it goes on the wire. */
+export const Timestamp = Schema.String.annotations({ format: "date-time" } as any)
+
+export const Success = Schema.Literal("success")

@@ -1,0 +1,43 @@
+import { Schema } from "effect"
+import { Timestamp } from "./Fields.js"
+import { Handle, UserId, UserType } from "./Ids.js"
+import { Identity } from "./Identity.js"
+
+/** `GET /api/agent/me` → `user`. */
+export class User extends Schema.Class<User>("User")({
+  id: UserId,
+  handle: Handle,
+  display_name: Schema.String,
+  bio: Schema.String,
+  profile_photo_url: Schema.NullOr(Schema.String),
+  identity: Identity,
+  user_type: UserType,
+  owner_id: Schema.NullOr(UserId),
+  svc_gems: Schema.Int,
+  gems_escrow: Schema.Int,
+  last_heartbeat_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp
+}) {}
+
+/** `GET /api/agent/profile`: the spec's fields (`name` is the display name) and a few more. */
+export const ProfileFields = {
+  id: UserId,
+  handle: Handle,
+  name: Schema.String,
+  display_name: Schema.String,
+  bio: Schema.String,
+  webhook_url: Schema.NullOr(Schema.String),
+  profile_photo_url: Schema.NullOr(Schema.String),
+  identity: Identity,
+  user_type: UserType,
+  owner_id: Schema.NullOr(UserId)
+}
+export class Profile extends Schema.Class<Profile>("Profile")(ProfileFields) {}
+
+/** A user search result. */
+export class UserSummary extends Schema.Class<UserSummary>("UserSummary")({
+  id: UserId,
+  display_name: Schema.String,
+  handle: Handle,
+  user_type: UserType
+}) {}

@@ -1,0 +1,56 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Ids } from "@shoal/domain"
+import { Effect, Schema } from "effect"
+
+export const PrincipalRow = Schema.Struct({
+  id: Ids.UserId,
+  handle: Ids.Handle,
+  user_type: Ids.UserType,
+  owner_id: Schema.NullOr(Ids.UserId)
+})
+
+export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const principalByKeyHash = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: PrincipalRow,
+      execute: (hash) =>
+        sql`SELECT u.id, u.handle, u.user_type, u.owner_id FROM api_keys k JOIN users u ON u.id = k.user_id
+            WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`
+    })
+
+    const byHandle = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: PrincipalRow,
+      execute: (handle) => sql`SELECT id, handle, user_type, owner_id FROM users WHERE handle = ${handle}`
+    })
+
+    /** Inserts the user unless the handle is taken; `None` means taken. */
+    const insertUser = SqlSchema.findOne({
+      Request: Schema.Struct({
+        handle: Schema.String,
+        user_type: Ids.UserType,
+        display_name: Schema.String,
+        bio: Schema.String,
+        owner_id: Schema.NullOr(Schema.String)
+      }),
+      Result: PrincipalRow,
+      execute: (u) =>
+        sql`INSERT INTO users ${sql.insert(u)} ON CONFLICT (handle) DO NOTHING
+            RETURNING id, handle, user_type, owner_id`
+    })
+
+    /** Revokes every live key of the user and stores the new hash; returns the revoked hashes. */
+    const replaceKey = (userId: string, hash: string) =>
+      Effect.gen(function*() {
+        const revoked = yield* sql<{ key_hash: string }>`
+          UPDATE api_keys SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL RETURNING key_hash`
+        yield* sql`INSERT INTO api_keys (key_hash, user_id) VALUES (${hash}, ${userId})`
+        return revoked.map((r) => r.key_hash)
+      })
+
+    return { principalByKeyHash, byHandle, insertUser, replaceKey } as const
+  })
+}) {}

@@ -1,0 +1,50 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Config, Duration, Effect } from "effect"
+
+/**
+ * Every authenticated call counts as a heartbeat. Touches land in memory and are flushed in one batched
+ * UPDATE every few seconds (and at shutdown), so the hot path never writes to the database.
+ */
+export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
+  scoped: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const interval = yield* Config.duration("HEARTBEAT_FLUSH_INTERVAL").pipe(Config.withDefault(Duration.seconds(5)))
+    let pending = new Map<string, number>()
+    const latest = new Map<string, number>()
+
+    const touch = (userId: string) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        pending.set(userId, now)
+        latest.set(userId, now)
+      })
+
+    /** The newest heartbeat this node has seen, flushed or not. */
+    const lastSeen = (userId: string): number | undefined => latest.get(userId)
+
+    const flush = Effect.suspend(() => {
+      if (pending.size === 0) return Effect.void
+      const batch = pending
+      pending = new Map()
+      const ids = [...batch.keys()]
+      const times = ids.map((id) => new Date(batch.get(id)!).toISOString())
+      return sql`
+        UPDATE users SET last_seen_at = v.t
+        FROM (SELECT unnest(${ids}::uuid[]) AS id, unnest(${times}::timestamptz[]) AS t) v
+        WHERE users.id = v.id AND (users.last_seen_at IS NULL OR users.last_seen_at < v.t)`.pipe(
+        Effect.tapError(() => Effect.sync(() => { for (const [k, v] of batch) if (!pending.has(k)) pending.set(k, v) })),
+        Effect.catchAll((e) => Effect.logWarning("heartbeat flush failed; will retry", e)),
+        Effect.asVoid
+      )
+    })
+
+    yield* flush.pipe(Effect.delay(interval), Effect.forever, Effect.forkScoped)
+    yield* Effect.addFinalizer(() => flush)
+    // bounded memory: forget what was flushed long ago (the database has it)
+    yield* Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      for (const [k, t] of latest) if (now - t > 3 * 60 * 60_000) latest.delete(k)
+    }).pipe(Effect.delay("10 minutes"), Effect.forever, Effect.forkScoped)
+
+    return { touch, lastSeen, flush } as const
+  })
+}) {}

@@ -1,0 +1,34 @@
+import type { Auth } from "@shoal/domain"
+import { Cache, Duration, Effect, Exit, Option } from "effect"
+import { AccountsRepo } from "../Accounts/Repo.js"
+
+/**
+ * key hash → principal, so authentication does not touch the database per request. Concurrent misses for one
+ * key share one query. Rotation on this node invalidates at once; the TTL bounds staleness across nodes.
+ */
+export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
+  effect: Effect.gen(function*() {
+    const repo = yield* AccountsRepo
+    const cache = yield* Cache.makeWith({
+      capacity: 200_000,
+      lookup: (hash: string) =>
+        repo.principalByKeyHash(hash).pipe(
+          Effect.map(Option.map((row): Auth.Principal => ({
+            id: row.id,
+            handle: row.handle,
+            userType: row.user_type,
+            ownerId: row.owner_id,
+            keyHash: hash
+          }))),
+          Effect.orDie
+        ),
+      timeToLive: (exit) =>
+        Exit.isSuccess(exit) && Option.isSome(exit.value) ? Duration.seconds(30) : Duration.seconds(2)
+    })
+    return {
+      get: (hash: string) => cache.get(hash),
+      invalidate: (hashes: ReadonlyArray<string>) => Effect.forEach(hashes, (h) => cache.invalidate(h), { discard: true })
+    } as const
+  }),
+  dependencies: [AccountsRepo.Default]
+}) {}

@@ -1,0 +1,94 @@
+import { PGlite } from "@electric-sql/pglite"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import { makeCompiler } from "@effect/sql-pg/PgClient"
+import { Chunk, Context, Effect, Layer, type Scope, Stream } from "effect"
+import { FifoLock } from "./FifoLock.js"
+
+/** The embedded PGlite instance and its statement lock, for code that needs more than SqlClient (LISTEN). */
+export class Pglite extends Context.Tag("Database/Pglite")<Pglite, {
+  readonly db: PGlite
+  readonly lock: FifoLock
+}>() {}
+
+// int8 and numeric come back as strings, as node-postgres gives them, so one schema layer decodes both
+const parsers = { 20: (v: string) => v, 1700: (v: string) => v }
+
+export const open = (options: { readonly dataDir?: string | undefined; readonly loadDataDir?: Blob | undefined }) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () =>
+        PGlite.create({
+          ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+          ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+          parsers
+        }),
+      catch: (cause) => new SqlError({ cause, message: "PGlite: failed to open the database" })
+    }),
+    (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+  )
+
+// PGlite resolves in microtasks; without a macrotask hop a query loop starves timers and sockets
+const yieldToLoop = Effect.async<void>((resume) => {
+  const t = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(t))
+})
+
+const makeConnection = (db: PGlite): Connection => {
+  const run = <A>(f: () => Promise<A>) =>
+    Effect.zipRight(
+      yieldToLoop,
+      Effect.tryPromise({ try: f, catch: (cause) => new SqlError({ cause, message: errorMessage(cause) }) })
+    )
+  const rows = (sql: string, params: ReadonlyArray<unknown>) =>
+    run(() => db.query<any>(sql, params as Array<unknown>)).pipe(Effect.map((r) => r.rows))
+  const execute: Connection["execute"] = (sql, params, transform) =>
+    transform ? Effect.map(rows(sql, params), transform) : rows(sql, params)
+  return {
+    execute,
+    executeRaw: (sql, params) => run(() => db.query(sql, params as Array<unknown>)),
+    executeValues: (sql, params) =>
+      run(() => db.query<Array<unknown>>(sql, params as Array<unknown>, { rowMode: "array" })).pipe(
+        Effect.map((r) => r.rows)
+      ),
+    executeUnprepared: (sql, params, transform) =>
+      params.length > 0
+        ? execute(sql, params, transform)
+        // parameterless scripts (migrations) may hold several statements
+        : run(() => db.exec(sql)).pipe(
+          Effect.map((results) => results.at(-1)?.rows ?? []),
+          Effect.map((r) => transform ? transform(r as Array<any>) : r)
+        ),
+    executeStream: (sql, params, transform) =>
+      Stream.fromIterableEffect(execute(sql, params, transform)).pipe(Stream.mapChunks((c) => Chunk.fromIterable(c)))
+  }
+}
+
+const errorMessage = (cause: unknown) => cause instanceof Error ? cause.message : "PGlite query failed"
+
+/**
+ * SqlClient over one PGlite session. One statement or one transaction at a time: a transaction holds the
+ * FIFO lock to its end, so other fibers queue behind it instead of interleaving into it.
+ */
+export const makeClient = Effect.fn("Pglite.makeClient")(function*(db: PGlite) {
+  const lock = new FifoLock()
+  const connection = makeConnection(db)
+  const acquirer = Effect.as(lock.scoped, connection)
+  const client = yield* SqlClient.make({
+    acquirer,
+    compiler: makeCompiler(),
+    spanAttributes: [["db.system", "postgresql"], ["db.name", "pglite"]]
+  })
+  return { client, lock }
+})
+
+export const layerFrom = <E>(acquire: Effect.Effect<PGlite, E, Scope.Scope>) =>
+  Layer.scopedContext(
+    Effect.gen(function*() {
+      const db = yield* acquire
+      const { client, lock } = yield* makeClient(db)
+      return Context.make(SqlClient.SqlClient, client).pipe(Context.add(Pglite, { db, lock }))
+    })
+  ).pipe(Layer.provide(Reactivity.layer))

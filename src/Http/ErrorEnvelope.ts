@@ -1,0 +1,23 @@
+import { HttpServerResponse } from "@effect/platform"
+import { Errors } from "@shoal/domain"
+
+/** The contract's error body, for errors written outside HttpApi's encoder. */
+export const errorResponse = (
+  status: number,
+  code: string,
+  message: string,
+  details?: unknown,
+  headers?: Record<string, string>
+) =>
+  HttpServerResponse.unsafeJson(
+    { status: "error", error: details === undefined ? { code, message } : { code, message, details } },
+    { status, ...(headers ? { headers } : {}) }
+  )
+
+export const isApiError = (u: unknown): u is Errors.ApiError =>
+  typeof u === "object" && u !== null && "_tag" in u && (u as { _tag: string })._tag in Errors.errorCodes
+
+export const apiErrorResponse = (e: Errors.ApiError) => {
+  const [code, status] = Errors.errorCodes[e._tag]
+  return errorResponse(status, code, e.message, e.details)
+}

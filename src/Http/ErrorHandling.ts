@@ -1,0 +1,82 @@
+import { HttpApiBuilder, HttpServerError, HttpServerRequest } from "@effect/platform"
+import { HttpIncomingMessage } from "@effect/platform"
+import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
+import { Cause, Effect, Option } from "effect"
+import { apiErrorResponse, errorResponse, isApiError } from "./ErrorEnvelope.js"
+
+export const MAX_BODY_BYTES = 1024 * 1024
+
+const tooLarge = () =>
+  // the rest of the body is not read: close the connection so the client sees this answer, not a reset
+  errorResponse(413, "payload_too_large", `the request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`, undefined, {
+    connection: "close"
+  })
+
+const isDecodeError = (u: unknown): u is HttpApiDecodeError =>
+  typeof u === "object" && u !== null && (u as { _tag?: string })._tag === "HttpApiDecodeError"
+
+const fieldPath = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
+
+const decodeErrorResponse = (e: HttpApiDecodeError) => {
+  // a union (NullOr, optional) reports one issue per member: keep the informative one for each field
+  const noise = /^Expected (null|undefined), actual/
+  const byField = new Map<string, { field: string; path: ReadonlyArray<PropertyKey>; message: string }>()
+  for (const i of e.issues) {
+    const field = fieldPath(i.path)
+    const prev = byField.get(field)
+    if (prev === undefined || (noise.test(prev.message) && !noise.test(i.message))) {
+      byField.set(field, { field, path: i.path, message: i.message })
+    }
+  }
+  const details = [...byField.values()].filter((d, _, all) =>
+    !(noise.test(d.message) && all.some((o) => o !== d && o.field.startsWith(d.field) && !noise.test(o.message)))
+  )
+  const first = details[0]
+  const message = first === undefined
+    ? "the request is invalid"
+    : first.field.length > 0
+    ? `${first.field}: ${first.message}`
+    : first.message
+  return errorResponse(400, "invalid_request", message, details)
+}
+
+const requestErrorResponse = (e: HttpServerError.RequestError) => {
+  const cause = e.cause as { message?: string } | undefined
+  if (cause?.message === "maxBytes exceeded") return tooLarge()
+  return errorResponse(400, "invalid_request", e.reason === "Decode"
+    ? "the request body is not valid JSON"
+    : "the request could not be read")
+}
+
+/** Turns every failure or defect into the contract's JSON error body, so no route answers with an empty 4xx/5xx. */
+const toResponse = (cause: Cause.Cause<unknown>) =>
+  Effect.gen(function*() {
+    const failure = Cause.failureOption(cause)
+    const candidates = [...Option.toArray(failure), ...Cause.defects(cause)]
+    for (const e of candidates) {
+      if (isApiError(e)) return apiErrorResponse(e)
+      if (isDecodeError(e)) return decodeErrorResponse(e)
+      if (HttpServerError.isServerError(e)) {
+        if (e._tag === "RouteNotFound") {
+          return errorResponse(404, "not_found", `no route for ${e.request.method} ${e.request.url.split("?")[0]}`)
+        }
+        if (e._tag === "RequestError") return requestErrorResponse(e)
+      }
+    }
+    yield* Effect.logError("unhandled failure", cause)
+    return errorResponse(500, "internal_error", "the server failed to handle this request")
+  })
+
+/** API-level middleware: body limit, then the error envelope around everything below. */
+export const ErrorHandlingLive = HttpApiBuilder.middleware((app) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const length = request.headers["content-length"]
+    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge()
+    return yield* app.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+      Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause))
+    )
+  })
+)
+

@@ -1,0 +1,78 @@
+import type { Auth, Profiles as Api } from "@shoal/domain"
+import { Errors, Users } from "@shoal/domain"
+import { Cache, Duration, Effect, Option } from "effect"
+import { Heartbeat } from "./Auth/Heartbeat.js"
+import { ProfilesRepo, toProfile, toUser, type UserRow } from "./Profiles/Repo.js"
+import { UrlGuard } from "./Webhooks/UrlGuard.js"
+
+/** Profiles and the `me` view. Reads are cached briefly (writes on this node invalidate): `/me` is a hot path. */
+export class Profiles extends Effect.Service<Profiles>()("Profiles", {
+  effect: Effect.gen(function*() {
+    const repo = yield* ProfilesRepo
+    const guard = yield* UrlGuard
+    const heartbeat = yield* Heartbeat
+    const rows = yield* Cache.make({
+      capacity: 100_000,
+      timeToLive: Duration.seconds(2),
+      lookup: (id: string) => Effect.orDie(repo.findById(id))
+    })
+
+    const row = (id: string) =>
+      Effect.flatMap(rows.get(id), Option.match({
+        onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
+        onSome: Effect.succeed<UserRow>
+      }))
+
+    /** Straight from the database in the caller's fiber, so it sees (and stays inside) an open transaction. */
+    const fresh = (userId: string) =>
+      Effect.flatMap(Effect.orDie(repo.findById(userId)), Option.match({
+        onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
+        onSome: Effect.succeed<UserRow>
+      }))
+
+    const profile = Effect.fn("Profiles.profile")((userId: string) => Effect.map(row(userId), toProfile))
+
+    const me = Effect.fn("Profiles.me")((userId: string) =>
+      Effect.map(row(userId), (r) => toUser(r, heartbeat.lastSeen(userId)))
+    )
+
+    const update = Effect.fn("Profiles.update")(function*(caller: Auth.Principal, patch: Api.ProfilePatch) {
+      if (patch.webhook_url) {
+        const verdict = yield* guard.check(patch.webhook_url)
+        if (!verdict.ok) {
+          return yield* new Errors.InvalidRequest({
+            message: `webhook_url refused: ${verdict.reason}`,
+            details: [{ path: ["webhook_url"], message: verdict.reason }]
+          })
+        }
+      }
+      const identitySet: Record<string, string> = {}
+      const identityRemove: Array<string> = []
+      for (const [k, v] of Object.entries(patch.identity ?? {})) {
+        if (v === null) identityRemove.push(k)
+        else if (v !== undefined) identitySet[k] = v
+      }
+      yield* repo.update(caller.id, {
+        display_name: patch.display_name ?? patch.name,
+        bio: patch.bio,
+        profile_photo_url: patch.profile_photo_url,
+        webhook_url: patch.webhook_url,
+        identitySet,
+        identityRemove
+      }).pipe(Effect.orDie)
+      yield* rows.invalidate(caller.id)
+      const r = yield* fresh(caller.id)
+      return { profile: toProfile(r), user: toUser(r, heartbeat.lastSeen(caller.id)) }
+    })
+
+    const search = Effect.fn("Profiles.search")((q: string) =>
+      Effect.map(Effect.orDie(repo.search(q.trim())), (found) => found.map((u) => new Users.UserSummary(u)))
+    )
+
+    const freshProfile = (userId: string) => Effect.map(fresh(userId), toProfile)
+    const freshMe = (userId: string) => Effect.map(fresh(userId), (r) => toUser(r, heartbeat.lastSeen(userId)))
+
+    return { profile, me, freshProfile, freshMe, update, search, invalidate: (id: string) => rows.invalidate(id) } as const
+  }),
+  dependencies: [ProfilesRepo.Default, UrlGuard.Default, Heartbeat.Default]
+}) {}

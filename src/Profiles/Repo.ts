@@ -1,0 +1,114 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Identity, Ids, Users } from "@shoal/domain"
+import { Effect, Schema } from "effect"
+
+export const UserRow = Schema.Struct({
+  id: Ids.UserId,
+  handle: Ids.Handle,
+  user_type: Ids.UserType,
+  display_name: Schema.String,
+  bio: Schema.String,
+  profile_photo_url: Schema.NullOr(Schema.String),
+  webhook_url: Schema.NullOr(Schema.String),
+  identity: Identity.Identity,
+  owner_id: Schema.NullOr(Ids.UserId),
+  last_seen_at: Schema.NullOr(Schema.DateFromSelf),
+  created_at: Schema.DateFromSelf,
+  svc_gems: Schema.NumberFromString,
+  gems_escrow: Schema.NumberFromString
+})
+export type UserRow = typeof UserRow.Type
+
+export const toUser = (row: UserRow, lastSeen?: number): Users.User => {
+  const seen = Math.max(row.last_seen_at?.getTime() ?? 0, lastSeen ?? 0)
+  return new Users.User({
+    id: row.id,
+    handle: row.handle,
+    display_name: row.display_name,
+    bio: row.bio,
+    profile_photo_url: row.profile_photo_url,
+    identity: row.identity,
+    user_type: row.user_type,
+    owner_id: row.owner_id,
+    svc_gems: row.svc_gems,
+    gems_escrow: row.gems_escrow,
+    last_heartbeat_at: seen > 0 ? new Date(seen).toISOString() : null,
+    created_at: row.created_at.toISOString()
+  })
+}
+
+export const toProfile = (row: UserRow) =>
+  new Users.Profile({
+  id: row.id,
+  handle: row.handle,
+  name: row.display_name,
+  display_name: row.display_name,
+  bio: row.bio,
+  webhook_url: row.webhook_url,
+  profile_photo_url: row.profile_photo_url,
+  identity: row.identity,
+  user_type: row.user_type,
+  owner_id: row.owner_id
+  })
+
+export interface ProfileChanges {
+  readonly display_name?: string | undefined
+  readonly bio?: string | undefined
+  readonly profile_photo_url?: string | null | undefined
+  readonly webhook_url?: string | null | undefined
+  readonly identitySet: Readonly<Record<string, string>>
+  readonly identityRemove: ReadonlyArray<string>
+}
+
+export class ProfilesRepo extends Effect.Service<ProfilesRepo>()("Profiles/Repo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // an agent's gems_escrow shows its pending Gems, a human's the bounties it holds in escrow
+    const columns = sql`u.id, u.handle, u.user_type, u.display_name, u.bio, u.profile_photo_url, u.webhook_url,
+      u.identity, u.owner_id, u.last_seen_at, u.created_at,
+      coalesce((SELECT sum(balance) FROM gem_accounts g WHERE g.user_id = u.id AND g.kind = 'available'), 0)::text
+        AS svc_gems,
+      coalesce((SELECT sum(balance) FROM gem_accounts g WHERE g.user_id = u.id AND g.kind <> 'available'), 0)::text
+        AS gems_escrow`
+
+    const findById = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: UserRow,
+      execute: (id) => sql`SELECT ${columns} FROM users u WHERE u.id = ${id}`
+    })
+
+    const findByHandle = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: UserRow,
+      execute: (handle) => sql`SELECT ${columns} FROM users u WHERE u.handle = ${handle}`
+    })
+
+    const update = (id: string, c: ProfileChanges) => {
+      const set: Record<string, unknown> = {}
+      if (c.display_name !== undefined) set.display_name = c.display_name
+      if (c.bio !== undefined) set.bio = c.bio
+      if (c.profile_photo_url !== undefined) set.profile_photo_url = c.profile_photo_url
+      if (c.webhook_url !== undefined) set.webhook_url = c.webhook_url
+      // identity merges key by key in SQL, so two concurrent patches of different keys both land
+      return sql`UPDATE users SET ${sql.update({ ...set, updated_at: new Date() })},
+          identity = (identity || ${JSON.stringify(c.identitySet)}::jsonb) - ${c.identityRemove as Array<string>}::text[]
+        WHERE id = ${id}`
+    }
+
+    const escapeLike = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`)
+    const search = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Ids.UserId, display_name: Schema.String, handle: Ids.Handle, user_type: Ids.UserType }),
+      execute: (q) => {
+        const pattern = `%${escapeLike(q.toLowerCase())}%`
+        const prefix = `${escapeLike(q.toLowerCase())}%`
+        return sql`SELECT id, display_name, handle, user_type FROM users
+          WHERE handle LIKE ${pattern} OR lower(display_name) LIKE ${pattern}
+          ORDER BY (handle = ${q.toLowerCase()}) DESC, (handle LIKE ${prefix}) DESC, handle
+          LIMIT 20`
+      }
+    })
+
+    return { findById, findByHandle, update, search } as const
+  })
+}) {}

@@ -1,0 +1,8 @@
+import { NodeRuntime } from "@effect/platform-node"
+import { Layer } from "effect"
+import * as Database from "./Database/Database.js"
+import { HttpServerLive } from "./Http.js"
+
+const MainLive = HttpServerLive.pipe(Layer.provide(Database.layer))
+
+NodeRuntime.runMain(Layer.launch(MainLive))

@@ -1,0 +1,168 @@
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { client, createAgent, signUp, TestApp, uniqueHandle } from "./support/TestApp.js"
+import { expectError, rawRequest } from "./support/Raw.js"
+
+layer(TestApp())("accounts and keys", (it) => {
+  it.effect("sign-up → create agent → agent key works → rotate → old key is refused with 401", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp(uniqueHandle("Alice"))
+      expect(human.status).toBe("success")
+      expect(human.user.user_type).toBe("human")
+      expect(human.user.handle).toMatch(/^alice/)
+      expect(human.api_key).toMatch(/^sk_[A-Za-z0-9_-]{43}$/)
+
+      const agent = yield* createAgent(human.api_key)
+      expect(agent.agent.user_type).toBe("agent")
+      expect(agent.agent.owner_id).toBe(human.user.id)
+      const me = yield* agent.client.profiles.me()
+      expect(me.user.id).toBe(agent.agent.id)
+
+      // the owner rotates the agent's key: the old one stops at once
+      const rotated = yield* human.client.accounts.rotateAgentKey({ path: { handle: agent.agent.handle } })
+      expect(rotated.api_key).not.toBe(agent.api_key)
+      const refused = yield* Effect.flip(agent.client.profiles.me())
+      expect(refused._tag).toBe("Unauthorized")
+      const fresh = yield* client(rotated.api_key, "x-api-key")
+      expect((yield* fresh.profiles.me()).user.id).toBe(agent.agent.id)
+
+      // an account rotates its own key
+      const own = yield* fresh.accounts.rotateKey()
+      expect((yield* Effect.flip(fresh.profiles.me()))._tag).toBe("Unauthorized")
+      expect((yield* (yield* client(own.api_key)).profiles.me()).user.id).toBe(agent.agent.id)
+    }))
+
+  it.effect("both Bearer and X-API-Key are accepted; a missing or unknown key is a JSON 401 with WWW-Authenticate", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      const viaHeader = yield* rawRequest("GET", "/api/agent/me", { headers: { "x-api-key": human.api_key } })
+      expect(viaHeader.status).toBe(200)
+      const viaBearer = yield* rawRequest("GET", "/api/agent/me", { key: human.api_key })
+      expect(viaBearer.body.user.id).toBe(human.user.id)
+      const none = yield* rawRequest("GET", "/api/agent/me")
+      expectError(none, 401, "unauthorized")
+      expect(none.headers["www-authenticate"]).toBe("Bearer")
+      expectError(yield* rawRequest("GET", "/api/agent/me", { key: "sk_nope" }), 401, "unauthorized")
+      expectError(
+        yield* rawRequest("GET", "/api/agent/me", { headers: { authorization: `Basic ${human.api_key}` } }),
+        401,
+        "unauthorized"
+      )
+    }))
+
+  it.effect("an agent calling a human-only call gets 403", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      const agent = yield* createAgent(human.api_key)
+      const err = yield* Effect.flip(
+        agent.client.accounts.createAgent({ payload: { handle: uniqueHandle(), display_name: "x" }, headers: {} })
+      )
+      expect(err._tag).toBe("Forbidden")
+      const rotate = yield* rawRequest("POST", `/api/account/agents/${agent.agent.handle}/api-key`, {
+        key: agent.api_key
+      })
+      expectError(rotate, 403, "forbidden")
+    }))
+
+  it.effect("only the owner rotates an agent's key; an unknown handle is 404", () =>
+    Effect.gen(function*() {
+      const owner = yield* signUp()
+      const other = yield* signUp()
+      const agent = yield* createAgent(owner.api_key)
+      const err = yield* Effect.flip(other.client.accounts.rotateAgentKey({ path: { handle: agent.agent.handle } }))
+      expect(err._tag).toBe("Forbidden")
+      // the agent's key still works: nothing was rotated
+      expect((yield* agent.client.profiles.me()).user.id).toBe(agent.agent.id)
+      const missing = yield* Effect.flip(owner.client.accounts.rotateAgentKey({ path: { handle: uniqueHandle() } }))
+      expect(missing._tag).toBe("NotFound")
+    }))
+
+  it.effect("handles are unique across humans and agents, case-insensitively (409)", () =>
+    Effect.gen(function*() {
+      const handle = uniqueHandle("dup")
+      const human = yield* signUp(handle)
+      const again = yield* rawRequest("POST", "/api/accounts", {
+        body: JSON.stringify({ handle: handle.toUpperCase(), display_name: "Other" })
+      })
+      expectError(again, 409, "conflict")
+      const asAgent = yield* Effect.flip(
+        human.client.accounts.createAgent({ payload: { handle, display_name: "x" }, headers: {} })
+      )
+      expect(asAgent._tag).toBe("Conflict")
+    }))
+
+  it.effect("Idempotency-Key: a retried agent creation replays the first response and creates one agent", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      const handle = uniqueHandle("idem")
+      const body = JSON.stringify({ handle, display_name: "Once" })
+      const headers = { "idempotency-key": `k-${handle}` }
+      const first = yield* rawRequest("POST", "/api/account/agents", { body, headers, key: human.api_key })
+      expect(first.status).toBe(201)
+      const second = yield* rawRequest("POST", "/api/account/agents", { body, headers, key: human.api_key })
+      expect(second.status).toBe(201)
+      expect(second.body).toEqual(first.body)
+      expect(second.headers["idempotent-replayed"]).toBe("true")
+      // the replayed key is the one that works: no second agent, no second key
+      const agent = yield* client(second.body.api_key)
+      expect((yield* agent.profiles.me()).user.id).toBe(first.body.agent.id)
+
+      const reused = yield* rawRequest("POST", "/api/account/agents", {
+        body: JSON.stringify({ handle: uniqueHandle(), display_name: "Other" }),
+        headers,
+        key: human.api_key
+      })
+      expectError(reused, 409, "conflict")
+
+      // keys are scoped to the caller: another human may use the same key string
+      const other = yield* signUp()
+      const theirs = yield* rawRequest("POST", "/api/account/agents", {
+        body: JSON.stringify({ handle: uniqueHandle(), display_name: "Theirs" }),
+        headers,
+        key: other.api_key
+      })
+      expect(theirs.status).toBe(201)
+      expect(theirs.headers["idempotent-replayed"]).toBeUndefined()
+    }))
+
+  it.effect("a request that fails stores nothing under its Idempotency-Key", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      const taken = yield* signUp()
+      const headers = { "idempotency-key": uniqueHandle("fail") }
+      const failed = yield* rawRequest("POST", "/api/account/agents", {
+        body: JSON.stringify({ handle: taken.user.handle, display_name: "Taken" }),
+        headers,
+        key: human.api_key
+      })
+      expectError(failed, 409, "conflict")
+      const handle = uniqueHandle()
+      const retried = yield* rawRequest("POST", "/api/account/agents", {
+        body: JSON.stringify({ handle, display_name: "Taken" }),
+        headers,
+        key: human.api_key
+      })
+      expect(retried.status).toBe(201)
+      expect(retried.body.agent.handle).toBe(handle)
+    }))
+})
+
+layer(TestApp({ REGISTRATION: "closed" }))("closed registration", (it) => {
+  it.effect("public sign-up answers 403 when REGISTRATION=closed", () =>
+    Effect.gen(function*() {
+      const res = yield* rawRequest("POST", "/api/accounts", {
+        body: JSON.stringify({ handle: uniqueHandle(), display_name: "Nope" })
+      })
+      expectError(res, 403, "forbidden")
+    }))
+})
+
+describe("keys", () => {
+  it("look like sk_ + 32 random bytes base64url and only their hash is stored", async () => {
+    const { generateKey, hashKey } = await import("../src/Accounts/Keys.js")
+    const k = generateKey()
+    expect(Buffer.from(k.slice(3), "base64url")).toHaveLength(32)
+    expect(hashKey(k)).toMatch(/^[0-9a-f]{64}$/)
+    expect(hashKey(k)).not.toContain(k.slice(3))
+  })
+})

@@ -1,0 +1,46 @@
+import { HttpClient } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { ConfigProvider, Effect, Layer } from "effect"
+import * as ShoalClient from "@shoal/client"
+import { Accounts as Api } from "@shoal/domain"
+import { HttpAppLive } from "../../src/Http.js"
+import { TestDatabase } from "./TestDatabase.js"
+
+/** The whole HTTP app on a random local port, over a real database, with an HttpClient pointed at it. */
+export const TestApp = (config: Record<string, string> = {}) =>
+  HttpAppLive.pipe(
+    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provide(TestDatabase),
+    Layer.provide(Layer.setConfigProvider(
+      ConfigProvider.fromMap(new Map(Object.entries(config))).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+    ))
+  )
+
+let counter = 0
+/** A handle no other test (or earlier run against a shared server) has used. */
+export const uniqueHandle = (prefix = "u") =>
+  `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`
+    .slice(0, 32)
+
+export const client = (apiKey?: string, keyHeader?: "bearer" | "x-api-key") =>
+  ShoalClient.make({ apiKey, keyHeader })
+
+/** Signs up a human and returns its key and the client that uses it. */
+export const signUp = (handle = uniqueHandle("h"), displayName = "Test Human") =>
+  Effect.gen(function*() {
+    const anon = yield* client()
+    const res = yield* anon.signup.signUp({ payload: { handle, display_name: displayName } })
+    return { ...res, client: yield* client(res.api_key) }
+  })
+
+export const createAgent = (humanKey: string, handle = uniqueHandle("a"), displayName = "Test Agent") =>
+  Effect.gen(function*() {
+    const human = yield* client(humanKey)
+    const res: Api.AgentCreated = yield* human.accounts.createAgent({
+      payload: { handle, display_name: displayName },
+      headers: {}
+    })
+    return { ...res, client: yield* client(res.api_key) }
+  })
+
+export const raw = HttpClient.HttpClient
