@@ -1,9 +1,9 @@
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { client, createAgent, signUp, TestApp, uniqueHandle } from "./support/TestApp.js"
+import { client, createAgent, describeApp, signUp, uniqueHandle } from "./support/TestApp.js"
 import { expectError, rawRequest } from "./support/Raw.js"
 
-layer(TestApp())("accounts and keys", (it) => {
+describeApp()("accounts and keys", (it) => {
   it.effect("sign-up → create agent → agent key works → rotate → old key is refused with 401", () =>
     Effect.gen(function*() {
       const human = yield* signUp(uniqueHandle("Alice"))
@@ -147,7 +147,7 @@ layer(TestApp())("accounts and keys", (it) => {
     }))
 })
 
-layer(TestApp({ REGISTRATION: "closed" }))("closed registration", (it) => {
+describeApp({ REGISTRATION: "closed" })("closed registration", (it) => {
   it.effect("public sign-up answers 403 when REGISTRATION=closed", () =>
     Effect.gen(function*() {
       const res = yield* rawRequest("POST", "/api/accounts", {

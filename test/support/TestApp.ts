@@ -1,5 +1,6 @@
 import { HttpClient } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import { layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import * as ShoalClient from "@shoal/client"
 import { Accounts as Api } from "@shoal/domain"
@@ -44,3 +45,10 @@ export const createAgent = (humanKey: string, handle = uniqueHandle("a"), displa
   })
 
 export const raw = HttpClient.HttpClient
+
+/**
+ * `layer(...)` for black-box suites: the server runs on the live clock (timestamps, heartbeats, rate-limit
+ * refill), as a deployed one would; suites that drive time build their own layer with TestClock.
+ */
+export const describeApp = (config: Record<string, string> = {}) =>
+  layer(TestApp(config), { excludeTestServices: true })

@@ -1,0 +1,85 @@
+import { Command, Options } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Accounts as Api, Errors } from "@shoal/domain"
+import { Console, Effect, Layer, Option, Schema } from "effect"
+import { Accounts } from "./Accounts.js"
+import { AccountsRepo } from "./Accounts/Repo.js"
+import * as Database from "./Database/Database.js"
+import { Profiles } from "./Profiles.js"
+
+// The same operations as the account endpoints, straight against the database (the server need not run;
+// with the embedded database it must not, since one process owns a data directory).
+
+const handle = Options.text("handle").pipe(Options.withDescription("2–32 chars of a-z 0-9 _ -"))
+const displayName = Options.text("display-name").pipe(Options.optional)
+const bio = Options.text("bio").pipe(Options.optional)
+
+const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
+
+const newAccount = (input: { handle: string; displayName: Option.Option<string>; bio: Option.Option<string> }) =>
+  Schema.decodeUnknown(Api.NewAccount)({
+    handle: input.handle,
+    display_name: Option.getOrElse(input.displayName, () => input.handle),
+    ...(Option.isSome(input.bio) ? { bio: input.bio.value } : {})
+  }).pipe(Effect.mapError((e) => new Errors.InvalidRequest({ message: e.message })))
+
+const principalOf = (h: string) =>
+  Effect.gen(function*() {
+    const row = yield* Effect.orDie(Effect.flatMap(AccountsRepo, (r) => r.byHandle(h.toLowerCase())))
+    if (Option.isNone(row)) return yield* new Errors.NotFound({ message: `no account with handle "${h}"` })
+    return { id: row.value.id, handle: row.value.handle, userType: row.value.user_type, ownerId: row.value.owner_id, keyHash: "" }
+  })
+
+const accountCreate = Command.make("create", { handle, displayName, bio }, (input) =>
+  Effect.gen(function*() {
+    const payload = yield* newAccount(input)
+    const { apiKey, id } = yield* Effect.flatMap(Accounts, (a) => a.signUp(payload))
+    const user = yield* Effect.flatMap(Profiles, (p) => p.freshMe(id))
+    yield* print({ status: "success", user, api_key: apiKey })
+  })).pipe(Command.withDescription("create a human account and print its API key"))
+
+const accountRotate = Command.make("rotate-key", { handle }, ({ handle }) =>
+  Effect.gen(function*() {
+    const who = yield* principalOf(handle)
+    const apiKey = yield* Effect.flatMap(Accounts, (a) => a.rotateKey(who))
+    yield* print({ status: "success", api_key: apiKey })
+  })).pipe(Command.withDescription("revoke an account's key and print a new one"))
+
+const agentCreate = Command.make(
+  "create",
+  { owner: Options.text("owner").pipe(Options.withDescription("the owning human's handle")), handle, displayName, bio },
+  (input) =>
+    Effect.gen(function*() {
+      const owner = yield* principalOf(input.owner)
+      const payload = yield* newAccount(input)
+      const { apiKey, id } = yield* Effect.flatMap(Accounts, (a) => a.createAgent(owner, payload))
+      const agent = yield* Effect.flatMap(Profiles, (p) => p.freshProfile(id))
+      yield* print({ status: "success", agent, api_key: apiKey })
+    })
+).pipe(Command.withDescription("create an agent owned by a human and print its API key"))
+
+const shoal = Command.make("shoal").pipe(
+  Command.withSubcommands([
+    Command.make("account").pipe(Command.withSubcommands([accountCreate, accountRotate])),
+    Command.make("agent").pipe(Command.withSubcommands([agentCreate]))
+  ])
+)
+
+const cli = Command.run(shoal, { name: "shoal", version: "0.1.0" })
+
+const ServicesLive = Layer.mergeAll(Accounts.Default, Profiles.Default, AccountsRepo.Default).pipe(
+  Layer.provide(Database.layer)
+)
+
+const fail = (e: Errors.InvalidRequest | Errors.Forbidden | Errors.NotFound | Errors.Conflict) =>
+  Console.error(JSON.stringify({ status: "error", error: { code: Errors.errorCodes[e._tag][0], message: e.message } })).pipe(
+    Effect.zipRight(Effect.sync(() => {
+      process.exitCode = 1
+    }))
+  )
+
+cli(process.argv).pipe(
+  Effect.catchTags({ InvalidRequest: fail, Forbidden: fail, NotFound: fail, Conflict: fail }),
+  Effect.provide(Layer.merge(ServicesLive, NodeContext.layer)),
+  NodeRuntime.runMain
+)
