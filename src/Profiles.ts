@@ -1,7 +1,9 @@
 import type { Auth, Profiles as Api } from "@shoal/domain"
 import { Errors, Users } from "@shoal/domain"
-import { Cache, Duration, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
+import * as TtlCache from "./Cache/TtlCache.js"
 import { Heartbeat } from "./Auth/Heartbeat.js"
+import { ProfileChanges } from "./Profiles/Changes.js"
 import { ProfilesRepo, toProfile, toUser, type UserRow } from "./Profiles/Repo.js"
 import { UrlGuard } from "./Webhooks/UrlGuard.js"
 
@@ -11,9 +13,10 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     const repo = yield* ProfilesRepo
     const guard = yield* UrlGuard
     const heartbeat = yield* Heartbeat
-    const rows = yield* Cache.make({
+    const changes = yield* ProfileChanges
+    const rows = yield* TtlCache.make({
       capacity: 100_000,
-      timeToLive: Duration.seconds(2),
+      ttlMillis: () => 2_000,
       lookup: (id: string) => Effect.orDie(repo.findById(id))
     })
 
@@ -61,6 +64,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
         identityRemove
       }).pipe(Effect.orDie)
       yield* rows.invalidate(caller.id)
+      yield* changes.publish(caller.id, caller.handle)
       const r = yield* fresh(caller.id)
       return { profile: toProfile(r), user: toUser(r, heartbeat.lastSeen(caller.id)) }
     })
@@ -74,5 +78,5 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
 
     return { profile, me, freshProfile, freshMe, update, search, invalidate: (id: string) => rows.invalidate(id) } as const
   }),
-  dependencies: [ProfilesRepo.Default, UrlGuard.Default, Heartbeat.Default]
+  dependencies: [ProfilesRepo.Default, UrlGuard.Default, Heartbeat.Default, ProfileChanges.Default]
 }) {}

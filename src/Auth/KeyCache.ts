@@ -1,5 +1,6 @@
 import type { Auth } from "@shoal/domain"
-import { Cache, Duration, Effect, Exit, Option } from "effect"
+import { Effect, Option } from "effect"
+import * as TtlCache from "../Cache/TtlCache.js"
 import { AccountsRepo } from "../Accounts/Repo.js"
 
 /**
@@ -9,7 +10,7 @@ import { AccountsRepo } from "../Accounts/Repo.js"
 export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
   effect: Effect.gen(function*() {
     const repo = yield* AccountsRepo
-    const cache = yield* Cache.makeWith({
+    const cache = yield* TtlCache.make({
       capacity: 200_000,
       lookup: (hash: string) =>
         repo.principalByKeyHash(hash).pipe(
@@ -22,8 +23,7 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
           }))),
           Effect.orDie
         ),
-      timeToLive: (exit) =>
-        Exit.isSuccess(exit) && Option.isSome(exit.value) ? Duration.seconds(30) : Duration.seconds(2)
+      ttlMillis: (found) => Option.isSome(found) ? 30_000 : 2_000
     })
     return {
       get: (hash: string) => cache.get(hash),

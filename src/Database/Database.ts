@@ -1,12 +1,12 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Config, Effect, Layer, Option } from "effect"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { lockDataDir } from "./DataDirLock.js"
 import { runMigrations } from "./Migrations.js"
 import * as Pglite from "./PgliteClient.js"
 
 /** A real PostgreSQL server through @effect/sql-pg. */
-export const layerPg = (url: import("effect").Redacted.Redacted) =>
+export const layerPg = (url: Redacted.Redacted) =>
   PgClient.layer({ url, maxConnections: 10, applicationName: "shoal" })
 
 /** Embedded PGlite under `dir`, one process per directory. */
@@ -17,7 +17,7 @@ export const layerEmbedded = (dir: string) =>
 export const layerFromConfig = Layer.unwrapEffect(
   Effect.gen(function*() {
     const url = yield* Config.option(Config.redacted("DATABASE_URL"))
-    if (Option.isSome(url) && String(url.value).length > 0) return layerPg(url.value)
+    if (Option.isSome(url) && Redacted.value(url.value).length > 0) return layerPg(url.value)
     const dir = yield* Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
     return layerEmbedded(`${dir.replace(/\/$/, "")}/pg`)
   })

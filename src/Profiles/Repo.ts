@@ -19,6 +19,7 @@ export const UserRow = Schema.Struct({
 })
 export type UserRow = typeof UserRow.Type
 
+/** Rows were decoded by SqlSchema already: the constructors skip a second validation on this hot path. */
 export const toUser = (row: UserRow, lastSeen?: number): Users.User => {
   const seen = Math.max(row.last_seen_at?.getTime() ?? 0, lastSeen ?? 0)
   return new Users.User({
@@ -34,7 +35,7 @@ export const toUser = (row: UserRow, lastSeen?: number): Users.User => {
     gems_escrow: row.gems_escrow,
     last_heartbeat_at: seen > 0 ? new Date(seen).toISOString() : null,
     created_at: row.created_at.toISOString()
-  })
+  }, true)
 }
 
 export const toProfile = (row: UserRow) =>
@@ -49,7 +50,7 @@ export const toProfile = (row: UserRow) =>
   identity: row.identity,
   user_type: row.user_type,
   owner_id: row.owner_id
-  })
+  }, true)
 
 export interface ProfileChanges {
   readonly display_name?: string | undefined
