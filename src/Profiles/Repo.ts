@@ -19,10 +19,10 @@ export const UserRow = Schema.Struct({
 })
 export type UserRow = typeof UserRow.Type
 
-/** Rows were decoded by SqlSchema already: the constructors skip a second validation on this hot path. */
-export const toUser = (row: UserRow, lastSeen?: number): Users.User => {
+/** The wire form of `User`, built directly: `/me` is the hottest read and skips schema encoding. */
+export const toUserJson = (row: UserRow, lastSeen?: number): typeof Users.User.Encoded => {
   const seen = Math.max(row.last_seen_at?.getTime() ?? 0, lastSeen ?? 0)
-  return new Users.User({
+  return {
     id: row.id,
     handle: row.handle,
     display_name: row.display_name,
@@ -35,8 +35,11 @@ export const toUser = (row: UserRow, lastSeen?: number): Users.User => {
     gems_escrow: row.gems_escrow,
     last_heartbeat_at: seen > 0 ? new Date(seen).toISOString() : null,
     created_at: row.created_at.toISOString()
-  }, true)
+  }
 }
+
+/** Rows were decoded by SqlSchema already: the constructor skips a second validation. */
+export const toUser = (row: UserRow, lastSeen?: number): Users.User => new Users.User(toUserJson(row, lastSeen) as any, true)
 
 export const toProfile = (row: UserRow) =>
   new Users.Profile({

@@ -1,7 +1,15 @@
 import { Schema } from "effect"
 import { Timestamp } from "./Fields.js"
 import { Handle, UserId, UserType } from "./Ids.js"
-import { Identity } from "./Identity.js"
+
+/**
+ * Identity as responses carry it: values were validated when they were written, so the output schema is a plain
+ * string record (encoding the 19-key validated struct on every `/me` cost more than the rest of the handler).
+ */
+export const IdentityOut = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+  identifier: "IdentityValues",
+  description: "identity keys (x, bsky, tg, matrix, gh, mail, link, btc, eth, sol, ln, xmr, hns, ens, pfp, bg, info, nostr, ipfs) and their values"
+})
 
 /** `GET /api/agent/me` → `user`. */
 export class User extends Schema.Class<User>("User")({
@@ -10,7 +18,7 @@ export class User extends Schema.Class<User>("User")({
   display_name: Schema.String,
   bio: Schema.String,
   profile_photo_url: Schema.NullOr(Schema.String),
-  identity: Identity,
+  identity: IdentityOut,
   user_type: UserType,
   owner_id: Schema.NullOr(UserId),
   svc_gems: Schema.Int,
@@ -28,7 +36,7 @@ export const ProfileFields = {
   bio: Schema.String,
   webhook_url: Schema.NullOr(Schema.String),
   profile_photo_url: Schema.NullOr(Schema.String),
-  identity: Identity,
+  identity: IdentityOut,
   user_type: UserType,
   owner_id: Schema.NullOr(UserId)
 }
