@@ -1,0 +1,31 @@
+import { Config, Option } from "effect"
+import type { RateLimitOptions } from "./RateLimit.js"
+
+const port = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: "a port between 0 and 65535", validation: (n) => n >= 0 && n <= 65535 })
+  )
+
+const nonNegative = (config: Config.Config<number>) =>
+  config.pipe(Config.validate({ message: "a number >= 0", validation: (n) => n >= 0 }))
+
+/** `DNS_RRL_RATE=0` turns response rate limiting off. */
+const rateLimit: Config.Config<RateLimitOptions | false> = Config.all({
+  perSecond: nonNegative(Config.number("DNS_RRL_RATE").pipe(Config.withDefault(200))),
+  burst: nonNegative(Config.number("DNS_RRL_BURST").pipe(Config.withDefault(400))),
+  slip: nonNegative(Config.integer("DNS_RRL_SLIP").pipe(Config.withDefault(2)))
+}).pipe(Config.map((options) => options.perSecond > 0 && options.burst > 0 ? options : false))
+
+/** The responder's settings, from the environment through `Config`. */
+export const DnsConfig = Config.all({
+  host: Config.string("DNS_HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: port("DNS_PORT", 5353),
+  zone: Config.string("DNS_ZONE").pipe(
+    Config.withDefault("shoal.local"),
+    Config.validate({ message: "a non-empty zone name", validation: (zone) => zone.replace(/\./g, "").length > 0 })
+  ),
+  rateLimit,
+  tcpIdleMs: nonNegative(Config.integer("DNS_TCP_IDLE_MS").pipe(Config.withDefault(10_000))),
+  nsAddress: Config.option(Config.string("DNS_NS_IPV4")).pipe(Config.map(Option.getOrUndefined))
+})

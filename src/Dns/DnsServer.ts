@@ -1,0 +1,81 @@
+import type { ConfigError } from "effect"
+import { Clock, Context, Data, Duration, Effect, Layer, type Scope } from "effect"
+import type { Packet } from "dns-packet"
+import { DnsConfig } from "./DnsConfig.js"
+import { makeRateLimiter, type RateLimitOptions } from "./RateLimit.js"
+import type { RecordSource } from "./RecordSource.js"
+import { answer } from "./Responder.js"
+import { makeRunner } from "./Runner.js"
+import { bindTcp } from "./Tcp.js"
+import { bindUdp } from "./Udp.js"
+import { normalizeZone } from "./Zone.js"
+
+export interface DnsServerOptions {
+  readonly host: string
+  /** 0 binds UDP and TCP to two ephemeral ports. */
+  readonly port: number
+  readonly zone: string
+  /** Per-prefix UDP response limit; false turns it off. */
+  readonly rateLimit?: RateLimitOptions | false | undefined
+  readonly tcpIdleMs?: number | undefined
+  readonly nsAddress?: string | undefined
+  /** A query whose lookup takes longer is answered SERVFAIL (default 2 seconds). */
+  readonly lookupTimeout?: Duration.DurationInput | undefined
+  /** Queries waiting on the record source at once before new ones are dropped (default 10,000). */
+  readonly maxPending?: number | undefined
+}
+
+/** Where the responder listens once bound. */
+export interface Bound {
+  readonly host: string
+  readonly zone: string
+  readonly udpPort: number
+  readonly tcpPort: number
+}
+
+export class DnsBindError extends Data.TaggedError("DnsBindError")<{
+  readonly transport: "udp" | "tcp"
+  readonly cause: unknown
+}> {}
+
+const defaultRateLimit: RateLimitOptions = { perSecond: 200, burst: 400, slip: 2 }
+
+/** Binds UDP and TCP and answers until the scope closes; in-flight answers are interrupted with it. */
+export const make = (options: DnsServerOptions): Effect.Effect<Bound, DnsBindError, RecordSource | Scope.Scope> =>
+  Effect.gen(function*() {
+    const zone = normalizeZone(options.zone)
+    const clock = yield* Effect.clock
+    const serial = Math.floor((yield* Clock.currentTimeMillis) / 1000) >>> 0
+    const runner = yield* makeRunner<RecordSource>({
+      timeoutMs: Duration.toMillis(options.lookupTimeout ?? Duration.seconds(2)),
+      maxPending: options.maxPending ?? 10_000
+    })
+    const answerOptions = { serial, nsAddress: options.nsAddress }
+    const respond = (query: Packet) => answer(query, zone, answerOptions)
+    const rateLimit = options.rateLimit ?? defaultRateLimit
+    const limiter = rateLimit === false
+      ? null
+      : makeRateLimiter(rateLimit, () => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n))
+
+    const udpPort = yield* bindUdp({ host: options.host, port: options.port, respond, runner, limiter }).pipe(
+      Effect.mapError((cause) => new DnsBindError({ transport: "udp", cause }))
+    )
+    const tcpPort = yield* bindTcp({
+      host: options.host,
+      port: options.port,
+      respond,
+      runner,
+      idleMs: options.tcpIdleMs ?? 10_000
+    }).pipe(Effect.mapError((cause) => new DnsBindError({ transport: "tcp", cause })))
+    yield* Effect.logInfo(`dns responder for ${zone} on ${options.host} udp/${udpPort} tcp/${tcpPort}`)
+    return { host: options.host, zone, udpPort, tcpPort }
+  })
+
+/** The running responder; its layer reads `DNS_*` through Config and needs a RecordSource. */
+export class DnsServer extends Context.Tag("Dns/DnsServer")<DnsServer, Bound>() {
+  static readonly make = make
+  static readonly layer: Layer.Layer<DnsServer, DnsBindError | ConfigError.ConfigError, RecordSource> = Layer.scoped(
+    DnsServer,
+    Effect.flatMap(DnsConfig, make)
+  )
+}

@@ -1,0 +1,24 @@
+import { Context, Effect, Layer, Option } from "effect"
+
+/** What the responder serves for one handle. `txt` values are already `key:value` strings. */
+export interface IdentityRecords {
+  readonly txt: ReadonlyArray<string>
+  readonly proofUrl: string
+}
+
+/** Where the responder finds identity records; handles arrive lowercased. */
+export class RecordSource extends Context.Tag("Dns/RecordSource")<RecordSource, {
+  readonly lookup: (handle: string) => Effect.Effect<Option.Option<IdentityRecords>>
+}>() {
+  /** A fixed in-memory source, for tests, benchmarks and local runs. */
+  static readonly layerMemory = (
+    records: ReadonlyMap<string, IdentityRecords> | Readonly<Record<string, IdentityRecords>>
+  ): Layer.Layer<RecordSource> => {
+    const map: ReadonlyMap<string, IdentityRecords> = records instanceof Map
+      ? records
+      : new Map(Object.entries(records))
+    return Layer.succeed(RecordSource, {
+      lookup: (handle) => Effect.sync(() => Option.fromNullable(map.get(handle)))
+    })
+  }
+}

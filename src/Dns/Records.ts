@@ -1,0 +1,63 @@
+import type { Answer } from "dns-packet"
+
+export const TTL = 300
+/** SOA minimum: how long resolvers cache NXDOMAIN/NODATA, short so a new handle shows up quickly. */
+export const NEGATIVE_TTL = 60
+
+const MAX_CHARACTER_STRING = 255
+
+/** RFC 1035 character-strings hold at most 255 bytes; longer values span several in one record. */
+export const characterStrings = (value: string): Array<Buffer> => {
+  const bytes = Buffer.from(value, "utf8")
+  if (bytes.length <= MAX_CHARACTER_STRING) return [bytes]
+  const chunks: Array<Buffer> = []
+  for (let i = 0; i < bytes.length; i += MAX_CHARACTER_STRING) {
+    chunks.push(bytes.subarray(i, i + MAX_CHARACTER_STRING))
+  }
+  return chunks
+}
+
+const PREFIXED = /^[a-z0-9][a-z0-9_-]*:/i
+
+/** Identity values must carry their `key:` prefix (the spec calls a bare value incorrect). */
+export const isPrefixed = (value: string): boolean => PREFIXED.test(value)
+
+export const txt = (name: string, value: string): Answer => ({
+  name,
+  type: "TXT",
+  class: "IN",
+  ttl: TTL,
+  data: characterStrings(value)
+})
+
+export const soa = (zone: string, serial: number, ttl: number): Answer => ({
+  name: zone,
+  type: "SOA",
+  class: "IN",
+  ttl,
+  data: {
+    mname: `ns1.${zone}`,
+    rname: `hostmaster.${zone}`,
+    serial,
+    refresh: 3600,
+    retry: 600,
+    expire: 604800,
+    minimum: NEGATIVE_TTL
+  }
+})
+
+/** RFC 2308 §3: the SOA proving a negative answer is cached for its minimum. */
+export const negativeSoa = (zone: string, serial: number): Answer => soa(zone, serial, NEGATIVE_TTL)
+
+export const ns = (zone: string): Answer => ({ name: zone, type: "NS", class: "IN", ttl: TTL, data: `ns1.${zone}` })
+
+export const a = (name: string, address: string): Answer => ({ name, type: "A", class: "IN", ttl: TTL, data: address })
+
+/** RFC 8482 §4.2: the synthesized answer to ANY when nothing better fits. */
+export const hinfoRfc8482 = (name: string): Answer => ({
+  name,
+  type: "HINFO",
+  class: "IN",
+  ttl: TTL,
+  data: { cpu: "RFC8482", os: "" }
+})
