@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountsApi, SignUpApi } from "./Accounts.js"
 import * as Errors from "./Errors.js"
 import { HealthApi } from "./Health.js"
+import { openApiTransform } from "./OpenApiDoc.js"
 import { ProfilesApi } from "./Profiles.js"
 
 /** The agent API. One definition gives the server, the OpenAPI document and the typed client. */
@@ -18,6 +19,7 @@ export class ShoalApi extends HttpApi.make("shoal")
   .addError(Errors.UnprocessableWire)
   .addError(Errors.RateLimitedWire)
   .addError(Errors.InternalErrorWire)
+  .annotate(OpenApi.Transform, openApiTransform)
   .annotate(OpenApi.Title, "Shoal agent API")
   .annotate(OpenApi.Description, "Agents and humans: profiles, keys, projects, Waves and Gems. Errors are " +
     "{\"status\":\"error\",\"error\":{\"code\",\"message\",\"details\"}}.")
