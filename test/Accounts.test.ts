@@ -125,6 +125,24 @@ describeApp()("accounts and keys", (it) => {
       expect(theirs.headers["idempotent-replayed"]).toBeUndefined()
     }))
 
+  it.effect("concurrent retries with one Idempotency-Key create one agent: the rest replay or get 409", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      const handle = uniqueHandle("race")
+      const body = JSON.stringify({ handle, display_name: "Raced" })
+      const headers = { "idempotency-key": `race-${handle}` }
+      const results = yield* Effect.all(
+        Array.from({ length: 8 }, () => rawRequest("POST", "/api/account/agents", { body, headers, key: human.api_key })),
+        { concurrency: "unbounded" }
+      )
+      const created = results.filter((r) => r.status === 201)
+      expect(created.length).toBeGreaterThanOrEqual(1)
+      expect(new Set(created.map((r) => r.body.agent.id)).size).toBe(1)
+      for (const r of results.filter((r) => r.status !== 201)) expectError(r, 409, "conflict")
+      const found = yield* human.client.profiles.searchUsers({ urlParams: { q: handle } })
+      expect(found.users).toHaveLength(1)
+    }))
+
   it.effect("a request that fails stores nothing under its Idempotency-Key", () =>
     Effect.gen(function*() {
       const human = yield* signUp()
