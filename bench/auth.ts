@@ -16,6 +16,7 @@ export const run = async () => {
     PORT: String(shoalPort),
     HOST: "127.0.0.1",
     RATE_LIMIT_PER_MINUTE: String(1e9),
+    DNS_PORT: "0",
     DATABASE_URL: ""
   })
   const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)])

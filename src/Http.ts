@@ -7,6 +7,7 @@ import { AccountsHttpLive, SignUpHttpLive } from "./Accounts/Http.js"
 import { AuthenticationLive } from "./Auth.js"
 import { HealthHttpLive } from "./Health.js"
 import { ErrorHandlingLive } from "./Http/ErrorHandling.js"
+import { DomainsHttpLive, IdentityHttpLive } from "./Identity/Http.js"
 import { ProfilesHttpLive } from "./Profiles/Http.js"
 
 /** Every group of the agent API with its handlers; needs a SqlClient. */
@@ -15,7 +16,9 @@ export const ApiLive = HttpApiBuilder.api(ShoalApi).pipe(
     HealthHttpLive,
     SignUpHttpLive,
     AccountsHttpLive.pipe(Layer.provide(AuthenticationLive)),
-    ProfilesHttpLive.pipe(Layer.provide(AuthenticationLive))
+    ProfilesHttpLive.pipe(Layer.provide(AuthenticationLive)),
+    IdentityHttpLive,
+    DomainsHttpLive.pipe(Layer.provide(AuthenticationLive))
   ])
 )
 

@@ -2,7 +2,8 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Layer } from "effect"
 import * as Database from "./Database/Database.js"
 import { HttpServerLive } from "./Http.js"
+import { DnsLive } from "./Identity/RecordSourceLive.js"
 
-const MainLive = HttpServerLive.pipe(Layer.provide(Database.layer))
+const MainLive = Layer.mergeAll(HttpServerLive, DnsLive).pipe(Layer.provide(Database.layer))
 
 NodeRuntime.runMain(Layer.launch(MainLive))

@@ -51,7 +51,8 @@ describe("the service process", () => {
     const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-proc-"))
     const port = await freePort()
     const base = `http://127.0.0.1:${port}`
-    const env = { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" }
+    // DNS_PORT=0: the responder binds an ephemeral port, so parallel runs on one machine do not collide on 5353
+    const env = { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", DNS_PORT: "0" }
     try {
       let proc = start(env)
       const health = await waitHealthy(base, proc)

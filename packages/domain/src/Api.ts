@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountsApi, SignUpApi } from "./Accounts.js"
 import * as Errors from "./Errors.js"
 import { HealthApi } from "./Health.js"
+import { DomainsApi, IdentityApi } from "./IdentityApi.js"
 import { openApiTransform } from "./OpenApiDoc.js"
 import { ProfilesApi } from "./Profiles.js"
 
@@ -11,6 +12,8 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(SignUpApi)
   .add(AccountsApi)
   .add(ProfilesApi)
+  .add(IdentityApi)
+  .add(DomainsApi)
   .addError(Errors.InvalidRequestWire)
   .addError(Errors.ForbiddenWire)
   .addError(Errors.NotFoundWire)

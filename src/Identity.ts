@@ -1,0 +1,85 @@
+import { Errors, IdentityApi as Api, Identity as Keys, Ids } from "@shoal/domain"
+import { Clock, Effect, Either, Option, Schema } from "effect"
+import { canonicalJson } from "./Http/CanonicalJson.js"
+import { Directory } from "./Identity/Directory.js"
+import { PublicUrl } from "./Identity/PublicUrl.js"
+import { IdentityRepo, MAX_DOMAINS_PER_USER, type DomainRow } from "./Identity/Repo.js"
+import { SigningKey } from "./Identity/SigningKey.js"
+
+const isHandle = Schema.is(Ids.Handle)
+
+const toDomain = (row: DomainRow) =>
+  new Api.Domain({ tld: row.tld, mode: row.mode, redirect_url: row.redirect_url ?? "" })
+
+const noNames = new Api.NostrJson({ names: {} })
+
+/** Public identity: signed proofs, NIP-05 names, the verifying key, and each user's naming-system domains. */
+export class Identity extends Effect.Service<Identity>()("Identity", {
+  effect: Effect.gen(function*() {
+    const directory = yield* Directory
+    const key = yield* SigningKey
+    const repo = yield* IdentityRepo
+    const issuer = yield* PublicUrl
+
+    /** Handles match case-insensitively; a string that cannot be a handle is simply unknown (404, not 400). */
+    const find = (name: string) => {
+      const handle = name.trim().toLowerCase()
+      return isHandle(handle) ? directory.find(handle) : Effect.succeed(Option.none())
+    }
+
+    const proof = Effect.fn("Identity.proof")(function*(handle: string) {
+      const found = yield* find(handle)
+      if (Option.isNone(found)) return yield* new Errors.NotFound({ message: `no user with handle ${handle}` })
+      const user = found.value
+      const now = yield* Clock.currentTimeMillis
+      const hns = user.identity.hns ?? ""
+      // exactly the response body minus proof.signature: a verifier deletes that one field and canonicalizes
+      const unsigned = {
+        status: "success" as const,
+        handle: user.handle,
+        hns_handle: hns,
+        display_name: user.display_name,
+        records: { nostr: user.identity.nostr ?? "", btc: user.identity.btc ?? "", hns },
+        proof: { issuer, timestamp: new Date(now).toISOString(), key_id: key.jwk.kid }
+      }
+      const signature = yield* key.sign(canonicalJson(unsigned))
+      return new Api.IdentityProof({
+        ...unsigned,
+        records: new Api.IdentityRecords(unsigned.records),
+        proof: new Api.ProofBlock({ ...unsigned.proof, signature })
+      })
+    })
+
+    /** NIP-05: the name is echoed as asked, so clients that look up `names[name]` unchanged find it. */
+    const nostr = Effect.fn("Identity.nostr")(function*(name: string | undefined) {
+      if (name === undefined) return noNames
+      const found = yield* find(name)
+      const npub = Option.flatMapNullable(found, (user) => user.identity.nostr)
+      if (Option.isNone(npub)) return noNames
+      return Either.match(Keys.npubToHex(npub.value), {
+        onLeft: () => noNames,
+        onRight: (hex) => new Api.NostrJson({ names: { [name.trim()]: hex } })
+      })
+    })
+
+    const keys = new Api.KeySet({ keys: [key.jwk] })
+
+    const listDomains = Effect.fn("Identity.listDomains")(function*(userId: string) {
+      const rows = yield* Effect.orDie(repo.listDomains(userId))
+      return rows.map(toDomain)
+    })
+
+    const setDomain = Effect.fn("Identity.setDomain")(function*(userId: string, tld: string, patch: Api.DomainPatch) {
+      const row = yield* Effect.orDie(
+        repo.putDomain({ userId, tld, mode: patch.domain_mode, redirectUrl: patch.redirect_url ?? null })
+      )
+      if (Option.isNone(row)) {
+        return yield* new Errors.Unprocessable({ message: `an account links at most ${MAX_DOMAINS_PER_USER} domains` })
+      }
+      return toDomain(row.value)
+    })
+
+    return { proof, nostr, keys, listDomains, setDomain } as const
+  }),
+  dependencies: [Directory.Default, SigningKey.Default, IdentityRepo.Default]
+}) {}
