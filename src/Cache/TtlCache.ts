@@ -18,6 +18,8 @@ export const make = <K, V, E, R>(options: {
   Effect.map(Effect.clock, (clock) => {
     const entries = new Map<K, Entry<V>>()
     const inflight = new Map<K, Deferred.Deferred<V, E>>()
+    // bumped by invalidate: a lookup that began before the invalidation must not store what it read
+    const generations = new Map<K, number>()
 
     const store = (key: K, value: V) => {
       if (entries.size >= options.capacity) {
@@ -35,11 +37,12 @@ export const make = <K, V, E, R>(options: {
       const pending = inflight.get(key)
       if (pending !== undefined) return Deferred.await(pending)
       const deferred = Deferred.unsafeMake<V, E>(undefined as any)
+      const generation = generations.get(key) ?? 0
       inflight.set(key, deferred)
       return options.lookup(key).pipe(
         Effect.onExit((exit) => {
-          inflight.delete(key)
-          if (Exit.isSuccess(exit)) store(key, exit.value)
+          if (inflight.get(key) === deferred) inflight.delete(key)
+          if (Exit.isSuccess(exit) && (generations.get(key) ?? 0) === generation) store(key, exit.value)
           return Deferred.done(deferred, exit)
         })
       )
@@ -52,7 +55,14 @@ export const make = <K, V, E, R>(options: {
         return miss(key)
       })
 
-    const invalidate = (key: K) => Effect.sync(() => void entries.delete(key))
+    const invalidate = (key: K) =>
+      Effect.sync(() => {
+        entries.delete(key)
+        // later callers start a fresh lookup instead of joining one that may have read the old value
+        inflight.delete(key)
+        generations.set(key, (generations.get(key) ?? 0) + 1)
+        if (generations.size > options.capacity) generations.clear()
+      })
 
     return { get, invalidate } as const
   })
