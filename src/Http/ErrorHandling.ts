@@ -73,8 +73,10 @@ export const ErrorHandlingLive = HttpApiBuilder.middleware((app) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const length = request.headers["content-length"]
     if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge()
-    return yield* app.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+    const bounded = request.method === "GET" || request.method === "HEAD"
+      ? app
+      : HttpIncomingMessage.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
+    return yield* bounded.pipe(
       Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause))
     )
   })
