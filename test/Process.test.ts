@@ -1,19 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { spawn, type ChildProcess } from "node:child_process"
 import * as Fs from "node:fs"
-import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = Net.createServer()
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as Net.AddressInfo).port
-      srv.close(() => resolve(port))
-    })
-    srv.on("error", reject)
-  })
+import { freePort } from "../bench/support.js"
 
 const start = (env: Record<string, string>) => {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
