@@ -43,8 +43,10 @@ describe("the service process", () => {
     const base = `http://127.0.0.1:${port}`
     // DNS_PORT=0: the responder binds an ephemeral port, so parallel runs on one machine do not collide on 5353
     const env = { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", DNS_PORT: "0" }
+    const started: Array<ChildProcess> = []
+    const track = (p: ReturnType<typeof start>) => (started.push(p.child), p)
     try {
-      let proc = start(env)
+      let proc = track(start(env))
       const health = await waitHealthy(base, proc)
       expect(health).toMatchObject({ status: "success", database: "up" })
 
@@ -61,7 +63,7 @@ describe("the service process", () => {
 
       expect(await stop(proc.child)).toBe(0)
 
-      proc = start(env)
+      proc = track(start(env))
       await waitHealthy(base, proc)
       const me = await fetch(`${base}/api/agent/me`, { headers: { authorization: `Bearer ${api_key}` } })
       expect(me.status).toBe(200)
@@ -70,6 +72,8 @@ describe("the service process", () => {
       expect(body.user.last_heartbeat_at).not.toBeNull()
       expect(await stop(proc.child)).toBe(0)
     } finally {
+      // a failed run must not leave a server holding its port and data directory
+      for (const child of started) if (child.exitCode === null) child.kill("SIGKILL")
       Fs.rmSync(dataDir, { recursive: true, force: true })
     }
   })
