@@ -2,11 +2,11 @@ import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@eff
 import { NodeHttpServer } from "@effect/platform-node"
 import { ShoalApi } from "@shoal/domain"
 import { Config, Effect, Layer } from "effect"
-import { createServer } from "node:http"
 import { AccountsHttpLive, SignUpHttpLive } from "./Accounts/Http.js"
 import { AuthenticationLive } from "./Auth.js"
 import { HealthHttpLive } from "./Health.js"
 import { ErrorHandlingLive } from "./Http/ErrorHandling.js"
+import { createHoldingServer } from "./Http/HoldingServer.js"
 import { DomainsHttpLive, IdentityHttpLive } from "./Identity/Http.js"
 import { ProfilesHttpLive } from "./Profiles/Http.js"
 
@@ -43,7 +43,7 @@ export const HttpServerLive = Layer.unwrapEffect(
     const port = yield* Config.port("PORT").pipe(Config.withDefault(8080))
     return HttpAppLive.pipe(
       HttpServer.withLogAddress,
-      Layer.provide(NodeHttpServer.layer(createServer, { host, port }))
+      Layer.provide(NodeHttpServer.layer(createHoldingServer, { host, port }))
     )
   })
 )

@@ -20,7 +20,7 @@ const waitHealthy = async (base: string, proc: { output: () => string }, ms = 60
   const until = Date.now() + ms
   while (Date.now() < until) {
     try {
-      const res = await fetch(`${base}/health`)
+      const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) })
       if (res.ok) return (await res.json()) as any
     } catch {
       // not listening yet
@@ -30,9 +30,10 @@ const waitHealthy = async (base: string, proc: { output: () => string }, ms = 60
   throw new Error(`server did not become healthy:\n${proc.output()}`)
 }
 
-const stop = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => {
-    child.once("exit", (code) => resolve(code))
+const stop = (child: ChildProcess, output?: () => string) =>
+  new Promise<number | null>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no exit 20 s after SIGTERM:\n${output?.()}`)), 20_000)
+    child.once("exit", (code) => (clearTimeout(t), resolve(code)))
     child.kill("SIGTERM")
   })
 
@@ -61,7 +62,7 @@ describe("the service process", () => {
       // a heartbeat that only lives in memory until the shutdown flush
       expect((await fetch(`${base}/api/agent/me`, { headers: { "x-api-key": api_key } })).status).toBe(200)
 
-      expect(await stop(proc.child)).toBe(0)
+      expect(await stop(proc.child, proc.output)).toBe(0)
 
       proc = track(start(env))
       await waitHealthy(base, proc)
@@ -70,7 +71,7 @@ describe("the service process", () => {
       const body = (await me.json()) as any
       expect(body.user.handle).toBe(handle)
       expect(body.user.last_heartbeat_at).not.toBeNull()
-      expect(await stop(proc.child)).toBe(0)
+      expect(await stop(proc.child, proc.output)).toBe(0)
     } finally {
       // a failed run must not leave a server holding its port and data directory
       for (const child of started) if (child.exitCode === null) child.kill("SIGKILL")
