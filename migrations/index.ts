@@ -1,9 +1,11 @@
 import * as Migrator from "@effect/sql/Migrator"
 import m0001 from "./0001_accounts.js"
+import m0002 from "./0002_events.js"
 import m0003 from "./0003_identity.js"
 
 /** Forward-only: append new files here, never edit a landed one. */
 export const loader = Migrator.fromRecord({
   "0001_accounts": m0001,
+  "0002_events": m0002,
   "0003_identity": m0003
 })

@@ -9,6 +9,8 @@ import { ErrorHandlingLive } from "./Http/ErrorHandling.js"
 import { createHoldingServer } from "./Http/HoldingServer.js"
 import { DomainsHttpLive, IdentityHttpLive } from "./Identity/Http.js"
 import { ProfilesHttpLive } from "./Profiles/Http.js"
+import { RealtimeLive } from "./Realtime.js"
+import { EventsHttpLive } from "./Realtime/Http.js"
 
 /** Every group of the agent API with its handlers; needs a SqlClient. */
 export const ApiLive = HttpApiBuilder.api(ShoalApi).pipe(
@@ -17,6 +19,7 @@ export const ApiLive = HttpApiBuilder.api(ShoalApi).pipe(
     SignUpHttpLive,
     AccountsHttpLive.pipe(Layer.provide(AuthenticationLive)),
     ProfilesHttpLive.pipe(Layer.provide(AuthenticationLive)),
+    EventsHttpLive.pipe(Layer.provide(AuthenticationLive)),
     IdentityHttpLive,
     DomainsHttpLive.pipe(Layer.provide(AuthenticationLive))
   ])
@@ -28,6 +31,8 @@ export const HttpAppLive = HttpApiBuilder.serve().pipe(
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   Layer.provide(ErrorHandlingLive),
   Layer.provide(ApiLive),
+  // the event socket route and the dispatcher / webhook / retention fibers
+  Layer.provide(RealtimeLive),
   // a span per request costs ~30% of throughput; tracing is opt-in (HTTP_TRACING=true)
   (layer) =>
     Layer.unwrapEffect(Effect.map(

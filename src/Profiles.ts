@@ -1,10 +1,12 @@
 import type { Auth, Profiles as Api } from "@shoal/domain"
+import { SqlClient } from "@effect/sql"
 import { Errors, Users } from "@shoal/domain"
 import { Effect, Option } from "effect"
 import * as TtlCache from "./Cache/TtlCache.js"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
 import { ProfilesRepo, toProfile, toUser, toUserJson, type UserRow } from "./Profiles/Repo.js"
+import { Outbox } from "./Realtime/Outbox.js"
 import { UrlGuard } from "./Webhooks/UrlGuard.js"
 
 /** Profiles and the `me` view. Reads are cached briefly (writes on this node invalidate): `/me` is a hot path. */
@@ -14,6 +16,8 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     const guard = yield* UrlGuard
     const heartbeat = yield* Heartbeat
     const changes = yield* ProfileChanges
+    const outbox = yield* Outbox
+    const sql = yield* SqlClient.SqlClient
     const rows = yield* TtlCache.make({
       capacity: 100_000,
       ttlMillis: () => 2_000,
@@ -55,6 +59,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
         if (v === null) identityRemove.push(k)
         else if (v !== undefined) identitySet[k] = v
       }
+      const changed = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined)
       yield* repo.update(caller.id, {
         display_name: patch.display_name ?? patch.name,
         bio: patch.bio,
@@ -62,7 +67,11 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
         webhook_url: patch.webhook_url,
         identitySet,
         identityRemove
-      }).pipe(Effect.orDie)
+      }).pipe(
+        Effect.zipRight(outbox.emit([caller.id], "profile.updated", { handle: caller.handle, fields: changed })),
+        sql.withTransaction,
+        Effect.orDie
+      )
       yield* rows.invalidate(caller.id)
       yield* changes.publish(caller.id, caller.handle)
       const r = yield* fresh(caller.id)
@@ -81,5 +90,5 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
 
     return { profile, me, meJson, freshProfile, freshMe, update, search, invalidate: (id: string) => rows.invalidate(id) } as const
   }),
-  dependencies: [ProfilesRepo.Default, UrlGuard.Default, Heartbeat.Default, ProfileChanges.Default]
+  dependencies: [ProfilesRepo.Default, UrlGuard.Default, Heartbeat.Default, ProfileChanges.Default, Outbox.Default]
 }) {}

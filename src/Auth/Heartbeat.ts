@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Config, Duration, Effect } from "effect"
+import { Clock, Config, Duration, Effect, PubSub, Stream } from "effect"
 
 /**
  * Every authenticated call counts as a heartbeat. Touches land in memory and are flushed in one batched
@@ -12,10 +12,15 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     let pending = new Map<string, number>()
     const latest = new Map<string, number>()
 
+    const woken = yield* PubSub.unbounded<string>()
+
     const touch = (userId: string) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const before = latest.get(userId)
         pending.set(userId, now)
         latest.set(userId, now)
+        // a first sighting, or one after a quiet minute, may be a return from offline: presence listens for these
+        return before === undefined || now - before > 60_000 ? PubSub.publish(woken, userId) : Effect.void
       })
 
     /** The newest heartbeat this node has seen, flushed or not. */
@@ -45,6 +50,9 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
       for (const [k, t] of latest) if (now - t > 3 * 60 * 60_000) latest.delete(k)
     }).pipe(Effect.delay("10 minutes"), Effect.forever, Effect.forkScoped)
 
-    return { touch, lastSeen, flush } as const
+    /** Accounts heard from after a quiet spell (not every call). */
+    const wakes = Stream.fromPubSub(woken)
+
+    return { touch, lastSeen, flush, wakes } as const
   })
 }) {}

@@ -2,6 +2,8 @@ import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { ShoalApi } from "@shoal/domain"
 import type { Effect } from "effect"
 
+export * as EventStream from "./EventStream.js"
+
 export interface ClientOptions {
   /** e.g. http://127.0.0.1:8080; omit when the provided HttpClient already prefixes URLs */
   readonly baseUrl?: string | undefined

@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountsApi, SignUpApi } from "./Accounts.js"
 import * as Errors from "./Errors.js"
+import { EventsApi } from "./Events.js"
 import { HealthApi } from "./Health.js"
 import { DomainsApi, IdentityApi } from "./IdentityApi.js"
 import { openApiTransform } from "./OpenApiDoc.js"
@@ -12,6 +13,7 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(SignUpApi)
   .add(AccountsApi)
   .add(ProfilesApi)
+  .add(EventsApi)
   .add(IdentityApi)
   .add(DomainsApi)
   .addError(Errors.InvalidRequestWire)

@@ -1,0 +1,59 @@
+// The fan-out bench's server: the real app (HttpAppLive over the embedded database, as `npm start` runs it) plus
+// two bench-only routes that exist in this entry point alone: a one-event-to-everyone trigger and a memory probe.
+// BENCH_AGENTS agents are seeded straight into the database; their keys go to BENCH_KEYS_FILE.
+import { HttpApiBuilder, HttpServer, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { Config, Effect, Layer } from "effect"
+import * as Fs from "node:fs"
+import { createServer } from "node:http"
+import { generateKey, hashKey } from "../src/Accounts/Keys.js"
+import * as Database from "../src/Database/Database.js"
+import { HttpAppLive } from "../src/Http.js"
+import { Outbox } from "../src/Realtime/Outbox.js"
+
+const BenchRoutes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Outbox
+    const count = yield* Config.integer("BENCH_AGENTS")
+    const keysFile = yield* Config.string("BENCH_KEYS_FILE")
+
+    const [owner] = yield* sql<{ id: string }>`INSERT INTO users (handle, user_type, display_name)
+      VALUES ('benchowner', 'human', 'Bench Owner') RETURNING id`
+    const agents = yield* sql<{ id: string; handle: string }>`
+      INSERT INTO users (handle, user_type, display_name, owner_id)
+      SELECT 'bench' || g, 'agent', 'Bench ' || g, ${owner!.id} FROM generate_series(1, ${count}) g
+      RETURNING id, handle`
+    const keys = agents.map(() => generateKey())
+    yield* sql`INSERT INTO api_keys (key_hash, user_id)
+      SELECT * FROM unnest(${keys.map(hashKey)}::text[], ${agents.map((a) => a.id)}::uuid[])`
+    const ids = agents.map((a) => a.id)
+    Fs.writeFileSync(keysFile, JSON.stringify(agents.map((a, i) => ({ id: a.id, handle: a.handle, key: keys[i] }))))
+
+    yield* router.post(
+      "/bench/fanout",
+      Effect.gen(function*() {
+        yield* sql.withTransaction(outbox.emit(ids, "bench.fanout", { at: Date.now() }))
+        return HttpServerResponse.unsafeJson({ status: "success", recipients: ids.length })
+      }).pipe(Effect.orDie)
+    )
+    yield* router.get(
+      "/bench/stats",
+      Effect.sync(() => {
+        ;(globalThis as { gc?: () => void }).gc?.()
+        return HttpServerResponse.unsafeJson(process.memoryUsage())
+      })
+    )
+  })
+).pipe(Layer.provide(Outbox.Default))
+
+const port = Number(process.env.PORT)
+const Main = HttpAppLive.pipe(
+  Layer.provide(BenchRoutes),
+  HttpServer.withLogAddress,
+  Layer.provide(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port })),
+  Layer.provide(Database.layer)
+)
+
+NodeRuntime.runMain(Layer.launch(Main))

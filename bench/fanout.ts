@@ -1,0 +1,254 @@
+// `npm run bench -- fanout` (or `npx tsx bench/fanout.ts`): WebSocket fan-out of the real app against a bare `ws`
+// broadcast in the same run. Goals: ≤ 15 KB of server memory per connection; the last of 10,000 sockets has the
+// event within 2× the bare broadcast; at 1,000 REST writes/s over 1,000 sockets, push p99 ≤ 2× the REST p99.
+// Server and clients run in their own processes (file limit raised with the shell's `ulimit -n`), on 127.0.0.1.
+import { type ChildProcess, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { freePort } from "./support.js"
+
+const SOCKETS = Number(process.env.BENCH_SOCKETS ?? 10_000)
+const LATENCY_SOCKETS = Math.min(1_000, SOCKETS)
+const RATE = Number(process.env.BENCH_RATE ?? 1_000)
+// a rate the embedded database sustains, so the same comparison is also shown unsaturated
+const LOW_RATE = Number(process.env.BENCH_LOW_RATE ?? 100)
+const LATENCY_SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+const ROUNDS = 3
+const now = () => performance.timeOrigin + performance.now()
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+interface Child {
+  readonly proc: ChildProcess
+  readonly output: () => string
+  readonly next: (type: string, timeoutMs?: number) => Promise<any>
+  readonly stop: () => Promise<void>
+}
+
+// `ulimit -n` is raised in a shell that then execs node, so the pid is node's (for /proc/<pid>/status)
+const spawnNode = (entry: string, env: Record<string, string>, nodeArgs: Array<string> = []): Child => {
+  const cmd = `ulimit -n $(ulimit -Hn) 2>/dev/null; exec "${process.execPath}" ${nodeArgs.join(" ")} --import tsx ${entry}`
+  const proc = spawn("sh", ["-c", cmd], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe", "ipc"]
+  })
+  let out = ""
+  proc.stdout!.on("data", (d) => (out += d))
+  proc.stderr!.on("data", (d) => (out += d))
+  const inbox: Array<any> = []
+  const waiters: Array<() => void> = []
+  proc.on("message", (m) => {
+    inbox.push(m)
+    for (const w of waiters.splice(0)) w()
+  })
+  const next = async (type: string, timeoutMs = 300_000) => {
+    const until = Date.now() + timeoutMs
+    while (true) {
+      const i = inbox.findIndex((m) => m.type === type)
+      if (i >= 0) return inbox.splice(i, 1)[0]
+      if (Date.now() > until || proc.exitCode !== null) throw new Error(`no "${type}" from ${entry}:\n${out.slice(-2000)}`)
+      await Promise.race([new Promise<void>((r) => waiters.push(r)), sleep(500)])
+    }
+  }
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (proc.exitCode !== null) return resolve()
+      proc.once("exit", () => resolve())
+      proc.kill("SIGTERM")
+      setTimeout(() => proc.kill("SIGKILL"), 10_000).unref()
+    })
+  return { proc, output: () => out, next, stop }
+}
+
+const waitUp = async (url: string, child: Child, ms = 180_000) => {
+  const until = Date.now() + ms
+  while (Date.now() < until) {
+    try {
+      // a bounded probe: a request that lands while the server is still wiring its routes would hang
+      if ((await fetch(url, { signal: AbortSignal.timeout(1_000) })).ok) return
+    } catch {
+      // not up yet
+    }
+    if (child.proc.exitCode !== null) break
+    await sleep(200)
+  }
+  throw new Error(`${url} did not come up:\n${child.output().slice(-3000)}`)
+}
+
+const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0)
+
+/** RSS and V8 heap after a full GC in the server. */
+const memory = async (base: string, pid: number) => {
+  const stats = (await (await fetch(`${base}/bench/stats`)).json()) as { heapUsed: number }
+  await sleep(300)
+  return { rss: rssKb(pid) * 1024, heap: stats.heapUsed }
+}
+
+const percentile = (xs: Array<number>, p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!
+}
+
+const kb = (bytes: number) => (bytes / 1024).toFixed(1)
+
+/** Connects the clients, measures memory per connection and ROUNDS fan-outs of one frame to every socket. */
+const fanout = async (options: {
+  readonly name: string
+  readonly base: string
+  readonly server: Child
+  readonly trigger: string
+  readonly keysFile?: string
+  readonly waitPresence: boolean
+}) => {
+  const before = await memory(options.base, options.server.proc.pid!)
+  const clients = spawnNode("bench/fanout-clients.ts", {
+    BENCH_URL: `${options.base.replace("http", "ws")}/api/agent/ws`,
+    BENCH_SOCKETS: String(SOCKETS),
+    ...(options.keysFile ? { BENCH_KEYS_FILE: options.keysFile } : {})
+  })
+  await clients.next("started")
+  const t0 = now()
+  clients.proc.send({ type: "connect" })
+  const opened = await clients.next("opened")
+  await clients.next("ready")
+  const connectMs = now() - t0
+  if (options.waitPresence) await clients.next("presence")
+  await sleep(1_000)
+  const after = await memory(options.base, options.server.proc.pid!)
+  const rounds: Array<{ last: number; first: number }> = []
+  for (let r = 0; r < ROUNDS; r++) {
+    clients.proc.send({ type: "arm", marker: "bench.fanout" })
+    await sleep(200)
+    const start = now()
+    const res = await fetch(`${options.base}${options.trigger}`, { method: "POST" })
+    if (!res.ok) throw new Error(`${options.name} trigger: ${res.status} ${await res.text()}`)
+    const got = await clients.next("fanout", 60_000)
+    rounds.push({ first: got.first - start, last: got.last - start })
+    await sleep(500)
+  }
+  return { before, after, rounds, clients, connectMs, closedEarly: opened.closed as number }
+}
+
+export const run = async (): Promise<void> => {
+  const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-fanout-"))
+  const keysFile = Path.join(dataDir, "keys.json")
+  const rawPort = await freePort()
+  const shoalPort = await freePort()
+  const children: Array<Child> = []
+  try {
+    // the baseline: bare ws, same clients, same machine, same run
+    const raw = spawnNode("bench/fanout-raw.ts", { PORT: String(rawPort) }, ["--expose-gc"])
+    children.push(raw)
+    const rawBase = `http://127.0.0.1:${rawPort}`
+    await waitUp(`${rawBase}/health`, raw)
+    const baseline = await fanout({ name: "raw", base: rawBase, server: raw, trigger: "/broadcast", waitPresence: false })
+    baseline.clients.proc.send({ type: "close" })
+    await baseline.clients.stop()
+    await raw.stop()
+
+    const shoal = spawnNode("bench/fanout-shoal.ts", {
+      PORT: String(shoalPort),
+      DATA_DIR: dataDir,
+      DATABASE_URL: "",
+      BENCH_AGENTS: String(SOCKETS),
+      BENCH_KEYS_FILE: keysFile,
+      RATE_LIMIT_PER_MINUTE: String(1e9)
+    }, ["--expose-gc"])
+    children.push(shoal)
+    const base = `http://127.0.0.1:${shoalPort}`
+    await waitUp(`${base}/health`, shoal)
+    const result = await fanout({ name: "shoal", base, server: shoal, trigger: "/bench/fanout", keysFile, waitPresence: true })
+    children.push(result.clients)
+
+    // REST write → frame: PATCH /api/agent/profile at RATE/s over LATENCY_SOCKETS agents, each emits profile.updated
+    const keys = JSON.parse(Fs.readFileSync(keysFile, "utf8")) as Array<{ key: string }>
+    const latencyRuns = [RATE, LOW_RATE].map((rate) => async () => {
+      result.clients.proc.send({ type: "latency", upTo: LATENCY_SOCKETS })
+      await sleep(200)
+      const sent: Array<Array<number>> = Array.from({ length: LATENCY_SOCKETS }, () => [])
+      const rest: Array<number> = []
+      let failures = 0
+      let firstFailure = ""
+      const total = rate * LATENCY_SECONDS
+      const inflight: Array<Promise<void>> = []
+      const start = now()
+      let fired = 0
+      while (fired < total) {
+        const due = Math.min(total, Math.floor(((now() - start) * rate) / 1000))
+        for (; fired < due; fired++) {
+          const agent = fired % LATENCY_SOCKETS
+          const t = now()
+          sent[agent]!.push(t)
+          inflight.push(
+            fetch(`${base}/api/agent/profile`, {
+              method: "PATCH",
+              headers: { authorization: `Bearer ${keys[agent]!.key}`, "content-type": "application/json" },
+              body: JSON.stringify({ bio: `bio ${fired}` })
+            }).then(async (res) => {
+              await res.arrayBuffer()
+              if (res.ok) rest.push(now() - t)
+              else if (failures++ === 0) firstFailure = `HTTP ${res.status}`
+            }, (e) => {
+              if (failures++ === 0) firstFailure = String(e?.cause ?? e)
+            })
+          )
+        }
+        await sleep(1)
+      }
+      const sendSeconds = (now() - start) / 1000
+      await Promise.all(inflight)
+      const drained = (now() - start) / 1000
+      await sleep(2_000)
+      result.clients.proc.send({ type: "report" })
+      const { arrivals } = await result.clients.next("arrivals")
+      const push: Array<number> = []
+      let missing = 0
+      for (let i = 0; i < LATENCY_SOCKETS; i++) {
+        const a = arrivals[i] as Array<number>
+        sent[i]!.forEach((t, j) => (a[j] === undefined ? missing++ : push.push(a[j]! - t)))
+      }
+      return { rate, rest, push, failures, firstFailure, missing, sendSeconds, achieved: rest.length / drained }
+    })
+    const latencies = []
+    for (const run of latencyRuns) latencies.push(await run())
+    const final = await memory(base, shoal.proc.pid!)
+
+    const perConn = (m: typeof result) => ({
+      rss: (m.after.rss - m.before.rss) / SOCKETS,
+      heap: (m.after.heap - m.before.heap) / SOCKETS
+    })
+    const lastMs = (m: typeof result) => percentile(m.rounds.map((r) => r.last), 50)
+    const rawPer = perConn(baseline)
+    const shoalPer = perConn(result)
+    console.log(`fanout bench: ${SOCKETS} authenticated sockets on one server process, 127.0.0.1, ${ROUNDS} rounds`)
+    console.log(`  memory per connection    raw ws: RSS ${kb(rawPer.rss)} KB, heap ${kb(rawPer.heap)} KB` +
+      `   Shoal: RSS ${kb(shoalPer.rss)} KB, heap ${kb(shoalPer.heap)} KB   (goal ≤ 15 KB)`)
+    console.log(`  connect + ready (all)    raw ws ${baseline.connectMs.toFixed(0)} ms   Shoal ${result.connectMs.toFixed(0)} ms` +
+      (result.closedEarly + baseline.closedEarly > 0 ? `  (${result.closedEarly + baseline.closedEarly} closed!)` : ""))
+    console.log(`  one event → last socket  raw ws ${baseline.rounds.map((r) => r.last.toFixed(0)).join("/")} ms` +
+      `   Shoal ${result.rounds.map((r) => r.last.toFixed(0)).join("/")} ms` +
+      `   median ratio ${(lastMs(result) / lastMs(baseline)).toFixed(2)}× (goal ≤ 2×)`)
+    for (const l of latencies) {
+      const restP99 = percentile(l.rest, 99)
+      const pushP99 = percentile(l.push, 99)
+      console.log(`  REST → frame, ${l.rate}/s over ${LATENCY_SOCKETS} sockets for ${LATENCY_SECONDS}s` +
+        ` (${l.rest.length} ok at ${l.achieved.toFixed(0)}/s completed, ${l.failures} failed` +
+        `${l.failures > 0 ? ` (${l.firstFailure})` : ""}, ${l.missing} frames missing)`)
+      console.log(`    REST p50 ${percentile(l.rest, 50).toFixed(1)} ms  p99 ${restP99.toFixed(1)} ms;` +
+        `  push p50 ${percentile(l.push, 50).toFixed(1)} ms  p99 ${pushP99.toFixed(1)} ms;` +
+        `  ratio ${(pushP99 / restP99).toFixed(2)}× (goal ≤ 2×)`)
+    }
+    console.log(`  server after the run: RSS ${(final.rss / 1048576).toFixed(0)} MB, heap ${(final.heap / 1048576).toFixed(0)} MB`)
+    result.clients.proc.send({ type: "close" })
+  } finally {
+    for (const c of children.reverse()) await c.stop()
+    Fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  run().then(() => process.exit(0), (e) => {
+    console.error(e)
+    process.exit(1)
+  })
+}

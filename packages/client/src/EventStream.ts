@@ -1,0 +1,111 @@
+import * as Socket from "@effect/platform/Socket"
+import { Events } from "@shoal/domain"
+import { Clock, Data, Duration, Effect, Mailbox, Schema, Stream } from "effect"
+
+export interface EventStreamOptions {
+  /** the API's base URL, e.g. http://127.0.0.1:8080 (http → ws, https → wss) */
+  readonly baseUrl: string
+  readonly apiKey: string
+  /** resume after this cursor; without it the stream starts live at the first connection */
+  readonly after?: number | undefined
+  /** first reconnect delay, doubled per failed attempt up to `maxBackoff` (defaults 500 ms and 30 s) */
+  readonly initialBackoff?: Duration.DurationInput | undefined
+  readonly maxBackoff?: Duration.DurationInput | undefined
+  /** a JSON ping this often; silence for two intervals means the connection is dead (default 30 s) */
+  readonly pingInterval?: Duration.DurationInput | undefined
+}
+
+/** The key was refused (close 4401): reconnecting would not help. */
+export class EventStreamError extends Data.TaggedError("EventStreamError")<{
+  readonly reason: "Unauthorized"
+  readonly message: string
+}> {}
+
+const decodeFrame = Schema.decodeUnknownOption(Schema.parseJson(Events.ServerFrame))
+
+const socketUrl = (baseUrl: string, after: number | undefined) => {
+  const url = new URL("/api/agent/ws", baseUrl.replace(/^http/, "ws"))
+  if (after !== undefined) url.searchParams.set("after", String(after))
+  return url.toString()
+}
+
+type Outcome = { readonly _tag: "Closed"; readonly wasReady: boolean } | { readonly _tag: "Fatal"; readonly error: EventStreamError }
+
+/**
+ * The account's events, in cursor order, over GET /api/agent/ws: authenticates with a first frame (so it also works
+ * where a WebSocket cannot carry headers), reconnects with exponential backoff and resumes from the last cursor it
+ * delivered, so a dropped connection loses nothing and repeats nothing. Needs a `Socket.WebSocketConstructor`
+ * (`NodeSocket.layerWebSocketConstructor` on Node, `Socket.layerWebSocketConstructorGlobal` in a browser).
+ */
+export const make = (
+  options: EventStreamOptions
+): Stream.Stream<Events.EventFrame, EventStreamError, Socket.WebSocketConstructor> =>
+  Stream.unwrapScoped(Effect.gen(function*() {
+    const mailbox = yield* Mailbox.make<Events.EventFrame, EventStreamError>()
+    const initial = Duration.toMillis(options.initialBackoff ?? Duration.millis(500))
+    const max = Duration.toMillis(options.maxBackoff ?? Duration.seconds(30))
+    const ping = Duration.toMillis(options.pingInterval ?? Duration.seconds(30))
+    let last = options.after
+
+    const connectOnce = Effect.gen(function*() {
+      const socket = yield* Socket.makeWebSocket(socketUrl(options.baseUrl, last))
+      const write = yield* socket.writer
+      let wasReady = false
+      let heardAt = yield* Clock.currentTimeMillis
+
+      const onFrame = (data: string | Uint8Array) => {
+        const frame = decodeFrame(typeof data === "string" ? data : new TextDecoder().decode(data))
+        return Effect.flatMap(Clock.currentTimeMillis, (t) => {
+          heardAt = t
+          if (frame._tag === "None") return Effect.void
+          const f = frame.value
+          if (f.type === "ready") {
+            wasReady = true
+            if (last === undefined) last = f.cursor
+          } else if (f.type === "event" && (last === undefined || f.cursor > last)) {
+            last = f.cursor
+            mailbox.unsafeOffer(f)
+          } else if (f.type === "ping") {
+            return Effect.ignore(write(JSON.stringify({ type: "pong" })))
+          }
+          return Effect.void
+        })
+      }
+
+      // keep-alive: a ping per interval; two silent intervals and the connection is given up
+      const watchdog = Effect.gen(function*() {
+        while (true) {
+          yield* Effect.sleep(ping)
+          if ((yield* Clock.currentTimeMillis) - heardAt > 2 * ping) return
+          yield* Effect.ignore(write(JSON.stringify({ type: "ping" })))
+        }
+      })
+
+      const run = socket.runRaw(onFrame, {
+        onOpen: Effect.ignore(write(JSON.stringify({ type: "auth", api_key: options.apiKey })))
+      })
+      const refused = yield* Effect.raceFirst(run, watchdog).pipe(
+        Effect.as(false),
+        Effect.catchAll((e) => Effect.succeed(Socket.SocketCloseError.is(e) && e.code === Events.CloseCodes.unauthorized))
+      )
+      const outcome: Outcome = refused
+        ? { _tag: "Fatal", error: new EventStreamError({ reason: "Unauthorized", message: "the API key was refused" }) }
+        : { _tag: "Closed", wasReady }
+      return outcome
+    }).pipe(Effect.scoped)
+
+    const loop = Effect.gen(function*() {
+      let attempt = 0
+      while (true) {
+        const outcome = yield* connectOnce
+        if (outcome._tag === "Fatal") return yield* mailbox.fail(outcome.error)
+        if (outcome.wasReady) attempt = 0
+        const delay = Math.min(max, initial * 2 ** attempt)
+        attempt++
+        // jitter, so a restarted server is not met by every client in the same millisecond
+        yield* Effect.sleep(delay / 2 + Math.random() * delay / 2)
+      }
+    })
+    yield* Effect.forkScoped(loop)
+    return Mailbox.toStream(mailbox)
+  }))

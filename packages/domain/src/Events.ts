@@ -1,0 +1,130 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { Authentication } from "./Auth.js"
+import { Success, Timestamp } from "./Fields.js"
+
+/** A position in the event stream: events are numbered by a strictly increasing cursor. */
+export const Cursor = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({ identifier: "Cursor" })
+
+const CursorParam = Schema.NumberFromString.pipe(
+  Schema.int({ message: () => "a cursor is a non-negative integer" }),
+  Schema.nonNegative({ message: () => "a cursor is a non-negative integer" })
+)
+
+/** The envelope of CONTRACT "Events": the same on WebSocket, webhooks and polling. */
+export const EnvelopeFields = {
+  id: Schema.String.annotations({ examples: ["evt_3f2a9c0d4b5e6f708192a3b4c5d6e7f8"] }),
+  type: Schema.String.annotations({ examples: ["task.assigned"] }),
+  created_at: Timestamp,
+  data: Schema.Unknown
+}
+
+export class Envelope extends Schema.Class<Envelope>("EventEnvelope")(EnvelopeFields) {}
+
+export class PolledEvent extends Schema.Class<PolledEvent>("PolledEvent")({ cursor: Cursor, ...EnvelopeFields }) {}
+
+export const PollQuery = Schema.Struct({
+  after: Schema.optional(CursorParam),
+  limit: Schema.optional(Schema.NumberFromString.pipe(
+    Schema.int({ message: () => "limit is an integer from 1 to 500" }),
+    Schema.between(1, 500, { message: () => "limit is an integer from 1 to 500" })
+  ))
+})
+
+export class EventsPage extends Schema.Class<EventsPage>("EventsPage")({
+  status: Success,
+  events: Schema.Array(PolledEvent),
+  /** pass it as `after` next time; it is `after` itself when nothing new has arrived */
+  next_cursor: Cursor,
+  has_more: Schema.Boolean
+}) {}
+
+export const DeliveryState = Schema.Literal("pending", "succeeded", "failed")
+
+export class WebhookAttempt extends Schema.Class<WebhookAttempt>("WebhookAttempt")({
+  attempt: Schema.Int,
+  attempted_at: Timestamp,
+  url: Schema.NullOr(Schema.String),
+  status_code: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String),
+  duration_ms: Schema.Int
+}) {}
+
+export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDelivery")({
+  id: Schema.String,
+  event_id: Schema.String,
+  event_type: Schema.String,
+  event_cursor: Cursor,
+  state: DeliveryState,
+  attempt_count: Schema.Int,
+  next_attempt_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp,
+  attempts: Schema.Array(WebhookAttempt)
+}) {}
+
+export const DeliveriesQuery = Schema.Struct({
+  state: Schema.optional(DeliveryState),
+  limit: Schema.optional(Schema.NumberFromString.pipe(
+    Schema.int({ message: () => "limit is an integer from 1 to 100" }),
+    Schema.between(1, 100, { message: () => "limit is an integer from 1 to 100" })
+  ))
+})
+
+export class DeliveriesPage extends Schema.Class<DeliveriesPage>("DeliveriesPage")({
+  status: Success,
+  deliveries: Schema.Array(WebhookDelivery)
+}) {}
+
+export class DeliveryResponse extends Schema.Class<DeliveryResponse>("DeliveryResponse")({
+  status: Success,
+  delivery: WebhookDelivery
+}) {}
+
+export class WebhookSecret extends Schema.Class<WebhookSecret>("WebhookSecret")({
+  status: Success,
+  secret: Schema.String.annotations({ description: "whsec_ + base64; signs webhooks (Standard Webhooks)" })
+}) {}
+
+export class EventsApi extends HttpApiGroup.make("events")
+  .add(HttpApiEndpoint.get("poll", "/api/agent/events").setUrlParams(PollQuery).addSuccess(EventsPage))
+  .add(
+    HttpApiEndpoint.get("deliveries", "/api/agent/webhooks/deliveries")
+      .setUrlParams(DeliveriesQuery)
+      .addSuccess(DeliveriesPage)
+  )
+  .add(
+    HttpApiEndpoint.post("redeliver", "/api/agent/webhooks/deliveries/:id/retry")
+      .setPath(Schema.Struct({ id: Schema.String.pipe(Schema.maxLength(64)) }))
+      .addSuccess(DeliveryResponse)
+  )
+  .add(HttpApiEndpoint.post("rotateWebhookSecret", "/api/account/webhook-secret").addSuccess(WebhookSecret))
+  .middleware(Authentication)
+{}
+
+// WebSocket frames (GET /api/agent/ws, outside HttpApi): what the server sends and what a client may send.
+
+export const ReadyFrame = Schema.Struct({
+  type: Schema.Literal("ready"),
+  /** the head of the stream when the socket went live: resume from here with `?after=` */
+  cursor: Cursor
+})
+export const EventFrame = Schema.Struct({ type: Schema.Literal("event"), cursor: Cursor, event: Envelope })
+export type EventFrame = typeof EventFrame.Type
+export const PingFrame = Schema.Struct({ type: Schema.Literal("ping") })
+export const PongFrame = Schema.Struct({ type: Schema.Literal("pong") })
+export const ErrorFrame = Schema.Struct({ type: Schema.Literal("error"), message: Schema.String })
+export const AuthFrame = Schema.Struct({ type: Schema.Literal("auth"), api_key: Schema.String })
+export const AckFrame = Schema.Struct({ type: Schema.Literal("ack"), cursor: Cursor })
+
+export const ServerFrame = Schema.Union(ReadyFrame, EventFrame, PingFrame, PongFrame, ErrorFrame)
+export type ServerFrame = typeof ServerFrame.Type
+
+export const ClientFrame = Schema.Union(AuthFrame, AckFrame, PingFrame, PongFrame)
+export type ClientFrame = typeof ClientFrame.Type
+
+/** Close codes of the event socket. */
+export const CloseCodes = {
+  unauthorized: 4401,
+  rateLimited: 4429,
+  tooSlow: 4008
+} as const

@@ -1,0 +1,84 @@
+import type { Socket } from "node:net"
+import type { WebSocket } from "ws"
+import { type EventRow, eventFrame } from "./EventRow.js"
+
+// live events held while a resuming socket replays from the database; past this, replay again from the database
+const MAX_HELD = 2_000
+
+/**
+ * One authenticated socket: what it has been sent, and the backfill → cut-over → live switch. Events reach it
+ * synchronously from the dispatcher; anything at or below `lastSent` is a duplicate and is dropped, which is
+ * what makes replay plus live gap-free without sending anything twice.
+ */
+export class Connection {
+  /** live events that arrived during replay; undefined once live */
+  private held: Array<EventRow> | undefined = []
+  private overflowed = false
+  /** answered the last keep-alive ping */
+  alive = true
+  closed = false
+
+  constructor(
+    readonly ws: WebSocket,
+    readonly tcp: Socket,
+    readonly userId: string,
+    /** bytes queued for the client past which a live socket is closed as too slow */
+    readonly maxBuffered: number,
+    public lastSent: number
+  ) {}
+
+  /** From the dispatcher: send now if live, hold if replaying. */
+  push(row: EventRow): void {
+    if (this.closed || row.cursor <= this.lastSent) return
+    if (this.held === undefined) return this.sendLive(row)
+    if (this.held.length < MAX_HELD) this.held.push(row)
+    else this.overflowed = true
+  }
+
+  /** Replayed rows: the caller waits for the buffer to drain between pages instead of dropping the socket. */
+  replay(row: EventRow): void {
+    if (this.closed || row.cursor <= this.lastSent) return
+    this.ws.send(eventFrame(row))
+    this.lastSent = row.cursor
+  }
+
+  /** Ends replay: sends what arrived meanwhile and goes live; false if too much arrived, so replay must go on. */
+  goLive(): boolean {
+    if (this.overflowed) {
+      this.held = []
+      this.overflowed = false
+      return false
+    }
+    const held = this.held ?? []
+    this.held = undefined
+    for (const row of held) this.push(row)
+    return true
+  }
+
+  get buffered(): number {
+    return this.ws.bufferedAmount
+  }
+
+  sendText(text: string): void {
+    if (!this.closed) this.ws.send(text)
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closed) return
+    this.closed = true
+    this.ws.close(code, reason)
+  }
+
+  terminate(): void {
+    this.closed = true
+    this.ws.terminate()
+  }
+
+  private sendLive(row: EventRow): void {
+    if (this.ws.bufferedAmount > this.maxBuffered) {
+      return this.close(4008, `too slow; resume with ?after=${this.lastSent}`)
+    }
+    this.ws.send(eventFrame(row))
+    this.lastSent = row.cursor
+  }
+}

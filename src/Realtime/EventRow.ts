@@ -1,0 +1,58 @@
+/** One stored event as the stream carries it. `data` stays JSON text from the database: frames embed it as is. */
+export interface EventRow {
+  readonly cursor: number
+  readonly id: string
+  readonly recipientId: string
+  readonly type: string
+  readonly createdAt: string
+  readonly data: string
+}
+
+export interface RawEventRow {
+  readonly cursor: string | number
+  readonly id: string
+  readonly recipient_id: string
+  readonly type: string
+  readonly created_at: Date | string
+  readonly data: string
+}
+
+// hand-mapped rather than Schema-decoded: a fan-out to 10,000 recipients reads 10,000 of these at once
+export const fromRaw = (r: RawEventRow): EventRow => ({
+  cursor: Number(r.cursor),
+  id: r.id,
+  recipientId: r.recipient_id,
+  type: r.type,
+  createdAt: (r.created_at instanceof Date ? r.created_at : new Date(r.created_at)).toISOString(),
+  data: r.data
+})
+
+/** The CONTRACT envelope as JSON text. */
+export const envelopeJson = (e: EventRow) =>
+  `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"created_at":"${e.createdAt}","data":${e.data}}`
+
+export const eventFrame = (e: EventRow) => `{"type":"event","cursor":${e.cursor},"event":${envelopeJson(e)}}`
+
+/** The id stored with an event: its cursor in hex and the emit's random salt (see EventsRepo.insertBlock). */
+export const eventId = (cursor: number, salt: string) => `evt_${cursor.toString(16).padStart(16, "0")}${salt}`
+
+/** The rows of one emit as inserted: cursors `lo`, `lo + 1`, … in recipient order. */
+export interface Block {
+  readonly lo: number
+  readonly hi: number
+  readonly salt: string
+  readonly createdAt: string
+  readonly recipients: ReadonlyArray<string>
+  readonly types: ReadonlyArray<string> | string
+  readonly datas: ReadonlyArray<string> | string
+}
+
+export const blockRows = (b: Block): Array<EventRow> =>
+  b.recipients.map((recipientId, i) => ({
+    cursor: b.lo + i,
+    id: eventId(b.lo + i, b.salt),
+    recipientId,
+    type: typeof b.types === "string" ? b.types : b.types[i]!,
+    createdAt: b.createdAt,
+    data: typeof b.datas === "string" ? b.datas : b.datas[i]!
+  }))

@@ -1,0 +1,101 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
+
+/** NOTIFY channels: "a block of events starting at this cursor committed", and "webhook deliveries are due". */
+export const EventsChannel = "shoal_events"
+export const WebhooksChannel = "shoal_webhooks"
+
+// any constant: the one advisory lock that orders event inserts on a real server (see Outbox.ts)
+const ORDER_LOCK = 0x5e0a1
+
+export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql`cursor, id, recipient_id, type, created_at, data::text AS data`
+
+    const lockOrder = sql`SELECT pg_advisory_xact_lock(${ORDER_LOCK})`.pipe(Effect.asVoid)
+
+    /**
+     * One statement: a contiguous block of cursors reserved for these rows (nextval, then setval past the block:
+     * emits are serialized, see Outbox.ts), the events, a webhook delivery for each recipient with a webhook_url,
+     * and a NOTIFY carrying the block's first cursor, which PostgreSQL sends only if the transaction commits.
+     * Ids are the cursor in hex plus a random salt per emit: unique, and cheap to compute here and in memory.
+     */
+    const insertBlock = (
+      rows: {
+        readonly recipients: ReadonlyArray<string>
+        readonly types: ReadonlyArray<string> | string
+        readonly datas: ReadonlyArray<string> | string
+      },
+      salt: string,
+      now: Date
+    ) => {
+      const n = rows.recipients.length
+      const input = typeof rows.types === "string" && typeof rows.datas === "string"
+        ? sql`SELECT lo + x.n - 1 AS c, x.r, ${rows.types}::text AS t, ${rows.datas}::text AS d
+            FROM block, unnest(${rows.recipients as Array<string>}::uuid[]) WITH ORDINALITY AS x(r, n)`
+        : sql`SELECT lo + x.n - 1 AS c, x.r, x.t, x.d
+            FROM block, unnest(${rows.recipients as Array<string>}::uuid[], ${rows.types as Array<string>}::text[],
+              ${rows.datas as Array<string>}::text[]) WITH ORDINALITY AS x(r, t, d, n)`
+      return sql<{ readonly lo: string; readonly created_at: Date | string }>`
+        WITH block AS (SELECT nextval('events_cursor_seq') AS lo),
+        reserved AS (SELECT setval('events_cursor_seq', lo + ${n}::bigint - 1) AS hi FROM block),
+        input AS (${input}),
+        inserted AS (
+          INSERT INTO events (cursor, id, recipient_id, type, data)
+          SELECT c, 'evt_' || lpad(to_hex(c), 16, '0') || ${salt}, r, t, d::jsonb FROM input
+        ), hooked AS (
+          INSERT INTO webhook_deliveries (event_cursor, user_id, next_attempt_at)
+          SELECT i.c, i.r, ${now.toISOString()}::timestamptz FROM input i JOIN users u ON u.id = i.r
+          -- a one-time check first: with no webhook anywhere the join is not run at all
+          WHERE u.webhook_url IS NOT NULL AND EXISTS (SELECT 1 FROM users w WHERE w.webhook_url IS NOT NULL)
+          RETURNING 1
+        )
+        SELECT lo::text AS lo, now() AS created_at, pg_notify(${EventsChannel}, lo::text), (SELECT hi FROM reserved),
+          -- the webhook worker is woken only when this emit gave it something to do
+          (SELECT count(*) FROM (SELECT pg_notify(${WebhooksChannel}, 'due') FROM (SELECT 1 FROM hooked LIMIT 1) h) w)
+        FROM block`.pipe(
+        Effect.map((r) => ({
+          lo: Number(r[0]!.lo),
+          createdAt: (r[0]!.created_at instanceof Date ? r[0]!.created_at : new Date(r[0]!.created_at)).toISOString()
+        }))
+      )
+    }
+
+    /** Every recipient's events after `cursor`, in order: what the dispatcher fans out. */
+    const after = (cursor: number, limit: number) =>
+      Effect.map(
+        sql<RawEventRow>`SELECT ${columns} FROM events WHERE cursor > ${cursor} ORDER BY cursor LIMIT ${limit}`,
+        (rows): Array<EventRow> => rows.map(fromRaw)
+      )
+
+    /** One recipient's events after `cursor`: replay on a socket, and polling. */
+    const forRecipient = (recipientId: string, cursor: number, limit: number) =>
+      Effect.map(
+        sql<RawEventRow>`SELECT ${columns} FROM events
+          WHERE recipient_id = ${recipientId} AND cursor > ${cursor} ORDER BY cursor LIMIT ${limit}`,
+        (rows): Array<EventRow> => rows.map(fromRaw)
+      )
+
+    const head = Effect.map(
+      sql<{ readonly head: string | null }>`SELECT max(cursor)::text AS head FROM events`,
+      (rows) => Number(rows[0]?.head ?? 0)
+    )
+
+    /** Deletes a batch of events older than the retention window (database time); the count deleted. */
+    const prune = (days: number, batch: number) =>
+      Effect.map(
+        sql<{ readonly n: number }>`WITH gone AS (
+          DELETE FROM events WHERE cursor IN (
+            SELECT cursor FROM events WHERE created_at < now() - make_interval(days => ${days}) LIMIT ${batch})
+          RETURNING 1)
+          SELECT count(*)::int AS n FROM gone`,
+        (rows) => rows[0]?.n ?? 0
+      )
+
+    const notify = (channel: string, payload: string) => sql`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
+
+    return { lockOrder, insertBlock, after, forRecipient, head, prune, notify } as const
+  })
+}) {}

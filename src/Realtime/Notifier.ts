@@ -1,0 +1,63 @@
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Config, Duration, Effect, Option, Queue, Schedule, type Scope, Stream } from "effect"
+import { Pglite } from "../Database/PgliteClient.js"
+import { EventsChannel, WebhooksChannel } from "./EventsRepo.js"
+
+export type Channel = typeof EventsChannel | typeof WebhooksChannel
+
+/**
+ * Commit notices: wake-ups for the dispatcher (events) and the webhook worker (deliveries). LISTEN on a real
+ * server, plus a slow poll since a LISTEN connection can drop unnoticed; PGlite's own `listen` when embedded,
+ * which delivers only committed NOTIFYs. Signals coalesce: a reader wakes, then reads everything new.
+ */
+export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
+  scoped: Effect.gen(function*() {
+    // one sliding queue of one per reader: a busy reader still finds a signal waiting, never a backlog
+    const readers = { [EventsChannel]: new Set<Queue.Queue<void>>(), [WebhooksChannel]: new Set<Queue.Queue<void>>() }
+    const listeners = new Set<(payload: string) => void>()
+    const wake = (channel: Channel) => {
+      for (const q of readers[channel]) q.unsafeOffer(undefined)
+    }
+    const notified = (channel: Channel) => (payload: string) => {
+      if (channel === EventsChannel) for (const f of listeners) f(payload)
+      wake(channel)
+    }
+    const channels: ReadonlyArray<Channel> = [EventsChannel, WebhooksChannel]
+
+    const embedded = yield* Effect.serviceOption(Pglite)
+    if (Option.isSome(embedded)) {
+      const { db, lock } = embedded.value
+      for (const channel of channels) {
+        // under the statement lock: LISTEN inside another fiber's open transaction would vanish with its rollback
+        const unlisten = yield* Effect.scoped(
+          Effect.zipRight(lock.scoped, Effect.promise(() => db.listen(channel, notified(channel))))
+        )
+        yield* Effect.addFinalizer(() => Effect.scoped(Effect.zipRight(lock.scoped, Effect.promise(() => unlisten()))))
+      }
+    } else {
+      const pg = yield* Effect.serviceOption(PgClient.PgClient)
+      for (const channel of Option.isSome(pg) ? channels : []) {
+        yield* pg.pipe(Option.getOrThrow).listen(channel).pipe(
+          Stream.runForEach((payload) => Effect.sync(() => notified(channel)(payload))),
+          Effect.tapErrorCause((cause) => Effect.logWarning("LISTEN failed; retrying", cause)),
+          Effect.retry(Schedule.spaced("1 second")),
+          Effect.forkScoped
+        )
+      }
+      const every = yield* Config.duration("EVENT_POLL_INTERVAL").pipe(Config.withDefault(Duration.seconds(2)))
+      yield* Effect.sync(() => channels.forEach(wake)).pipe(Effect.delay(every), Effect.forever, Effect.forkScoped)
+    }
+
+    return {
+      /** A fresh subscription to one channel; take from it to wait for the next commit notice. */
+      subscribe: (channel: Channel) =>
+        Effect.acquireRelease(
+          Effect.tap(Queue.sliding<void>(1), (q) => Effect.sync(() => readers[channel].add(q))),
+          (q) => Effect.sync(() => readers[channel].delete(q))
+        ) as Effect.Effect<Queue.Dequeue<void>, never, Scope.Scope>,
+      /** Each events payload (a committed block's first cursor), synchronously, before readers are woken. */
+      onPayload: (f: (payload: string) => void) =>
+        Effect.acquireRelease(Effect.sync(() => listeners.add(f)), () => Effect.sync(() => listeners.delete(f)))
+    } as const
+  })
+}) {}

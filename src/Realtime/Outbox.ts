@@ -1,0 +1,74 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import { Pglite } from "../Database/PgliteClient.js"
+import { Blocks } from "./Blocks.js"
+import { EventsRepo } from "./EventsRepo.js"
+
+export interface OutboxEvent {
+  readonly recipients: ReadonlyArray<string>
+  readonly type: string
+  readonly data: unknown
+}
+
+/**
+ * The transactional outbox. `emit` stores one event per recipient in the caller's transaction (call it from the
+ * fiber that opened the transaction): the change and its events commit together or not at all.
+ *
+ * Cursor order = commit order. On a real server two transactions could take cursors 10 and 11 and commit 11
+ * first; a reader that already moved past 11 would never see 10. So each emit first takes one transaction-level
+ * advisory lock, held to commit: cursors are handed out in the order transactions commit, and a reader can
+ * simply ask for `cursor > last` without a watermark. It also makes each emit's block of cursors contiguous. The
+ * price is that emitting transactions serialize from their first emit to commit, so emit last in a transaction.
+ * PGlite is one session whose transactions already run one at a time, so it skips the lock.
+ */
+export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* EventsRepo
+    const blocks = yield* Blocks
+    const embedded = Option.isSome(yield* Effect.serviceOption(Pglite))
+
+    const write = (rows: {
+      readonly recipients: ReadonlyArray<string>
+      readonly types: ReadonlyArray<string> | string
+      readonly datas: ReadonlyArray<string> | string
+    }) =>
+      Effect.gen(function*() {
+        if (rows.recipients.length === 0) return
+        const now = yield* Clock.currentTimeMillis
+        const salt = randomBytes(8).toString("hex")
+        const insert = Effect.zipRight(
+          embedded ? Effect.void : repo.lockOrder,
+          Effect.tap(repo.insertBlock(rows, salt, new Date(now)), ({ createdAt, lo }) =>
+            Effect.sync(() => blocks.add({ ...rows, lo, hi: lo + rows.recipients.length - 1, salt, createdAt })))
+        )
+        // outside a transaction it still gets one, or the lock would be released before the insert
+        const inTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
+        yield* (inTransaction ? insert : sql.withTransaction(insert)).pipe(Effect.orDie)
+      })
+
+    const emit = Effect.fn("Outbox.emit")((recipientIds: ReadonlyArray<string>, type: string, data: unknown) =>
+      write({ recipients: [...new Set(recipientIds)], types: type, datas: JSON.stringify(data ?? {}) })
+    )
+
+    /** Several events, each with its own recipients, type and data, in one statement; same rules as `emit`. */
+    const emitMany = Effect.fn("Outbox.emitMany")((events: ReadonlyArray<OutboxEvent>) => {
+      const recipients: Array<string> = []
+      const types: Array<string> = []
+      const datas: Array<string> = []
+      for (const e of events) {
+        const data = JSON.stringify(e.data ?? {})
+        for (const r of new Set(e.recipients)) {
+          recipients.push(r)
+          types.push(e.type)
+          datas.push(data)
+        }
+      }
+      return write({ recipients, types, datas })
+    })
+
+    return { emit, emitMany } as const
+  }),
+  dependencies: [EventsRepo.Default, Blocks.Default]
+}) {}

@@ -1,0 +1,50 @@
+import type { Auth } from "@shoal/domain"
+import { Effect } from "effect"
+import { hashKey } from "../Accounts/Keys.js"
+import { presentedKey } from "../Auth.js"
+import { RateLimiter } from "../Auth/RateLimiter.js"
+import * as Batcher from "./Batcher.js"
+import { KeysRepo } from "./KeysRepo.js"
+
+export type SocketAuthResult =
+  | { readonly _tag: "Ok"; readonly principal: Auth.Principal }
+  | { readonly _tag: "Unauthorized"; readonly message: string }
+  | { readonly _tag: "RateLimited"; readonly retryAfter: number }
+
+/**
+ * The API's key check (same rate-limit bucket) for the socket, which lives outside HttpApi. Lookups are batched
+ * rather than cached: after a deploy thousands of clients reconnect at once, and each socket authenticates once.
+ */
+export class SocketAuth extends Effect.Service<SocketAuth>()("Realtime/SocketAuth", {
+  scoped: Effect.gen(function*() {
+    const repo = yield* KeysRepo
+    const limiter = yield* RateLimiter
+
+    const lookup = yield* Batcher.make((hashes: ReadonlyArray<string>) =>
+      Effect.map(Effect.orDie(repo.principals(hashes)), (found) => hashes.map((h) => found.get(h)))
+    )
+
+    const check = (key: string): Effect.Effect<SocketAuthResult> =>
+      Effect.gen(function*() {
+        const principal = yield* lookup(hashKey(key))
+        if (principal === undefined) return { _tag: "Unauthorized", message: "the API key is unknown or revoked" }
+        const decision = yield* limiter.take(principal.keyHash)
+        return decision.allowed
+          ? { _tag: "Ok", principal }
+          : { _tag: "RateLimited", retryAfter: decision.retryAfter }
+      })
+
+    const fromHeaders = (headers: Readonly<Record<string, string | undefined>>) => {
+      const key = presentedKey(headers)
+      return key === undefined
+        ? Effect.succeed<SocketAuthResult>({
+          _tag: "Unauthorized",
+          message: "an API key is required: Authorization: Bearer <key> or X-API-Key"
+        })
+        : check(key)
+    }
+
+    return { check, fromHeaders } as const
+  }),
+  dependencies: [KeysRepo.Default, RateLimiter.Default]
+}) {}

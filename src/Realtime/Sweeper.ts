@@ -1,0 +1,32 @@
+import { Config, Effect, Layer, Schedule } from "effect"
+import { EventsRepo } from "./EventsRepo.js"
+
+const BATCH = 5_000
+
+/**
+ * Event retention: events older than EVENT_RETENTION_DAYS (default 30; database time) are deleted in small batches,
+ * so the embedded database's single session is never held for long. Their webhook deliveries go with them.
+ */
+export const SweeperLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const repo = yield* EventsRepo
+    const days = yield* Config.integer("EVENT_RETENTION_DAYS").pipe(Config.withDefault(30))
+    const every = yield* Config.duration("EVENT_SWEEP_INTERVAL").pipe(Config.withDefault("1 hour"))
+
+    const sweep = Effect.gen(function*() {
+      let total = 0
+      while (true) {
+        const n = yield* repo.prune(days, BATCH)
+        total += n
+        if (n < BATCH) break
+      }
+      if (total > 0) yield* Effect.logInfo(`pruned ${total} events older than ${days} days`)
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("event retention sweep failed", cause)))
+
+    yield* sweep.pipe(
+      Effect.delay("1 minute"),
+      Effect.repeat(Schedule.spaced(every)),
+      Effect.forkScoped
+    )
+  })
+).pipe(Layer.provide(EventsRepo.Default))

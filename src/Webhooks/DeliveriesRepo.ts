@@ -1,0 +1,140 @@
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { fromRaw, type RawEventRow } from "../Realtime/EventRow.js"
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+export interface Claimed {
+  readonly id: string
+  readonly userId: string
+  readonly attemptCount: number
+  readonly webhookUrl: string | null
+  readonly event: ReturnType<typeof fromRaw>
+}
+
+const AttemptRow = Schema.Struct({
+  attempt: Schema.Number,
+  attempted_at: Schema.String,
+  url: Schema.NullOr(Schema.String),
+  status_code: Schema.NullOr(Schema.Number),
+  error: Schema.NullOr(Schema.String),
+  duration_ms: Schema.Number
+})
+
+export const DeliveryRow = Schema.Struct({
+  id: Schema.String,
+  event_cursor: Schema.NumberFromString,
+  event_id: Schema.String,
+  event_type: Schema.String,
+  state: Schema.Literal("pending", "succeeded", "failed"),
+  attempt_count: Schema.Number,
+  next_attempt_at: Schema.DateFromSelf,
+  created_at: Schema.DateFromSelf,
+  attempts: Schema.Array(AttemptRow)
+})
+export type DeliveryRow = typeof DeliveryRow.Type
+
+/** Webhook deliveries and their attempt log. Times are the application Clock's, passed in. */
+export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/DeliveriesRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /**
+     * Due deliveries, leased to this worker until `leaseUntil`; SKIP LOCKED lets several nodes share the work.
+     * Rows due before `horizon` are left alone: their events are past retention (or were written by a clock that
+     * is not ours, as with tests sharing one server).
+     */
+    const claim = (now: number, horizon: number, leaseUntil: number, limit: number) =>
+      sql<RawEventRow & { readonly delivery_id: string; readonly user_id: string; readonly attempt_count: number; readonly webhook_url: string | null }>`
+        WITH due AS (
+          SELECT id FROM webhook_deliveries
+          WHERE state = 'pending' AND next_attempt_at <= ${iso(now)}::timestamptz
+            AND next_attempt_at > ${iso(horizon)}::timestamptz
+            AND (locked_until IS NULL OR locked_until <= ${iso(now)}::timestamptz)
+          ORDER BY next_attempt_at LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE webhook_deliveries d SET locked_until = ${iso(leaseUntil)}::timestamptz
+        FROM due, events e, users u
+        WHERE d.id = due.id AND e.cursor = d.event_cursor AND u.id = d.user_id
+        RETURNING d.id AS delivery_id, d.user_id, d.attempt_count, u.webhook_url,
+          e.cursor, e.id, e.recipient_id, e.type, e.created_at, e.data::text AS data`.pipe(
+        Effect.map((rows) =>
+          rows.map((r): Claimed => ({
+            id: r.delivery_id,
+            userId: r.user_id,
+            attemptCount: r.attempt_count,
+            webhookUrl: r.webhook_url,
+            event: fromRaw(r)
+          }))
+        )
+      )
+
+    /** When the next pending delivery after `horizon` falls due (leases included), or null. */
+    const nextDue = (horizon: number) => Effect.map(
+      sql<{ readonly at: Date | null }>`SELECT min(greatest(next_attempt_at, coalesce(locked_until, next_attempt_at))) AS at
+        FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at > ${iso(horizon)}::timestamptz`,
+      (rows) => rows[0]?.at ? new Date(rows[0].at).getTime() : null
+    )
+
+    const record = (input: {
+      readonly id: string
+      readonly attempt: number
+      readonly at: number
+      readonly url: string | null
+      readonly status: number | null
+      readonly error: string | null
+      readonly durationMs: number
+      readonly state: "pending" | "succeeded" | "failed"
+      readonly nextAt: number | null
+    }) =>
+      Effect.zipRight(
+        sql`INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, url, status_code, error, duration_ms)
+          VALUES (${input.id}, ${input.attempt}, ${iso(input.at)}::timestamptz, ${input.url}, ${input.status},
+            ${input.error === null ? null : input.error.slice(0, 500)}, ${input.durationMs})
+          ON CONFLICT (delivery_id, attempt) DO NOTHING`,
+        sql`UPDATE webhook_deliveries SET attempt_count = ${input.attempt}, state = ${input.state},
+            next_attempt_at = coalesce(${input.nextAt === null ? null : iso(input.nextAt)}::timestamptz, next_attempt_at),
+            locked_until = NULL
+          WHERE id = ${input.id}`
+      )
+
+    const select = (where: Statement.Fragment, limit: number) =>
+      sql`SELECT d.id, d.event_cursor::text AS event_cursor, e.id AS event_id, e.type AS event_type, d.state,
+          d.attempt_count, d.next_attempt_at, d.created_at,
+          coalesce((SELECT json_agg(json_build_object('attempt', a.attempt, 'attempted_at', a.attempted_at,
+              'url', a.url, 'status_code', a.status_code, 'error', a.error, 'duration_ms', a.duration_ms)
+              ORDER BY a.attempt)
+            FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts
+        FROM webhook_deliveries d JOIN events e ON e.cursor = d.event_cursor
+        WHERE ${where}
+        ORDER BY d.created_at DESC, d.event_cursor DESC LIMIT ${limit}`
+
+    const list = SqlSchema.findAll({
+      Request: Schema.Struct({
+        userId: Schema.String,
+        state: Schema.optional(Schema.String),
+        limit: Schema.Number
+      }),
+      Result: DeliveryRow,
+      execute: ({ limit, state, userId }) =>
+        select(state === undefined ? sql`d.user_id = ${userId}` : sql`d.user_id = ${userId} AND d.state = ${state}`, limit)
+    })
+
+    const find = SqlSchema.findOne({
+      Request: Schema.Struct({ userId: Schema.String, id: Schema.String }),
+      Result: DeliveryRow,
+      execute: ({ id, userId }) => select(sql`d.user_id = ${userId} AND d.id = ${id}`, 1)
+    })
+
+    /** Due now again, whatever its state; false when it is not the caller's. */
+    const reschedule = (userId: string, id: string, now: number) =>
+      Effect.map(
+        sql`UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${iso(now)}::timestamptz, locked_until = NULL
+          WHERE id = ${id} AND user_id = ${userId} RETURNING id`,
+        (rows) => rows.length > 0
+      )
+
+    return { claim, nextDue, record, list, find, reschedule } as const
+  })
+}) {}

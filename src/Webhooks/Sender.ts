@@ -1,0 +1,74 @@
+import { Duration, Effect } from "effect"
+import * as Dns from "node:dns"
+import * as Http from "node:http"
+import * as Https from "node:https"
+import type { LookupFunction } from "node:net"
+import { isBlockedAddress } from "./UrlGuard.js"
+
+export interface Outcome {
+  readonly status: number | null
+  readonly error: string | null
+}
+
+// resolved at connect time and checked again, so a DNS answer that changed since UrlGuard looked (rebinding)
+// cannot point the request at a private address
+const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  Dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return (callback as (e: Error) => void)(err)
+    const bad = addresses.find((a) => isBlockedAddress(a.address))
+    if (bad !== undefined || addresses.length === 0) {
+      return (callback as (e: Error) => void)(new Error(`${hostname} resolves to a private or reserved address`))
+    }
+    if (options.all) return (callback as (e: null, a: Array<Dns.LookupAddress>) => void)(null, addresses)
+    ;(callback as (e: null, a: string, f: number) => void)(null, addresses[0]!.address, addresses[0]!.family)
+  })
+}
+
+/**
+ * One webhook POST: redirects are not followed (a 3xx is a failed attempt), the response body is not read,
+ * and the whole exchange is bounded by `timeout` on the Effect Clock.
+ */
+export const post = (
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: { readonly allowPrivate: boolean; readonly timeout: Duration.DurationInput }
+): Effect.Effect<Outcome> =>
+  Effect.async<Outcome>((resume) => {
+    let done = false
+    const finish = (o: Outcome) => {
+      if (done) return
+      done = true
+      resume(Effect.succeed(o))
+    }
+    let target: URL
+    try {
+      target = new URL(url)
+    } catch {
+      return finish({ status: null, error: "not a valid URL" })
+    }
+    const client = target.protocol === "https:" ? Https : Http
+    const req = client.request(target, {
+      method: "POST",
+      agent: false,
+      headers: {
+        ...headers,
+        "content-type": "application/json",
+        "content-length": String(Buffer.byteLength(body)),
+        "user-agent": "Shoal-Webhooks/1"
+      },
+      ...(options.allowPrivate ? {} : { lookup: guardedLookup })
+    }, (res) => {
+      finish({ status: res.statusCode ?? null, error: null })
+      res.destroy()
+    })
+    req.on("error", (e) => finish({ status: null, error: e.message }))
+    req.end(body)
+    return Effect.sync(() => req.destroy())
+  }).pipe(
+    Effect.timeoutTo({
+      duration: options.timeout,
+      onTimeout: (): Outcome => ({ status: null, error: `no response within ${Duration.format(options.timeout)}` }),
+      onSuccess: (o) => o
+    })
+  )

@@ -1,0 +1,113 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Config, Duration, Effect, Layer, Queue } from "effect"
+import { envelopeJson } from "../Realtime/EventRow.js"
+import { WebhooksChannel } from "../Realtime/EventsRepo.js"
+import { Notifier } from "../Realtime/Notifier.js"
+import { type Claimed, DeliveriesRepo } from "./DeliveriesRepo.js"
+import { WebhookSecrets } from "./Secrets.js"
+import { type Outcome, post } from "./Sender.js"
+import { sign } from "./Signing.js"
+import { UrlGuard } from "./UrlGuard.js"
+
+/** After the first attempt fails: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is failed. */
+export const RETRY_DELAYS: ReadonlyArray<number> = [
+  Duration.seconds(5),
+  Duration.minutes(5),
+  Duration.minutes(30),
+  Duration.hours(2),
+  Duration.hours(5),
+  Duration.hours(10),
+  Duration.hours(10)
+].map(Duration.toMillis)
+
+// longer than the 10 s request timeout: a lease outlives its attempt unless the node died during it
+const LEASE_MS = 60_000
+const BATCH = 32
+// new rows arrive with a NOTIFY (and the Notifier polls on a real server): the cap is only a safety net
+const IDLE_MAX_MS = 5 * 60_000
+
+// an absolute deadline, measured again just before sleeping: the clock may have moved during the queries above
+const sleepUntil = (at: number) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sleep(Math.max(0, at - now)))
+
+/**
+ * Delivers webhooks from the stored schedule: claims due rows, POSTs them signed, logs every attempt and sets the
+ * next one. State lives in the table, so a restart (or another node) picks up where this one stopped.
+ */
+export const WebhookWorkerLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    // a node may serve sockets and the API only; another node (or a later start) delivers
+    if (!(yield* Config.boolean("WEBHOOK_WORKER").pipe(Config.withDefault(true)))) return
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* DeliveriesRepo
+    const secrets = yield* WebhookSecrets
+    const guard = yield* UrlGuard
+    const notifier = yield* Notifier
+    const signals = yield* notifier.subscribe(WebhooksChannel)
+    const timeout = yield* Config.duration("WEBHOOK_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
+    const concurrency = yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(8))
+    const retention = Duration.toMillis(Duration.days(
+      yield* Config.integer("EVENT_RETENTION_DAYS").pipe(Config.withDefault(30))
+    ))
+
+    const send = (d: Claimed, url: string, at: number) =>
+      Effect.gen(function*() {
+        const verdict = yield* guard.check(url)
+        if (!verdict.ok) return { status: null, error: `refused: ${verdict.reason}` } satisfies Outcome
+        const secret = yield* secrets.current(d.userId)
+        const body = envelopeJson(d.event)
+        const timestamp = Math.floor(at / 1000)
+        return yield* post(url, {
+          "x-service-event": d.event.type,
+          "webhook-id": d.event.id,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": sign(secret, d.event.id, timestamp, body)
+        }, body, { allowPrivate: guard.allowPrivate, timeout })
+      })
+
+    const attempt = (d: Claimed) =>
+      Effect.gen(function*() {
+        const attempt = d.attemptCount + 1
+        const at = yield* Clock.currentTimeMillis
+        const outcome: Outcome = d.webhookUrl === null
+          ? { status: null, error: "the account has no webhook_url any more" }
+          : yield* send(d, d.webhookUrl, at)
+        const end = yield* Clock.currentTimeMillis
+        const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300
+        const delay = d.webhookUrl === null ? undefined : RETRY_DELAYS[attempt - 1]
+        yield* repo.record({
+          id: d.id,
+          attempt,
+          at,
+          url: d.webhookUrl,
+          status: outcome.status,
+          error: outcome.error ?? (ok ? null : `HTTP ${outcome.status}`),
+          durationMs: Math.max(0, end - at),
+          state: ok ? "succeeded" : delay === undefined ? "failed" : "pending",
+          nextAt: ok || delay === undefined ? null : end + delay
+        }).pipe(sql.withTransaction)
+      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${d.id} failed to run`, cause)))
+
+    const round = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const claimed = yield* repo.claim(now, now - retention, now + LEASE_MS, BATCH)
+      if (claimed.length > 0) {
+        return yield* Effect.forEach(claimed, attempt, { concurrency, discard: true })
+      }
+      const due = yield* repo.nextDue(now - retention)
+      // a row due now but claimed by nobody (another node's open transaction): look again shortly, not in a spin
+      const wake = now + (due === null ? IDLE_MAX_MS : Math.min(IDLE_MAX_MS, Math.max(250, due - now)))
+      yield* Effect.raceFirst(Queue.take(signals), sleepUntil(wake))
+    }).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.zipRight(
+          Effect.logWarning("webhook worker round failed", cause),
+          Effect.raceFirst(Queue.take(signals), Effect.sleep(Duration.seconds(5)))
+        )
+      )
+    )
+
+    yield* round.pipe(Effect.forever, Effect.forkScoped)
+  })
+).pipe(
+  Layer.provide([DeliveriesRepo.Default, WebhookSecrets.Default, UrlGuard.Default, Notifier.Default])
+)

@@ -1,0 +1,112 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { Webhook } from "standardwebhooks"
+import { expectError, rawRequest } from "../support/Raw.js"
+import { emit, RealtimeApp, receiver, waitFor, waitForEffect } from "../support/Realtime.js"
+import { createAgent, signUp } from "../support/TestApp.js"
+
+const deliveries = (key: string) =>
+  Effect.map(rawRequest("GET", "/api/agent/webhooks/deliveries", { key }), (r) => r.body.deliveries as Array<any>)
+
+layer(RealtimeApp({ WEBHOOK_ALLOW_PRIVATE: "true" }), { excludeTestServices: true })("webhooks", (it) => {
+  it.scoped("a webhook is signed so that an independent Standard Webhooks check verifies it", () =>
+    Effect.gen(function*() {
+      const hook = yield* receiver()
+      const human = yield* signUp()
+      const agent = yield* createAgent(human.api_key)
+      // empty body, no content type: accepted
+      const rotated = yield* rawRequest("POST", "/api/account/webhook-secret", { key: agent.api_key })
+      expect(rotated.status).toBe(200)
+      expect(rotated.body.status).toBe("success")
+      expect(rotated.body.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/)
+      yield* rawRequest("PATCH", "/api/agent/profile", {
+        key: agent.api_key,
+        body: JSON.stringify({ webhook_url: hook.url })
+      })
+      yield* emit([agent.agent.id], "test.signed", { hello: "world", n: 1 })
+
+      const req = yield* waitFor("the signed webhook", () =>
+        hook.requests.find((r) => r.headers["x-service-event"] === "test.signed"))
+      const payload = new Webhook(rotated.body.secret).verify(req.body, {
+        "webhook-id": String(req.headers["webhook-id"]),
+        "webhook-timestamp": String(req.headers["webhook-timestamp"]),
+        "webhook-signature": String(req.headers["webhook-signature"])
+      }) as any
+      expect(payload).toMatchObject({ type: "test.signed", data: { hello: "world", n: 1 } })
+      expect(payload.id).toBe(req.headers["webhook-id"])
+      expect(payload.id).toMatch(/^evt_/)
+      expect(req.headers["content-type"]).toBe("application/json")
+      // a tampered body or another secret does not verify
+      expect(() =>
+        new Webhook(rotated.body.secret).verify(req.body.replace("world", "w0rld"), req.headers as any)
+      ).toThrow()
+      const other = (yield* rawRequest("POST", "/api/account/webhook-secret", { key: agent.api_key, body: "{}" }))
+        .body.secret
+      expect(other).not.toBe(rotated.body.secret)
+      expect(() => new Webhook(other).verify(req.body, req.headers as any)).toThrow()
+
+      // the PATCH that set the URL emitted profile.updated: delivered too, in the same log
+      const log = yield* waitForEffect(
+        "both deliveries succeeded",
+        Effect.map(
+          deliveries(agent.api_key),
+          (ds) => ds.length === 2 && ds.every((d) => d.state === "succeeded") ? ds : undefined
+        )
+      )
+      expect(log.map((d) => d.event_type)).toEqual(["test.signed", "profile.updated"])
+      expect(log[0].attempts).toHaveLength(1)
+      expect(log[0].attempts[0]).toMatchObject({ attempt: 1, status_code: 200, error: null, url: hook.url })
+      expect(log[0].next_attempt_at).toBeNull()
+    }))
+
+  it.scoped("manual redelivery sends it again and logs the attempt; other accounts' deliveries are 404", () =>
+    Effect.gen(function*() {
+      const hook = yield* receiver()
+      const human = yield* signUp()
+      const agent = yield* createAgent(human.api_key)
+      yield* rawRequest("PATCH", "/api/agent/profile", {
+        key: agent.api_key,
+        body: JSON.stringify({ webhook_url: hook.url })
+      })
+      yield* emit([agent.agent.id], "test.again")
+      const [first] = yield* waitForEffect(
+        "delivery",
+        Effect.map(deliveries(agent.api_key), (ds) => {
+          const d = ds.filter((x) => x.event_type === "test.again" && x.state === "succeeded")
+          return d.length === 1 ? d : undefined
+        })
+      )
+      const retried = yield* rawRequest("POST", `/api/agent/webhooks/deliveries/${first.id}/retry`, {
+        key: agent.api_key
+      })
+      expect(retried.status).toBe(200)
+      expect(retried.body.delivery.id).toBe(first.id)
+      yield* waitFor("the redelivery", () => {
+        const got = hook.requests.filter((r) => r.headers["x-service-event"] === "test.again")
+        return got.length === 2 ? got : undefined
+      })
+      const after = yield* waitForEffect(
+        "two attempts logged",
+        Effect.map(deliveries(agent.api_key), (ds) => {
+          const d = ds.find((x) => x.id === first.id)
+          return d?.attempts.length === 2 && d.state === "succeeded" ? d : undefined
+        })
+      )
+      expect(after.attempts.map((a: any) => a.attempt)).toEqual([1, 2])
+
+      const stranger = yield* signUp()
+      expectError(
+        yield* rawRequest("POST", `/api/agent/webhooks/deliveries/${first.id}/retry`, { key: stranger.api_key }),
+        404,
+        "not_found"
+      )
+      expectError(
+        yield* rawRequest("POST", "/api/agent/webhooks/deliveries/not-a-uuid/retry", { key: agent.api_key }),
+        404,
+        "not_found"
+      )
+      expect(yield* deliveries(stranger.api_key)).toEqual([])
+      expectError(yield* rawRequest("GET", "/api/agent/webhooks/deliveries"), 401, "unauthorized")
+      expectError(yield* rawRequest("POST", "/api/account/webhook-secret"), 401, "unauthorized")
+    }))
+})
