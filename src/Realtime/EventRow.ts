@@ -27,9 +27,20 @@ export const fromRaw = (r: RawEventRow): EventRow => ({
   data: r.data
 })
 
-/** The CONTRACT envelope as JSON text. */
+// a fan-out writes the same few types thousands of times in a row
+const typeJson = new Map<string, string>()
+const quotedType = (type: string) => {
+  let q = typeJson.get(type)
+  if (q === undefined) {
+    if (typeJson.size > 1_000) typeJson.clear()
+    typeJson.set(type, q = JSON.stringify(type))
+  }
+  return q
+}
+
+/** The CONTRACT envelope as JSON text (ids are `evt_` + hex and timestamps ISO: nothing to escape). */
 export const envelopeJson = (e: EventRow) =>
-  `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"created_at":"${e.createdAt}","data":${e.data}}`
+  `{"id":"${e.id}","type":${quotedType(e.type)},"created_at":"${e.createdAt}","data":${e.data}}`
 
 export const eventFrame = (e: EventRow) => `{"type":"event","cursor":${e.cursor},"event":${envelopeJson(e)}}`
 

@@ -33,9 +33,11 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     ) => {
       const n = rows.recipients.length
       const input = typeof rows.types === "string" && typeof rows.datas === "string"
-        ? sql`SELECT lo + x.n - 1 AS c, x.r, ${rows.types}::text AS t, ${rows.datas}::text AS d
-            FROM block, unnest(${rows.recipients as Array<string>}::uuid[]) WITH ORDINALITY AS x(r, n)`
-        : sql`SELECT lo + x.n - 1 AS c, x.r, x.t, x.d
+        // one shared payload: parsed once, not once per recipient
+        ? sql`SELECT lo + x.n - 1 AS c, x.r, k.t, k.d
+            FROM block, (SELECT ${rows.types}::text AS t, ${rows.datas}::jsonb AS d) k,
+              unnest(${rows.recipients as Array<string>}::uuid[]) WITH ORDINALITY AS x(r, n)`
+        : sql`SELECT lo + x.n - 1 AS c, x.r, x.t, x.d::jsonb AS d
             FROM block, unnest(${rows.recipients as Array<string>}::uuid[], ${rows.types as Array<string>}::text[],
               ${rows.datas as Array<string>}::text[]) WITH ORDINALITY AS x(r, t, d, n)`
       return sql<{ readonly lo: string; readonly created_at: Date | string }>`
@@ -44,7 +46,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         input AS (${input}),
         inserted AS (
           INSERT INTO events (cursor, id, recipient_id, type, data)
-          SELECT c, 'evt_' || lpad(to_hex(c), 16, '0') || ${salt}, r, t, d::jsonb FROM input
+          SELECT c, 'evt_' || lpad(to_hex(c), 16, '0') || ${salt}, r, t, d FROM input
         ), hooked AS (
           INSERT INTO webhook_deliveries (event_cursor, user_id, next_attempt_at)
           SELECT i.c, i.r, ${now.toISOString()}::timestamptz FROM input i JOIN users u ON u.id = i.r

@@ -51,25 +51,24 @@ export const make = (
       const socket = yield* Socket.makeWebSocket(socketUrl(options.baseUrl, last))
       const write = yield* socket.writer
       let wasReady = false
-      let heardAt = yield* Clock.currentTimeMillis
+      const clock = yield* Effect.clock
+      let heardAt = clock.unsafeCurrentTimeMillis()
 
-      const onFrame = (data: string | Uint8Array) => {
+      // synchronous, so frames reach the mailbox in the order they arrived
+      const onFrame = (data: string | Uint8Array): Effect.Effect<void> | void => {
+        heardAt = clock.unsafeCurrentTimeMillis()
         const frame = decodeFrame(typeof data === "string" ? data : new TextDecoder().decode(data))
-        return Effect.flatMap(Clock.currentTimeMillis, (t) => {
-          heardAt = t
-          if (frame._tag === "None") return Effect.void
-          const f = frame.value
-          if (f.type === "ready") {
-            wasReady = true
-            if (last === undefined) last = f.cursor
-          } else if (f.type === "event" && (last === undefined || f.cursor > last)) {
-            last = f.cursor
-            mailbox.unsafeOffer(f)
-          } else if (f.type === "ping") {
-            return Effect.ignore(write(JSON.stringify({ type: "pong" })))
-          }
-          return Effect.void
-        })
+        if (frame._tag === "None") return
+        const f = frame.value
+        if (f.type === "ready") {
+          wasReady = true
+          if (last === undefined) last = f.cursor
+        } else if (f.type === "event" && (last === undefined || f.cursor > last)) {
+          last = f.cursor
+          mailbox.unsafeOffer(f)
+        } else if (f.type === "ping") {
+          return Effect.ignore(write(JSON.stringify({ type: "pong" })))
+        }
       }
 
       // keep-alive: a ping per interval; two silent intervals and the connection is given up
