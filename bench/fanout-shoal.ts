@@ -10,6 +10,7 @@ import { createServer } from "node:http"
 import { generateKey, hashKey } from "../src/Accounts/Keys.js"
 import * as Database from "../src/Database/Database.js"
 import { HttpAppLive } from "../src/Http.js"
+import { Pglite } from "../src/Database/PgliteClient.js"
 import { Outbox } from "../src/Realtime/Outbox.js"
 
 const BenchRoutes = HttpApiBuilder.Router.use((router) =>
@@ -38,11 +39,16 @@ const BenchRoutes = HttpApiBuilder.Router.use((router) =>
         return HttpServerResponse.unsafeJson({ status: "success", recipients: ids.length })
       }).pipe(Effect.orDie)
     )
+    const pglite = yield* Effect.serviceOption(Pglite)
     yield* router.get(
       "/bench/stats",
       Effect.sync(() => {
         ;(globalThis as { gc?: () => void }).gc?.()
-        return HttpServerResponse.unsafeJson(process.memoryUsage())
+        // the embedded database's WebAssembly memory (grown, never given back), to tell it apart from sockets
+        const wasm = pglite._tag === "Some"
+          ? ((pglite.value.db as unknown as { mod?: { HEAPU8?: Uint8Array } }).mod?.HEAPU8?.byteLength ?? 0)
+          : 0
+        return HttpServerResponse.unsafeJson({ ...process.memoryUsage(), wasm })
       })
     )
   })

@@ -79,9 +79,14 @@ const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(Fs.readFileSync(`/pr
 
 /** RSS and V8 heap after a full GC in the server. */
 const memory = async (base: string, pid: number) => {
-  const stats = (await (await fetch(`${base}/bench/stats`)).json()) as { heapUsed: number }
+  const stats = (await (await fetch(`${base}/bench/stats`)).json()) as {
+    heapUsed: number
+    heapTotal: number
+    external: number
+    wasm?: number
+  }
   await sleep(300)
-  return { rss: rssKb(pid) * 1024, heap: stats.heapUsed }
+  return { rss: rssKb(pid) * 1024, heap: stats.heapUsed, heapTotal: stats.heapTotal, external: stats.external, wasm: stats.wasm ?? 0 }
 }
 
 const percentile = (xs: Array<number>, p: number) => {
@@ -100,6 +105,11 @@ const fanout = async (options: {
   readonly keysFile?: string
   readonly waitPresence: boolean
 }) => {
+  // the trigger once before any socket is open: what the first write allocates (database pages, code) is not
+  // the sockets' memory; then a settled baseline
+  const warm = await fetch(`${options.base}${options.trigger}`, { method: "POST" })
+  if (!warm.ok) throw new Error(`${options.name} warm-up: ${warm.status} ${await warm.text()}`)
+  await sleep(3_000)
   const before = await memory(options.base, options.server.proc.pid!)
   const clients = spawnNode("bench/fanout-clients.ts", {
     BENCH_URL: `${options.base.replace("http", "ws")}/api/agent/ws`,
@@ -212,12 +222,16 @@ export const run = async (): Promise<void> => {
       return { rate, rest, push, failures, firstFailure, missing, sendSeconds, achieved: rest.length / drained }
     })
     const latencies = []
-    for (const run of latencyRuns) latencies.push(await run())
+    // BENCH_LATENCY=0: the fan-out and memory figures alone
+    if (process.env.BENCH_LATENCY !== "0") for (const run of latencyRuns) latencies.push(await run())
     const final = await memory(base, shoal.proc.pid!)
 
     const perConn = (m: typeof result) => ({
       rss: (m.after.rss - m.before.rss) / SOCKETS,
-      heap: (m.after.heap - m.before.heap) / SOCKETS
+      heap: (m.after.heap - m.before.heap) / SOCKETS,
+      heapTotal: (m.after.heapTotal - m.before.heapTotal) / SOCKETS,
+      external: (m.after.external - m.before.external) / SOCKETS,
+      wasm: (m.after.wasm - m.before.wasm) / SOCKETS
     })
     const lastMs = (m: typeof result) => percentile(m.rounds.map((r) => r.last), 50)
     const rawPer = perConn(baseline)
@@ -225,6 +239,9 @@ export const run = async (): Promise<void> => {
     console.log(`fanout bench: ${SOCKETS} authenticated sockets on one server process, 127.0.0.1, ${ROUNDS} rounds + 1 warm-up`)
     console.log(`  memory per connection    raw ws: RSS ${kb(rawPer.rss)} KB, heap ${kb(rawPer.heap)} KB` +
       `   Shoal: RSS ${kb(shoalPer.rss)} KB, heap ${kb(shoalPer.heap)} KB   (goal ≤ 15 KB)`)
+    console.log(`    of which: V8 heap committed raw ${kb(rawPer.heapTotal)} / Shoal ${kb(shoalPer.heapTotal)} KB,` +
+      ` external raw ${kb(rawPer.external)} / Shoal ${kb(shoalPer.external)} KB,` +
+      ` embedded database memory grown ${kb(shoalPer.wasm)} KB`)
     console.log(`  connect + ready (all)    raw ws ${baseline.connectMs.toFixed(0)} ms   Shoal ${result.connectMs.toFixed(0)} ms` +
       (result.closedEarly + baseline.closedEarly > 0 ? `  (${result.closedEarly + baseline.closedEarly} closed!)` : ""))
     console.log(`  one event → last socket  raw ws ${baseline.rounds.map((r) => r.last.toFixed(0)).join("/")} ms` +

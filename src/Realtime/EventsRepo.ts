@@ -2,9 +2,13 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
 
-/** NOTIFY channels: "a block of events starting at this cursor committed", and "webhook deliveries are due". */
+/**
+ * NOTIFY channels: "a block of events starting at this cursor committed", "webhook deliveries are due", and "a
+ * large fan-out waits to be expanded".
+ */
 export const EventsChannel = "shoal_events"
 export const WebhooksChannel = "shoal_webhooks"
+export const FanoutsChannel = "shoal_fanouts"
 
 // any constant: the one advisory lock that orders event inserts on a real server (see Outbox.ts)
 const ORDER_LOCK = 0x5e0a1
@@ -13,6 +17,14 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`cursor, id, recipient_id, type, created_at, data::text AS data`
+    const eventId = (cursor: string) => sql.literal(`'evt_' || lpad(to_hex(${cursor}), 16, '0') || f.salt`)
+    /** The not yet expanded recipients of the fan-outs ending after `cursor`, as event rows. */
+    const pending = (cursor: number, recipientId?: string) =>
+      sql`SELECT f.lo + x.n - 1 AS cursor, ${eventId("f.lo + x.n - 1")} AS id, x.r::uuid AS recipient_id, f.type,
+          f.created_at, f.data::text AS data
+        FROM event_fanouts f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
+        WHERE f.hi > ${cursor} AND x.n > f.expanded AND f.lo + x.n - 1 > ${cursor}
+          ${recipientId === undefined ? sql`` : sql`AND x.r::uuid = ${recipientId}::uuid`}`
 
     const lockOrder = sql`SELECT pg_advisory_xact_lock(${ORDER_LOCK})`.pipe(Effect.asVoid)
 
@@ -65,25 +77,98 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
       )
     }
 
+    // events rows and the unexpanded part of fan-outs, in one statement: one snapshot, so a chunk being expanded
+    // meanwhile is seen on one side or the other, never on both or neither
+
     /** Every recipient's events after `cursor`, in order: what the dispatcher fans out. */
     const after = (cursor: number, limit: number) =>
       Effect.map(
-        sql<RawEventRow>`SELECT ${columns} FROM events WHERE cursor > ${cursor} ORDER BY cursor LIMIT ${limit}`,
+        sql<RawEventRow>`SELECT * FROM (
+            (SELECT ${columns} FROM events WHERE cursor > ${cursor} ORDER BY cursor LIMIT ${limit})
+            UNION ALL (${pending(cursor)})
+          ) e ORDER BY cursor LIMIT ${limit}`,
         (rows): Array<EventRow> => rows.map(fromRaw)
       )
 
     /** One recipient's events after `cursor`: replay on a socket, and polling. */
     const forRecipient = (recipientId: string, cursor: number, limit: number) =>
       Effect.map(
-        sql<RawEventRow>`SELECT ${columns} FROM events
-          WHERE recipient_id = ${recipientId} AND cursor > ${cursor} ORDER BY cursor LIMIT ${limit}`,
+        sql<RawEventRow>`SELECT * FROM (
+            (SELECT ${columns} FROM events
+              WHERE recipient_id = ${recipientId} AND cursor > ${cursor} ORDER BY cursor LIMIT ${limit})
+            UNION ALL (${pending(cursor, recipientId)})
+          ) e ORDER BY cursor LIMIT ${limit}`,
         (rows): Array<EventRow> => rows.map(fromRaw)
       )
 
     const head = Effect.map(
-      sql<{ readonly head: string | null }>`SELECT max(cursor)::text AS head FROM events`,
+      sql<{ readonly head: string | null }>`SELECT greatest(
+          (SELECT max(cursor) FROM events), (SELECT max(hi) FROM event_fanouts))::text AS head`,
       (rows) => Number(rows[0]?.head ?? 0)
     )
+
+    /**
+     * A large emit with one payload: its block of cursors and ONE row holding the recipients (see
+     * migrations/0004_event_fanouts.ts), and a NOTIFY for the dispatcher and one for the expander.
+     */
+    const insertFanout = (
+      rows: { readonly recipients: ReadonlyArray<string>; readonly type: string; readonly data: string },
+      salt: string,
+      now: Date
+    ) =>
+      sql<{ readonly lo: string; readonly created_at: Date | string }>`
+        WITH block AS (SELECT nextval('events_cursor_seq') AS lo),
+        reserved AS (SELECT setval('events_cursor_seq', lo + ${rows.recipients.length}::bigint - 1) AS hi FROM block),
+        inserted AS (
+          INSERT INTO event_fanouts (lo, hi, salt, type, data, recipients, due_at)
+          SELECT lo, hi, ${salt}, ${rows.type}, ${rows.data}::jsonb, ${rows.recipients.join(",")},
+            ${now.toISOString()}::timestamptz
+          FROM block, reserved
+        )
+        SELECT lo::text AS lo, now() AS created_at, pg_notify(${EventsChannel}, lo::text),
+          pg_notify(${FanoutsChannel}, lo::text)
+        FROM block`.pipe(
+        Effect.map((r) => ({
+          lo: Number(r[0]!.lo),
+          createdAt: (r[0]!.created_at instanceof Date ? r[0]!.created_at : new Date(r[0]!.created_at)).toISOString()
+        }))
+      )
+
+    /**
+     * Expands the next chunk of the oldest fan-out into events rows (and webhook deliveries), in one statement; a
+     * fan-out fully expanded is deleted. On a server, nodes expanding at once take different fan-outs (SKIP LOCKED).
+     * Returns false when there was nothing to do.
+     */
+    const expandChunk = (chunk: number) =>
+      Effect.map(
+        sql<{ readonly found: number }>`
+          WITH f AS (SELECT lo, hi, salt, type, data, recipients, expanded, created_at, due_at
+            FROM event_fanouts ORDER BY lo LIMIT 1 FOR UPDATE SKIP LOCKED),
+          x AS (
+            SELECT f.lo + x.n - 1 AS c, x.r::uuid AS r, ${eventId("f.lo + x.n - 1")} AS id, f.type, f.data,
+              f.created_at, f.due_at
+            FROM f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
+            WHERE x.n > f.expanded AND x.n <= f.expanded + ${chunk}
+          ),
+          inserted AS (
+            INSERT INTO events (cursor, id, recipient_id, type, data, created_at)
+            SELECT c, id, r, type, data, created_at FROM x
+          ),
+          hooked AS (
+            INSERT INTO webhook_deliveries (event_cursor, user_id, next_attempt_at)
+            SELECT x.c, x.r, x.due_at FROM x JOIN users u ON u.id = x.r
+            WHERE u.webhook_url IS NOT NULL AND EXISTS (SELECT 1 FROM users w WHERE w.webhook_url IS NOT NULL)
+            RETURNING 1
+          ),
+          progressed AS (
+            UPDATE event_fanouts e SET expanded = f.expanded + ${chunk} FROM f
+            WHERE e.lo = f.lo AND f.expanded + ${chunk} < f.hi - f.lo + 1
+          ),
+          done AS (DELETE FROM event_fanouts e USING f WHERE e.lo = f.lo AND f.expanded + ${chunk} >= f.hi - f.lo + 1)
+          SELECT (SELECT count(*)::int FROM f) AS found,
+            (SELECT count(*) FROM (SELECT pg_notify(${WebhooksChannel}, 'due') FROM (SELECT 1 FROM hooked LIMIT 1) h) w)`,
+        (rows) => (rows[0]?.found ?? 0) > 0
+      )
 
     /** Deletes a batch of events older than the retention window (database time); the count deleted. */
     const prune = (days: number, batch: number) =>
@@ -98,6 +183,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
 
     const notify = (channel: string, payload: string) => sql`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
 
-    return { lockOrder, insertBlock, after, forRecipient, head, prune, notify } as const
+    return { lockOrder, insertBlock, insertFanout, expandChunk, after, forRecipient, head, prune, notify } as const
   })
 }) {}

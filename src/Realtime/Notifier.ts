@@ -1,19 +1,23 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Config, Duration, Effect, Option, Queue, Schedule, type Scope, Stream } from "effect"
 import { Pglite } from "../Database/PgliteClient.js"
-import { EventsChannel, WebhooksChannel } from "./EventsRepo.js"
+import { EventsChannel, FanoutsChannel, WebhooksChannel } from "./EventsRepo.js"
 
-export type Channel = typeof EventsChannel | typeof WebhooksChannel
+export type Channel = typeof EventsChannel | typeof WebhooksChannel | typeof FanoutsChannel
 
 /**
- * Commit notices: wake-ups for the dispatcher (events) and the webhook worker (deliveries). LISTEN on a real
- * server, plus a slow poll since a LISTEN connection can drop unnoticed; PGlite's own `listen` when embedded,
- * which delivers only committed NOTIFYs. Signals coalesce: a reader wakes, then reads everything new.
+ * Commit notices: wake-ups for the dispatcher (events), the webhook worker (deliveries) and the fan-out expander.
+ * LISTEN on a real server, plus a slow poll since a LISTEN connection can drop unnoticed; PGlite's own `listen`
+ * when embedded, which delivers only committed NOTIFYs. Signals coalesce: a reader wakes, then reads everything new.
  */
 export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
   scoped: Effect.gen(function*() {
     // one sliding queue of one per reader: a busy reader still finds a signal waiting, never a backlog
-    const readers = { [EventsChannel]: new Set<Queue.Queue<void>>(), [WebhooksChannel]: new Set<Queue.Queue<void>>() }
+    const readers = {
+      [EventsChannel]: new Set<Queue.Queue<void>>(),
+      [WebhooksChannel]: new Set<Queue.Queue<void>>(),
+      [FanoutsChannel]: new Set<Queue.Queue<void>>()
+    }
     const listeners = new Set<(payload: string) => void>()
     const wake = (channel: Channel) => {
       for (const q of readers[channel]) q.unsafeOffer(undefined)
@@ -22,7 +26,7 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
       if (channel === EventsChannel) for (const f of listeners) f(payload)
       wake(channel)
     }
-    const channels: ReadonlyArray<Channel> = [EventsChannel, WebhooksChannel]
+    const channels: ReadonlyArray<Channel> = [EventsChannel, WebhooksChannel, FanoutsChannel]
 
     const embedded = yield* Effect.serviceOption(Pglite)
     if (Option.isSome(embedded)) {

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Config, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { Pglite } from "../Database/PgliteClient.js"
 import { Blocks } from "./Blocks.js"
@@ -21,6 +21,10 @@ export interface OutboxEvent {
  * simply ask for `cursor > last` without a watermark. It also makes each emit's block of cursors contiguous. The
  * price is that emitting transactions serialize from their first emit to commit, so emit last in a transaction.
  * PGlite is one session whose transactions already run one at a time, so it skips the lock.
+ *
+ * A large emit with one payload (EVENT_FANOUT_AT recipients or more, default 256) is stored as one fan-out row
+ * that the expander turns into per-recipient rows after the commit (migrations/0004_event_fanouts.ts): the
+ * transaction stays short, and sockets on this node get the events from memory right after the commit.
  */
 export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
   effect: Effect.gen(function*() {
@@ -28,6 +32,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
     const repo = yield* EventsRepo
     const blocks = yield* Blocks
     const embedded = Option.isSome(yield* Effect.serviceOption(Pglite))
+    const fanoutAt = yield* Config.integer("EVENT_FANOUT_AT").pipe(Config.withDefault(256), Effect.orDie)
 
     const write = (rows: {
       readonly recipients: ReadonlyArray<string>
@@ -38,9 +43,13 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
         if (rows.recipients.length === 0) return
         const now = yield* Clock.currentTimeMillis
         const salt = randomBytes(8).toString("hex")
+        const { datas, recipients, types } = rows
+        const stored = typeof types === "string" && typeof datas === "string" && recipients.length >= fanoutAt
+          ? repo.insertFanout({ recipients, type: types, data: datas }, salt, new Date(now))
+          : repo.insertBlock(rows, salt, new Date(now))
         const insert = Effect.zipRight(
           embedded ? Effect.void : repo.lockOrder,
-          Effect.tap(repo.insertBlock(rows, salt, new Date(now)), ({ createdAt, lo }) =>
+          Effect.tap(stored, ({ createdAt, lo }) =>
             Effect.sync(() => blocks.add({ ...rows, lo, hi: lo + rows.recipients.length - 1, salt, createdAt })))
         )
         // outside a transaction it still gets one, or the lock would be released before the insert

@@ -1,0 +1,32 @@
+import { Config, Effect, Layer } from "effect"
+import { FanoutsChannel, EventsRepo } from "./EventsRepo.js"
+import { Notifier } from "./Notifier.js"
+
+/**
+ * Turns committed fan-out rows (migrations/0004_event_fanouts.ts) into per-recipient events rows, EVENT_EXPAND_CHUNK
+ * recipients (default 1,000) per statement, so the embedded database's one session is never held for long. Runs at
+ * start (a fan-out left by a crash is finished) and on each fan-out notice; on a server also on the slow poll.
+ * Nothing waits for it: readers see the unexpanded part through the fan-out row itself.
+ */
+export const ExpanderLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const repo = yield* EventsRepo
+    const notifier = yield* Notifier
+    const chunk = yield* Config.integer("EVENT_EXPAND_CHUNK").pipe(Config.withDefault(1_000))
+    const signals = yield* notifier.subscribe(FanoutsChannel)
+
+    const drain = Effect.gen(function*() {
+      while (yield* repo.expandChunk(chunk)) {
+        // one chunk per turn: statements queued behind it (requests) run in between
+      }
+    }).pipe(
+      // retried at the next notice or poll: the fan-out row stays until it is fully expanded
+      Effect.catchAllCause((cause) => Effect.logWarning("fan-out expansion failed", cause))
+    )
+
+    yield* drain.pipe(
+      Effect.zipRight(Effect.forever(Effect.zipRight(signals.take, drain))),
+      Effect.forkScoped
+    )
+  })
+).pipe(Layer.provide([EventsRepo.Default, Notifier.Default]))
