@@ -18,8 +18,9 @@ export const ProfilesHttpLive = HttpApiBuilder.group(ShoalApi, "profiles", (hand
         ))
       .handle("updateProfile", ({ payload }) =>
         Effect.flatMap(Auth.CurrentUser, (caller) => profiles.update(caller, payload)).pipe(
+          // its wire form directly, like /me (the typed client still decodes it as ProfileUpdated)
           Effect.map(({ profile, user }) =>
-            new Api.ProfileUpdated({ status: "success", ...profile, profile, user })
+            HttpServerResponse.unsafeJson({ status: "success", ...profile, profile, user })
           )
         ))
       .handle("searchUsers", ({ urlParams }) =>

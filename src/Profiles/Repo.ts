@@ -41,6 +41,20 @@ export const toUserJson = (row: UserRow, lastSeen?: number): typeof Users.User.E
 /** Rows were decoded by SqlSchema already: the constructor skips a second validation. */
 export const toUser = (row: UserRow, lastSeen?: number): Users.User => new Users.User(toUserJson(row, lastSeen) as any, true)
 
+/** The wire form of `Profile`, built directly like toUserJson. */
+export const toProfileJson = (row: UserRow): typeof Users.Profile.Encoded => ({
+  id: row.id,
+  handle: row.handle,
+  name: row.display_name,
+  display_name: row.display_name,
+  bio: row.bio,
+  webhook_url: row.webhook_url,
+  profile_photo_url: row.profile_photo_url,
+  identity: row.identity,
+  user_type: row.user_type,
+  owner_id: row.owner_id
+})
+
 export const toProfile = (row: UserRow) =>
   new Users.Profile({
   id: row.id,
@@ -93,10 +107,16 @@ export class ProfilesRepo extends Effect.Service<ProfilesRepo>()("Profiles/Repo"
       if (c.bio !== undefined) set.bio = c.bio
       if (c.profile_photo_url !== undefined) set.profile_photo_url = c.profile_photo_url
       if (c.webhook_url !== undefined) set.webhook_url = c.webhook_url
-      // identity merges key by key in SQL, so two concurrent patches of different keys both land
-      return sql`UPDATE users SET ${sql.update({ ...set, updated_at: new Date() })},
-          identity = (identity || ${JSON.stringify(c.identitySet)}::jsonb) - ${c.identityRemove as Array<string>}::text[]
-        WHERE id = ${id}`
+      // identity merges key by key in SQL, so two concurrent patches of different keys both land; the row comes
+      // back from the same statement (no second read)
+      return SqlSchema.findOne({
+        Request: Schema.String,
+        Result: UserRow,
+        execute: (id) =>
+          sql`UPDATE users u SET ${sql.update({ ...set, updated_at: new Date() })},
+            identity = (identity || ${JSON.stringify(c.identitySet)}::jsonb) - ${c.identityRemove as Array<string>}::text[]
+          WHERE u.id = ${id} RETURNING ${columns}`
+      })(id)
     }
 
     const escapeLike = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`)

@@ -26,7 +26,15 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         WHERE f.hi > ${cursor} AND x.n > f.expanded AND f.lo + x.n - 1 > ${cursor}
           ${recipientId === undefined ? sql`` : sql`AND x.r::uuid = ${recipientId}::uuid`}`
 
-    const lockOrder = sql`SELECT pg_advisory_xact_lock(${ORDER_LOCK})`.pipe(Effect.asVoid)
+    /**
+     * The start of an insert's CTE: the block's first cursor, taken after the order lock when `ordered` (a server;
+     * see Outbox.ts). In one statement with the insert, so an emit costs one round trip, not two.
+     */
+    const blockStart = (ordered: boolean) =>
+      ordered
+        ? sql`WITH ordered AS (SELECT pg_advisory_xact_lock(${ORDER_LOCK})),
+            block AS (SELECT nextval('events_cursor_seq') AS lo FROM ordered)`
+        : sql`WITH block AS (SELECT nextval('events_cursor_seq') AS lo)`
 
     /**
      * One statement: a contiguous block of cursors reserved for these rows (nextval, then setval past the block:
@@ -41,7 +49,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         readonly datas: ReadonlyArray<string> | string
       },
       salt: string,
-      now: Date
+      now: Date,
+      ordered: boolean
     ) => {
       const n = rows.recipients.length
       const input = typeof rows.types === "string" && typeof rows.datas === "string"
@@ -53,7 +62,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
             FROM block, unnest(${rows.recipients as Array<string>}::uuid[], ${rows.types as Array<string>}::text[],
               ${rows.datas as Array<string>}::text[]) WITH ORDINALITY AS x(r, t, d, n)`
       return sql<{ readonly lo: string; readonly created_at: Date | string }>`
-        WITH block AS (SELECT nextval('events_cursor_seq') AS lo),
+        ${blockStart(ordered)},
         reserved AS (SELECT setval('events_cursor_seq', lo + ${n}::bigint - 1) AS hi FROM block),
         input AS (${input}),
         inserted AS (
@@ -114,10 +123,11 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const insertFanout = (
       rows: { readonly recipients: ReadonlyArray<string>; readonly type: string; readonly data: string },
       salt: string,
-      now: Date
+      now: Date,
+      ordered: boolean
     ) =>
       sql<{ readonly lo: string; readonly created_at: Date | string }>`
-        WITH block AS (SELECT nextval('events_cursor_seq') AS lo),
+        ${blockStart(ordered)},
         reserved AS (SELECT setval('events_cursor_seq', lo + ${rows.recipients.length}::bigint - 1) AS hi FROM block),
         inserted AS (
           INSERT INTO event_fanouts (lo, hi, salt, type, data, recipients, due_at)
@@ -183,6 +193,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
 
     const notify = (channel: string, payload: string) => sql`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
 
-    return { lockOrder, insertBlock, insertFanout, expandChunk, after, forRecipient, head, prune, notify } as const
+    return { insertBlock, insertFanout, expandChunk, after, forRecipient, head, prune, notify } as const
   })
 }) {}

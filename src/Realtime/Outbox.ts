@@ -45,14 +45,11 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
         const salt = randomBytes(8).toString("hex")
         const { datas, recipients, types } = rows
         const stored = typeof types === "string" && typeof datas === "string" && recipients.length >= fanoutAt
-          ? repo.insertFanout({ recipients, type: types, data: datas }, salt, new Date(now))
-          : repo.insertBlock(rows, salt, new Date(now))
-        const insert = Effect.zipRight(
-          embedded ? Effect.void : repo.lockOrder,
-          Effect.tap(stored, ({ createdAt, lo }) =>
-            Effect.sync(() => blocks.add({ ...rows, lo, hi: lo + rows.recipients.length - 1, salt, createdAt })))
-        )
-        // outside a transaction it still gets one, or the lock would be released before the insert
+          ? repo.insertFanout({ recipients, type: types, data: datas }, salt, new Date(now), !embedded)
+          : repo.insertBlock(rows, salt, new Date(now), !embedded)
+        const insert = Effect.tap(stored, ({ createdAt, lo }) =>
+          Effect.sync(() => blocks.add({ ...rows, lo, hi: lo + rows.recipients.length - 1, salt, createdAt })))
+        // outside a transaction it still gets one: the block is then known here before its commit notice arrives
         const inTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
         yield* (inTransaction ? insert : sql.withTransaction(insert)).pipe(Effect.orDie)
       })
