@@ -4,7 +4,9 @@ import { Errors } from "@shoal/domain"
 import { Config, Effect, Option } from "effect"
 import { generateKey, hashKey } from "./Accounts/Keys.js"
 import { AccountsRepo } from "./Accounts/Repo.js"
+import * as Revoked from "./Accounts/Revoked.js"
 import { KeyCache } from "./Auth/KeyCache.js"
+import { EventsRepo } from "./Realtime/EventsRepo.js"
 
 const handleTaken = (handle: string) =>
   new Errors.Conflict({ message: `the handle "${handle}" is already taken`, details: { field: "handle" } })
@@ -18,6 +20,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* AccountsRepo
     const keys = yield* KeyCache
+    const notices = yield* EventsRepo
     const registration = yield* Config.literal("open", "closed")("REGISTRATION").pipe(Config.withDefault("open"))
 
     const create = (input: Api.NewAccount, userType: Ids.UserType, ownerId: Ids.UserId | null) =>
@@ -51,7 +54,17 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     const rotate = (userId: string) =>
       Effect.gen(function*() {
         const apiKey = generateKey()
-        const revoked = yield* repo.replaceKey(userId, hashKey(apiKey)).pipe(sql.withTransaction, Effect.orDie)
+        const revoked = yield* repo.replaceKey(userId, hashKey(apiKey)).pipe(
+          // every node closes the sockets opened with the old key and uncaches it; sent only if this commits
+          Effect.tap((hashes) =>
+            hashes.length === 0
+              ? Effect.void
+              : notices.notify(Revoked.KeysChannel, Revoked.encode({ user_id: userId, key_hashes: hashes }))
+          ),
+          sql.withTransaction,
+          Effect.orDie
+        )
+        // this node at once, before answering: the old key must not work for the caller's next request
         yield* keys.invalidate(revoked)
         return apiKey
       })
@@ -74,5 +87,5 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
 
     return { signUp, createAgent, rotateKey, rotateAgentKey } as const
   }),
-  dependencies: [AccountsRepo.Default, KeyCache.Default]
+  dependencies: [AccountsRepo.Default, KeyCache.Default, EventsRepo.Default]
 }) {}

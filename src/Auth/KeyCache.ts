@@ -5,7 +5,8 @@ import { AccountsRepo } from "../Accounts/Repo.js"
 
 /**
  * key hash → principal, so authentication does not touch the database per request. Concurrent misses for one
- * key share one query. Rotation on this node invalidates at once; the TTL bounds staleness across nodes.
+ * key share one query. Rotation on this node invalidates at once, other nodes when its notice arrives
+ * (Realtime/Revocations.ts); the TTL bounds staleness should a notice be lost.
  */
 export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
   effect: Effect.gen(function*() {

@@ -1,3 +1,4 @@
+import { Events } from "@shoal/domain"
 import { Clock, Config, Duration, Effect, FiberMap, Stream } from "effect"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import type { Connection } from "./Connection.js"
@@ -5,6 +6,9 @@ import type { EventRow } from "./EventRow.js"
 import { Presence } from "./Presence.js"
 
 const KEEPALIVE_TOUCH_MS = 5 * 60_000
+// longer than any key check takes: one that read a key just before its revocation still attaches after it
+const REVOKED_MEMORY_MS = 60_000
+export const KEY_ROTATED = "the API key was rotated; reconnect with the new key"
 
 /** What this node knows of one account: its live sockets and, for agents, its presence. */
 interface Agent {
@@ -40,6 +44,8 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     const fibers = yield* FiberMap.make<string>()
     /** every event up to here has been handed out; a socket that attaches now sees only later ones live */
     let position = 0
+    /** key hash → when this node learnt it was revoked */
+    const revoked = new Map<string, number>()
 
     const lastSeen = (agent: Agent) => Math.max(heartbeat.lastSeen(agent.userId) ?? 0, agent.seen)
 
@@ -126,6 +132,8 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
         withAgent(conn.userId, (agent) => {
           agent.kind = kind
           agent.sockets.add(conn)
+          // its key check read the key before a revocation this node has already handled
+          if (revoked.has(conn.keyHash)) conn.close(Events.CloseCodes.unauthorized, KEY_ROTATED)
           return position
         }),
         ([, at]) => at
@@ -152,6 +160,25 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
 
     const disconnect = (userId: string, code: number, reason: string) =>
       Effect.sync(() => { for (const conn of agents.get(userId)?.sockets ?? []) conn.close(code, reason) })
+
+    /** Closes (4401) the account's sockets opened with these keys, now and if one attaches in the next minute. */
+    const revoke = (userId: string, hashes: ReadonlyArray<string>) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.sync(() => {
+          for (const hash of hashes) revoked.set(hash, now)
+          for (const conn of agents.get(userId)?.sockets ?? []) {
+            if (hashes.includes(conn.keyHash)) conn.close(Events.CloseCodes.unauthorized, KEY_ROTATED)
+          }
+        }))
+
+    /** key hash → account, of the sockets open on this node */
+    const keys = () => {
+      const found = new Map<string, string>()
+      for (const agent of agents.values()) {
+        for (const conn of agent.sockets) if (!conn.closed) found.set(conn.keyHash, agent.userId)
+      }
+      return found
+    }
 
     // calls (heartbeats) from an agent that this node did not see recently may be a return from offline
     yield* heartbeat.wakes.pipe(
@@ -180,6 +207,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     // presence windows and idle entries: one pass over the entries, which are plain objects
     yield* Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
+      for (const [hash, at] of revoked) if (now - at >= REVOKED_MEMORY_MS) revoked.delete(hash)
       const due: Array<Agent> = []
       for (const agent of agents.values()) {
         if (agent.running) continue
@@ -227,6 +255,8 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       deliver,
       start,
       disconnect,
+      revoke,
+      keys,
       /** every event up to this cursor has been handed out on this node */
       position: () => position,
       /** accounts with an entry on this node (tests, metrics) */

@@ -22,6 +22,8 @@ export class Connection {
     readonly ws: WebSocket,
     readonly tcp: Socket,
     readonly userId: string,
+    /** the key it authenticated with: a rotation closes the sockets of the revoked key, not those of the new one */
+    readonly keyHash: string,
     /** bytes queued for the client past which a live socket is closed as too slow */
     readonly maxBuffered: number,
     public lastSent: number

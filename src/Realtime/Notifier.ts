@@ -52,6 +52,8 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
       yield* Effect.sync(() => channels.forEach(wake)).pipe(Effect.delay(every), Effect.forever, Effect.forkScoped)
     }
 
+    const server = yield* Effect.serviceOption(PgClient.PgClient)
+
     return {
       /** A fresh subscription to one channel; take from it to wait for the next commit notice. */
       subscribe: (channel: Channel) =>
@@ -61,7 +63,29 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
         ) as Effect.Effect<Queue.Dequeue<void>, never, Scope.Scope>,
       /** Each events payload (a committed block's first cursor), synchronously, before readers are woken. */
       onPayload: (f: (payload: string) => void) =>
-        Effect.acquireRelease(Effect.sync(() => listeners.add(f)), () => Effect.sync(() => listeners.delete(f)))
+        Effect.acquireRelease(Effect.sync(() => listeners.add(f)), () => Effect.sync(() => listeners.delete(f))),
+      /**
+       * Every payload of a channel of its own, while the scope lasts: notices that each name something to act on,
+       * never coalesced like the wake-ups above. One sent while a server's LISTEN connection is down is lost, so
+       * a listener also checks the state itself now and then.
+       */
+      listen: (channel: string, f: (payload: string) => void): Effect.Effect<void, never, Scope.Scope> => {
+        if (Option.isSome(embedded)) {
+          const { db, lock } = embedded.value
+          return Effect.asVoid(Effect.acquireRelease(
+            Effect.scoped(Effect.zipRight(lock.scoped, Effect.promise(() => db.listen(channel, f)))),
+            (unlisten) => Effect.scoped(Effect.zipRight(lock.scoped, Effect.promise(() => unlisten())))
+          ))
+        }
+        if (Option.isNone(server)) return Effect.void
+        return server.value.listen(channel).pipe(
+          Stream.runForEach((payload) => Effect.sync(() => f(payload))),
+          Effect.tapErrorCause((cause) => Effect.logWarning("LISTEN failed; retrying", cause)),
+          Effect.retry(Schedule.spaced("1 second")),
+          Effect.forkScoped,
+          Effect.asVoid
+        )
+      }
     } as const
   })
 }) {}

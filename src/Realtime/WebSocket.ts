@@ -94,7 +94,7 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
       const start = (principal: Auth.Principal) =>
         Effect.gen(function*() {
           if (closed) return
-          const c = new Connection(ws, tcp, principal.id, maxBuffered, 0)
+          const c = new Connection(ws, tcp, principal.id, principal.keyHash, maxBuffered, 0)
           conn = c
           const position = yield* hub.attach(c, principal.userType)
           // closed while attaching: the close handler may have run before the hub knew it

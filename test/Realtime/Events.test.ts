@@ -1,9 +1,9 @@
 import { NodeSocket } from "@effect/platform-node"
-import { HttpServer } from "@effect/platform"
+import { HttpServer, Socket } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { EventStream } from "@shoal/client"
-import { Chunk, Effect, Fiber, Stream } from "effect"
+import { Chunk, Effect, Fiber, Layer, Stream } from "effect"
 import { AgentHub } from "../../src/Realtime/AgentHub.js"
 import { Outbox } from "../../src/Realtime/Outbox.js"
 import { expectError, rawRequest } from "../support/Raw.js"
@@ -285,5 +285,47 @@ layer(app, { excludeTestServices: true })("events", (it) => {
         Effect.timeout("10 seconds")
       )
       expect(refused._tag).toBe("EventStreamError")
+    }))
+
+  it.scoped("the EventStream client bounds its buffer: a slow consumer still gets every event once, in order", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      const server = yield* HttpServer.HttpServer
+      const port = (server.address as HttpServer.TcpAddress).port
+      const urls: Array<string> = []
+      const counting = Layer.effect(
+        Socket.WebSocketConstructor,
+        Effect.map(Socket.WebSocketConstructor, (make) => (url: string, protocols?: string | Array<string>) => {
+          urls.push(url)
+          return make(url, protocols)
+        })
+      ).pipe(Layer.provide(NodeSocket.layerWebSocketConstructor))
+      const total = 120
+      const collected = yield* EventStream.make({
+        baseUrl: `http://127.0.0.1:${port}`,
+        apiKey: human.api_key,
+        // from the account's first event: nothing depends on when the first connection goes live
+        after: 0,
+        bufferSize: 8
+      }).pipe(
+        Stream.filter((f) => f.event.type === "test.slow"),
+        Stream.mapEffect((f) => Effect.as(realSleep(5), f)),
+        Stream.take(total),
+        Stream.runCollect,
+        Effect.provide(counting),
+        Effect.fork
+      )
+      // committed together, so they arrive far faster than the consumer takes them
+      const outbox = yield* Outbox
+      const sql = yield* SqlClient.SqlClient
+      yield* Effect.forEach(Array.from({ length: total }, (_, n) => n), (n) =>
+        outbox.emit([human.user.id], "test.slow", { n }), { discard: true }).pipe(sql.withTransaction)
+      const frames = Chunk.toReadonlyArray(yield* Fiber.join(collected).pipe(Effect.timeout("30 seconds")))
+      expect(frames.map((f) => (f.event.data as { n: number }).n)).toEqual(Array.from({ length: total }, (_, n) => n))
+      const cursors = frames.map((f) => f.cursor)
+      expect(cursors.every((c, i) => i === 0 || c > cursors[i - 1]!)).toBe(true)
+      // the buffer filled: the client let go of the connection and came back for the rest
+      expect(urls.length).toBeGreaterThan(1)
+      expect(urls.slice(1).every((u) => /[?&]after=\d+/.test(u))).toBe(true)
     }))
 })

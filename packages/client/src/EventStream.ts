@@ -1,6 +1,6 @@
 import * as Socket from "@effect/platform/Socket"
 import { Events } from "@shoal/domain"
-import { Clock, Data, Duration, Effect, Mailbox, Schema, Stream } from "effect"
+import { Clock, Data, Deferred, Duration, Effect, Mailbox, Schema, Stream } from "effect"
 
 export interface EventStreamOptions {
   /** the API's base URL, e.g. http://127.0.0.1:8080 (http → ws, https → wss) */
@@ -13,9 +13,15 @@ export interface EventStreamOptions {
   readonly maxBackoff?: Duration.DurationInput | undefined
   /** a JSON ping this often; silence for two intervals means the connection is dead (default 30 s) */
   readonly pingInterval?: Duration.DurationInput | undefined
+  /**
+   * events held for a consumer slower than the stream (default 1,000), beside the batch it is working through. When
+   * the buffer is full the connection is closed, and opened again with `?after=` once the consumer has taken what is
+   * held: memory stays bounded, and nothing is lost or repeated.
+   */
+  readonly bufferSize?: number | undefined
 }
 
-/** The key was refused (close 4401): reconnecting would not help. */
+/** The key was refused or rotated (close 4401): reconnecting with the same key would not help. */
 export class EventStreamError extends Data.TaggedError("EventStreamError")<{
   readonly reason: "Unauthorized"
   readonly message: string
@@ -29,19 +35,26 @@ const socketUrl = (baseUrl: string, after: number | undefined) => {
   return url.toString()
 }
 
-type Outcome = { readonly _tag: "Closed"; readonly wasReady: boolean } | { readonly _tag: "Fatal"; readonly error: EventStreamError }
+type Outcome =
+  | { readonly _tag: "Closed"; readonly wasReady: boolean }
+  | { readonly _tag: "Full"; readonly next: Events.EventFrame }
+  | { readonly _tag: "Fatal"; readonly error: EventStreamError }
 
 /**
  * The account's events, in cursor order, over GET /api/agent/ws: authenticates with a first frame (so it also works
  * where a WebSocket cannot carry headers), reconnects with exponential backoff and resumes from the last cursor it
- * delivered, so a dropped connection loses nothing and repeats nothing. Needs a `Socket.WebSocketConstructor`
+ * buffered, so a dropped connection loses nothing and repeats nothing. A slow consumer is not met by an ever
+ * growing buffer: a socket cannot be paused, so a full buffer ends the connection until the consumer catches up
+ * (see `bufferSize`). Needs a `Socket.WebSocketConstructor`
  * (`NodeSocket.layerWebSocketConstructor` on Node, `Socket.layerWebSocketConstructorGlobal` in a browser).
  */
 export const make = (
   options: EventStreamOptions
 ): Stream.Stream<Events.EventFrame, EventStreamError, Socket.WebSocketConstructor> =>
   Stream.unwrapScoped(Effect.gen(function*() {
-    const mailbox = yield* Mailbox.make<Events.EventFrame, EventStreamError>()
+    const capacity = Math.max(1, options.bufferSize ?? 1_000)
+    // `unsafeOffer` refuses past capacity: the socket reader never waits, it stops
+    const mailbox = yield* Mailbox.make<Events.EventFrame, EventStreamError>({ capacity, strategy: "suspend" })
     const initial = Duration.toMillis(options.initialBackoff ?? Duration.millis(500))
     const max = Duration.toMillis(options.maxBackoff ?? Duration.seconds(30))
     const ping = Duration.toMillis(options.pingInterval ?? Duration.seconds(30))
@@ -51,6 +64,9 @@ export const make = (
       const socket = yield* Socket.makeWebSocket(socketUrl(options.baseUrl, last))
       const write = yield* socket.writer
       let wasReady = false
+      /** the first event that did not fit; the connection ends and later frames are ignored */
+      let overflow: Events.EventFrame | undefined
+      const full = yield* Deferred.make<void>()
       const clock = yield* Effect.clock
       let heardAt = clock.unsafeCurrentTimeMillis()
 
@@ -63,9 +79,12 @@ export const make = (
         if (f.type === "ready") {
           wasReady = true
           if (last === undefined) last = f.cursor
-        } else if (f.type === "event" && (last === undefined || f.cursor > last)) {
-          last = f.cursor
-          mailbox.unsafeOffer(f)
+        } else if (f.type === "event" && overflow === undefined && (last === undefined || f.cursor > last)) {
+          if (mailbox.unsafeOffer(f)) last = f.cursor
+          else {
+            overflow = f
+            Deferred.unsafeDone(full, Effect.void)
+          }
         } else if (f.type === "ping") {
           return Effect.ignore(write(JSON.stringify({ type: "pong" })))
         }
@@ -83,12 +102,22 @@ export const make = (
       const run = socket.runRaw(onFrame, {
         onOpen: Effect.ignore(write(JSON.stringify({ type: "auth", api_key: options.apiKey })))
       })
+      // whichever ends first, failing or not: the socket closing, the watchdog giving up, or the buffer filling
       const refused = yield* Effect.raceFirst(run, watchdog).pipe(
-        Effect.as(false),
-        Effect.catchAll((e) => Effect.succeed(Socket.SocketCloseError.is(e) && e.code === Events.CloseCodes.unauthorized))
+        Effect.raceFirst(Deferred.await(full)),
+        Effect.as(undefined),
+        Effect.catchAll((e) =>
+          Effect.succeed(Socket.SocketCloseError.is(e) && e.code === Events.CloseCodes.unauthorized ? e : undefined)
+        )
       )
-      const outcome: Outcome = refused
-        ? { _tag: "Fatal", error: new EventStreamError({ reason: "Unauthorized", message: "the API key was refused" }) }
+      // leaving the scope closes the socket
+      const outcome: Outcome = overflow !== undefined
+        ? { _tag: "Full", next: overflow }
+        : refused !== undefined
+        ? {
+          _tag: "Fatal",
+          error: new EventStreamError({ reason: "Unauthorized", message: refused.closeReason || "the API key was refused" })
+        }
         : { _tag: "Closed", wasReady }
       return outcome
     }).pipe(Effect.scoped)
@@ -98,6 +127,13 @@ export const make = (
       while (true) {
         const outcome = yield* connectOnce
         if (outcome._tag === "Fatal") return yield* mailbox.fail(outcome.error)
+        if (outcome._tag === "Full") {
+          // waits until the consumer takes what is held (it takes it all at once), then resumes right after it
+          yield* mailbox.offer(outcome.next)
+          last = outcome.next.cursor
+          attempt = 0
+          continue
+        }
         if (outcome.wasReady) attempt = 0
         const delay = Math.min(max, initial * 2 ** attempt)
         attempt++

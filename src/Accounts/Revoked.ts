@@ -1,0 +1,15 @@
+import { Schema } from "effect"
+
+/**
+ * NOTIFY channel: "these keys of this account were revoked". A rotation sends it inside its transaction, so it goes
+ * out only if the rotation commits; every node then closes the sockets opened with those keys and uncaches them.
+ */
+export const KeysChannel = "shoal_keys"
+
+/** The notice: whose keys, as their hashes (what sockets and the key cache know them by; never the keys). */
+export const RevokedKeys = Schema.Struct({ user_id: Schema.String, key_hashes: Schema.Array(Schema.String) })
+export type RevokedKeys = typeof RevokedKeys.Type
+
+const Json = Schema.parseJson(RevokedKeys)
+export const encode = Schema.encodeSync(Json)
+export const decode = Schema.decodeUnknownOption(Json)

@@ -1,0 +1,50 @@
+import { Config, Duration, Effect, Layer, Option, Queue } from "effect"
+import * as Revoked from "../Accounts/Revoked.js"
+import { KeyCache } from "../Auth/KeyCache.js"
+import { AgentHub } from "./AgentHub.js"
+import { KeysRepo } from "./KeysRepo.js"
+import { Notifier } from "./Notifier.js"
+
+const CHECK_BATCH = 1_000
+
+/**
+ * Key revocations on this node. A rotation's notice (Accounts/Revoked.ts), from whichever node rotated, closes the
+ * sockets opened with the revoked keys (4401; the client comes back with its new key and `?after=`) and uncaches
+ * them. A notice lost with a server's LISTEN connection is made up by a periodic check of the keys this node's
+ * sockets hold (KEY_RECHECK_INTERVAL, default 5 minutes).
+ */
+export const RevocationsLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const hub = yield* AgentHub
+    const cache = yield* KeyCache
+    const repo = yield* KeysRepo
+    const notifier = yield* Notifier
+    const every = yield* Config.duration("KEY_RECHECK_INTERVAL").pipe(Config.withDefault(Duration.minutes(5)))
+
+    const revoke = (userId: string, hashes: ReadonlyArray<string>) =>
+      Effect.zipRight(hub.revoke(userId, hashes), cache.invalidate(hashes))
+
+    const inbox = yield* Queue.unbounded<string>()
+    yield* notifier.listen(Revoked.KeysChannel, (payload) => inbox.unsafeOffer(payload))
+    yield* Queue.take(inbox).pipe(
+      Effect.flatMap((payload) =>
+        Option.match(Revoked.decode(payload), {
+          onNone: () => Effect.logWarning("ignored a malformed key revocation notice", payload),
+          onSome: (notice) => revoke(notice.user_id, notice.key_hashes)
+        })
+      ),
+      Effect.forever,
+      Effect.forkScoped
+    )
+
+    const check = Effect.gen(function*() {
+      const open = [...hub.keys()]
+      for (let i = 0; i < open.length; i += CHECK_BATCH) {
+        const batch = open.slice(i, i + CHECK_BATCH)
+        const live = yield* Effect.orDie(repo.principals(batch.map(([hash]) => hash)))
+        for (const [hash, userId] of batch) if (!live.has(hash)) yield* revoke(userId, [hash])
+      }
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("key revocation check failed", cause)))
+    yield* check.pipe(Effect.delay(every), Effect.forever, Effect.forkScoped)
+  })
+).pipe(Layer.provide([AgentHub.Default, KeyCache.Default, KeysRepo.Default, Notifier.Default]))
