@@ -6,6 +6,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { Chunk, Context, Effect, Layer, type Scope, Stream } from "effect"
 import { FifoLock } from "./FifoLock.js"
+import * as Statements from "./PgliteStatements.js"
 
 /** The embedded PGlite instance and its statement lock, for code that needs more than SqlClient (LISTEN). */
 export class Pglite extends Context.Tag("Database/Pglite")<Pglite, {
@@ -37,22 +38,20 @@ const yieldToLoop = Effect.async<void>((resume) => {
 })
 
 const makeConnection = (db: PGlite): Connection => {
+  const statements = Statements.make(db)
   const run = <A>(f: () => Promise<A>) =>
     Effect.zipRight(
       yieldToLoop,
       Effect.tryPromise({ try: f, catch: (cause) => new SqlError({ cause, message: errorMessage(cause) }) })
     )
   const rows = (sql: string, params: ReadonlyArray<unknown>) =>
-    run(() => db.query<any>(sql, params as Array<unknown>)).pipe(Effect.map((r) => r.rows))
+    run(() => statements.run(sql, params, "object") as Promise<Array<any>>)
   const execute: Connection["execute"] = (sql, params, transform) =>
     transform ? Effect.map(rows(sql, params), transform) : rows(sql, params)
   return {
     execute,
     executeRaw: (sql, params) => run(() => db.query(sql, params as Array<unknown>)),
-    executeValues: (sql, params) =>
-      run(() => db.query<Array<unknown>>(sql, params as Array<unknown>, { rowMode: "array" })).pipe(
-        Effect.map((r) => r.rows)
-      ),
+    executeValues: (sql, params) => run(() => statements.run(sql, params, "array") as Promise<Array<Array<unknown>>>),
     executeUnprepared: (sql, params, transform) =>
       params.length > 0
         ? execute(sql, params, transform)

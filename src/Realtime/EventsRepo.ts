@@ -70,9 +70,10 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           SELECT c, 'evt_' || lpad(to_hex(c), 16, '0') || ${salt}, r, t, d FROM input
         ), hooked AS (
           INSERT INTO webhook_deliveries (event_cursor, user_id, next_attempt_at)
+          -- one probe of the partial index users_webhook_idx per recipient. (A one-time "any webhook at all?"
+          -- check here was planned as a scan of users whenever statistics were stale: 1.5 ms of every emit.)
           SELECT i.c, i.r, ${now.toISOString()}::timestamptz FROM input i JOIN users u ON u.id = i.r
-          -- a one-time check first: with no webhook anywhere the join is not run at all
-          WHERE u.webhook_url IS NOT NULL AND EXISTS (SELECT 1 FROM users w WHERE w.webhook_url IS NOT NULL)
+          WHERE u.webhook_url IS NOT NULL
           RETURNING 1
         )
         SELECT lo::text AS lo, now() AS created_at, pg_notify(${EventsChannel}, lo::text), (SELECT hi FROM reserved),
@@ -167,7 +168,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           hooked AS (
             INSERT INTO webhook_deliveries (event_cursor, user_id, next_attempt_at)
             SELECT x.c, x.r, x.due_at FROM x JOIN users u ON u.id = x.r
-            WHERE u.webhook_url IS NOT NULL AND EXISTS (SELECT 1 FROM users w WHERE w.webhook_url IS NOT NULL)
+            WHERE u.webhook_url IS NOT NULL
             RETURNING 1
           ),
           progressed AS (
