@@ -4,6 +4,7 @@ import { ShoalApi } from "@shoal/domain"
 import { Config, Effect, Layer } from "effect"
 import { AccountsHttpLive, SignUpHttpLive } from "./Accounts/Http.js"
 import { AuthenticationLive } from "./Auth.js"
+import { MaintenanceLive } from "./Database/Maintenance.js"
 import { HealthHttpLive } from "./Health.js"
 import { ErrorHandlingLive } from "./Http/ErrorHandling.js"
 import { createHoldingServer } from "./Http/HoldingServer.js"
@@ -33,6 +34,8 @@ export const HttpAppLive = HttpApiBuilder.serve().pipe(
   Layer.provide(ApiLive),
   // the event socket route and the dispatcher / webhook / retention fibers
   Layer.provide(RealtimeLive),
+  // VACUUM/ANALYZE when embedded (PGlite has no autovacuum)
+  Layer.provide(MaintenanceLive),
   // a span per request costs ~30% of throughput; tracing is opt-in (HTTP_TRACING=true)
   (layer) =>
     Layer.unwrapEffect(Effect.map(

@@ -1,0 +1,31 @@
+import { SqlClient } from "@effect/sql"
+import { Config, Effect, Layer, Option } from "effect"
+import { Pglite } from "./PgliteClient.js"
+
+/**
+ * VACUUM (ANALYZE) for the embedded database, which runs PostgreSQL single-user: no autovacuum worker ever starts
+ * (`SHOW autovacuum` says on; nothing runs). Without it, updated and deleted rows are never reclaimed and the
+ * planner keeps the statistics of empty tables (it chose a sequential scan of users for every emit until we saw
+ * it). One table per statement, so requests run in between; tables whose pages are all visible are mostly
+ * skipped by VACUUM. Every DB_MAINTENANCE_INTERVAL (default 10 minutes), first one minute after start. A server
+ * has autovacuum, so nothing runs there.
+ */
+export const MaintenanceLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    if (Option.isNone(yield* Effect.serviceOption(Pglite))) return
+    const sql = yield* SqlClient.SqlClient
+    const every = yield* Config.duration("DB_MAINTENANCE_INTERVAL").pipe(Config.withDefault("10 minutes"))
+
+    const pass = Effect.gen(function*() {
+      const tables = yield* sql<{ readonly name: string }>`
+        SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`
+      for (const { name } of tables) yield* sql.unsafe(`VACUUM (ANALYZE) ${name}`).unprepared
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("database maintenance failed", cause)))
+
+    yield* pass.pipe(
+      Effect.delay("1 minute"),
+      Effect.zipRight(Effect.forever(Effect.delay(pass, every))),
+      Effect.forkScoped
+    )
+  })
+)
