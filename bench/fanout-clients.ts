@@ -17,13 +17,15 @@ let first = Infinity
 let last = 0
 const seen = new Uint8Array(count)
 let latencyUpTo = 0
+/** sockets asked for so far: "connect" opens the ones up to `upTo` (all by default) */
+let target = 0
 let presence = 0
 const arrivals: Array<Array<number>> = []
 
 const onMessage = (i: number, data: WebSocket.RawData) => {
   const text = data.toString()
   if (text.startsWith("{\"type\":\"ready\"")) {
-    if (++ready === count) send({ type: "ready" })
+    if (++ready === target) send({ type: "ready" })
     return
   }
   if (marker !== undefined && seen[i] === 0 && text.includes(marker)) {
@@ -36,7 +38,7 @@ const onMessage = (i: number, data: WebSocket.RawData) => {
   }
   if (i < latencyUpTo && text.includes("\"profile.updated\"")) arrivals[i]!.push(now())
   // each agent is told of its own connection: once all have been, the server is done with the connect storm
-  else if (text.includes("\"presence.changed\"") && ++presence === count) send({ type: "presence" })
+  else if (text.includes("\"presence.changed\"") && ++presence === target) send({ type: "presence" })
 }
 
 const connect = (i: number) =>
@@ -55,8 +57,10 @@ const connect = (i: number) =>
 
 process.on("message", async (m: { type: string; marker?: string; upTo?: number }) => {
   if (m.type === "connect") {
-    for (let i = 0; i < count; i += 250) {
-      await Promise.all(Array.from({ length: Math.min(250, count - i) }, (_, j) => connect(i + j)))
+    const from = target
+    target = Math.min(count, m.upTo ?? count)
+    for (let i = from; i < target; i += 250) {
+      await Promise.all(Array.from({ length: Math.min(250, target - i) }, (_, j) => connect(i + j)))
     }
     send({ type: "opened", closed })
   } else if (m.type === "arm") {

@@ -6,13 +6,15 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Config, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
-import { createServer } from "node:http"
 import { generateKey, hashKey } from "../src/Accounts/Keys.js"
 import * as Database from "../src/Database/Database.js"
+import { createHoldingServer } from "../src/Http/HoldingServer.js"
 import { HttpAppLive } from "../src/Http.js"
 import { Pglite } from "../src/Database/PgliteClient.js"
 import { Outbox } from "../src/Realtime/Outbox.js"
 
+import { createRequire } from "node:module"
+const require_v8 = () => createRequire(import.meta.url)("node:v8") as typeof import("node:v8")
 const BenchRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -39,6 +41,10 @@ const BenchRoutes = HttpApiBuilder.Router.use((router) =>
         return HttpServerResponse.unsafeJson({ status: "success", recipients: ids.length })
       }).pipe(Effect.orDie)
     )
+    yield* router.post(
+      "/bench/heapsnapshot",
+      Effect.sync(() => HttpServerResponse.unsafeJson({ file: (require_v8()).writeHeapSnapshot() }))
+    )
     const pglite = yield* Effect.serviceOption(Pglite)
     yield* router.get(
       "/bench/stats",
@@ -58,7 +64,7 @@ const port = Number(process.env.PORT)
 const Main = HttpAppLive.pipe(
   Layer.provide(BenchRoutes),
   HttpServer.withLogAddress,
-  Layer.provide(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port })),
+  Layer.provide(NodeHttpServer.layer(createHoldingServer, { host: "127.0.0.1", port })),
   Layer.provide(Database.layer)
 )
 
