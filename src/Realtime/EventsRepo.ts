@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
 
@@ -17,24 +17,52 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`cursor, id, recipient_id, type, created_at, data::text AS data`
-    const eventId = (cursor: string) => sql.literal(`'evt_' || lpad(to_hex(${cursor}), 16, '0') || f.salt`)
+    /** An event's id: its cursor in hex and the emit's salt (see EventRow.eventId, its twin in memory). */
+    const eventId = (cursor: string, salt: Statement.Fragment | string) =>
+      sql`'evt_' || lpad(to_hex(${sql.literal(cursor)}), 16, '0') || ${salt}`
+    const fanoutSalt = sql.literal("f.salt")
     /** The not yet expanded recipients of the fan-outs ending after `cursor`, as event rows. */
     const pending = (cursor: number, recipientId?: string) =>
-      sql`SELECT f.lo + x.n - 1 AS cursor, ${eventId("f.lo + x.n - 1")} AS id, x.r::uuid AS recipient_id, f.type,
+      sql`SELECT f.lo + x.n - 1 AS cursor, ${eventId("f.lo + x.n - 1", fanoutSalt)} AS id, x.r::uuid AS recipient_id, f.type,
           f.created_at, f.data::text AS data
         FROM event_fanouts f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
         WHERE f.hi > ${cursor} AND x.n > f.expanded AND f.lo + x.n - 1 > ${cursor}
           ${recipientId === undefined ? sql`` : sql`AND x.r::uuid = ${recipientId}::uuid`}`
 
     /**
-     * The start of an insert's CTE: the block's first cursor, taken after the order lock when `ordered` (a server;
-     * see Outbox.ts). In one statement with the insert, so an emit costs one round trip, not two.
+     * The start of an insert's CTE: `block` (lo, the first cursor) and `reserved` (hi, the last) for `n` events,
+     * taken after the order lock when `ordered` (a server; see Outbox.ts). In one statement with the insert, so
+     * an emit costs one round trip, not two.
      */
-    const blockStart = (ordered: boolean) =>
-      ordered
-        ? sql`WITH ordered AS (SELECT pg_advisory_xact_lock(${ORDER_LOCK})),
+    const reserve = (n: number, ordered: boolean) =>
+      sql`${
+        ordered
+          ? sql`WITH ordered AS (SELECT pg_advisory_xact_lock(${ORDER_LOCK})),
             block AS (SELECT nextval('events_cursor_seq') AS lo FROM ordered)`
-        : sql`WITH block AS (SELECT nextval('events_cursor_seq') AS lo)`
+          : sql`WITH block AS (SELECT nextval('events_cursor_seq') AS lo)`
+      },
+        reserved AS (SELECT setval('events_cursor_seq', lo + ${n}::bigint - 1) AS hi FROM block)`
+
+    /**
+     * A CTE `hooked`: a webhook delivery, due at `due`, for each row (c = cursor, r = recipient) of `source` whose
+     * recipient has a webhook_url; one probe of the partial index users_webhook_idx per row. (A one-time "any
+     * webhook at all?" check was planned as a scan of users whenever statistics were stale: 1.5 ms of every emit.)
+     */
+    const hooked = (source: string, due: Statement.Fragment) =>
+      sql`hooked AS (
+          INSERT INTO webhook_deliveries (event_cursor, user_id, next_attempt_at)
+          SELECT s.c, s.r, ${due} FROM ${sql.literal(source)} s JOIN users u ON u.id = s.r
+          WHERE u.webhook_url IS NOT NULL
+          RETURNING 1
+        )`
+    /** Wakes the webhook worker only when `hooked` gave it something to do. */
+    const wakeWebhooks =
+      sql`(SELECT count(*) FROM (SELECT pg_notify(${WebhooksChannel}, 'due') FROM (SELECT 1 FROM hooked LIMIT 1) h) w)`
+
+    const started = Effect.map((r: ReadonlyArray<{ readonly lo: string; readonly created_at: Date | string }>) => ({
+      lo: Number(r[0]!.lo),
+      createdAt: (r[0]!.created_at instanceof Date ? r[0]!.created_at : new Date(r[0]!.created_at)).toISOString()
+    }))
 
     /**
      * One statement: a contiguous block of cursors reserved for these rows (nextval, then setval past the block:
@@ -52,7 +80,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
       now: Date,
       ordered: boolean
     ) => {
-      const n = rows.recipients.length
       const input = typeof rows.types === "string" && typeof rows.datas === "string"
         // one shared payload: parsed once, not once per recipient
         ? sql`SELECT lo + x.n - 1 AS c, x.r, k.t, k.d
@@ -62,29 +89,16 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
             FROM block, unnest(${rows.recipients as Array<string>}::uuid[], ${rows.types as Array<string>}::text[],
               ${rows.datas as Array<string>}::text[]) WITH ORDINALITY AS x(r, t, d, n)`
       return sql<{ readonly lo: string; readonly created_at: Date | string }>`
-        ${blockStart(ordered)},
-        reserved AS (SELECT setval('events_cursor_seq', lo + ${n}::bigint - 1) AS hi FROM block),
+        ${reserve(rows.recipients.length, ordered)},
         input AS (${input}),
         inserted AS (
           INSERT INTO events (cursor, id, recipient_id, type, data)
-          SELECT c, 'evt_' || lpad(to_hex(c), 16, '0') || ${salt}, r, t, d FROM input
-        ), hooked AS (
-          INSERT INTO webhook_deliveries (event_cursor, user_id, next_attempt_at)
-          -- one probe of the partial index users_webhook_idx per recipient. (A one-time "any webhook at all?"
-          -- check here was planned as a scan of users whenever statistics were stale: 1.5 ms of every emit.)
-          SELECT i.c, i.r, ${now.toISOString()}::timestamptz FROM input i JOIN users u ON u.id = i.r
-          WHERE u.webhook_url IS NOT NULL
-          RETURNING 1
-        )
+          SELECT c, ${eventId("c", salt)}, r, t, d FROM input
+        ),
+        ${hooked("input", sql`${now.toISOString()}::timestamptz`)}
         SELECT lo::text AS lo, now() AS created_at, pg_notify(${EventsChannel}, lo::text), (SELECT hi FROM reserved),
-          -- the webhook worker is woken only when this emit gave it something to do
-          (SELECT count(*) FROM (SELECT pg_notify(${WebhooksChannel}, 'due') FROM (SELECT 1 FROM hooked LIMIT 1) h) w)
-        FROM block`.pipe(
-        Effect.map((r) => ({
-          lo: Number(r[0]!.lo),
-          createdAt: (r[0]!.created_at instanceof Date ? r[0]!.created_at : new Date(r[0]!.created_at)).toISOString()
-        }))
-      )
+          ${wakeWebhooks}
+        FROM block`.pipe(started)
     }
 
     // events rows and the unexpanded part of fan-outs, in one statement: one snapshot, so a chunk being expanded
@@ -128,8 +142,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
       ordered: boolean
     ) =>
       sql<{ readonly lo: string; readonly created_at: Date | string }>`
-        ${blockStart(ordered)},
-        reserved AS (SELECT setval('events_cursor_seq', lo + ${rows.recipients.length}::bigint - 1) AS hi FROM block),
+        ${reserve(rows.recipients.length, ordered)},
         inserted AS (
           INSERT INTO event_fanouts (lo, hi, salt, type, data, recipients, due_at)
           SELECT lo, hi, ${salt}, ${rows.type}, ${rows.data}::jsonb, ${rows.recipients.join(",")},
@@ -138,12 +151,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         )
         SELECT lo::text AS lo, now() AS created_at, pg_notify(${EventsChannel}, lo::text),
           pg_notify(${FanoutsChannel}, lo::text)
-        FROM block`.pipe(
-        Effect.map((r) => ({
-          lo: Number(r[0]!.lo),
-          createdAt: (r[0]!.created_at instanceof Date ? r[0]!.created_at : new Date(r[0]!.created_at)).toISOString()
-        }))
-      )
+        FROM block`.pipe(started)
 
     /**
      * Expands the next chunk of the oldest fan-out into events rows (and webhook deliveries), in one statement; a
@@ -156,7 +164,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           WITH f AS (SELECT lo, hi, salt, type, data, recipients, expanded, created_at, due_at
             FROM event_fanouts ORDER BY lo LIMIT 1 FOR UPDATE SKIP LOCKED),
           x AS (
-            SELECT f.lo + x.n - 1 AS c, x.r::uuid AS r, ${eventId("f.lo + x.n - 1")} AS id, f.type, f.data,
+            SELECT f.lo + x.n - 1 AS c, x.r::uuid AS r, ${eventId("f.lo + x.n - 1", fanoutSalt)} AS id, f.type, f.data,
               f.created_at, f.due_at
             FROM f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
             WHERE x.n > f.expanded AND x.n <= f.expanded + ${chunk}
@@ -165,19 +173,13 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
             INSERT INTO events (cursor, id, recipient_id, type, data, created_at)
             SELECT c, id, r, type, data, created_at FROM x
           ),
-          hooked AS (
-            INSERT INTO webhook_deliveries (event_cursor, user_id, next_attempt_at)
-            SELECT x.c, x.r, x.due_at FROM x JOIN users u ON u.id = x.r
-            WHERE u.webhook_url IS NOT NULL
-            RETURNING 1
-          ),
+          ${hooked("x", sql.literal("s.due_at"))},
           progressed AS (
             UPDATE event_fanouts e SET expanded = f.expanded + ${chunk} FROM f
             WHERE e.lo = f.lo AND f.expanded + ${chunk} < f.hi - f.lo + 1
           ),
           done AS (DELETE FROM event_fanouts e USING f WHERE e.lo = f.lo AND f.expanded + ${chunk} >= f.hi - f.lo + 1)
-          SELECT (SELECT count(*)::int FROM f) AS found,
-            (SELECT count(*) FROM (SELECT pg_notify(${WebhooksChannel}, 'due') FROM (SELECT 1 FROM hooked LIMIT 1) h) w)`,
+          SELECT (SELECT count(*)::int FROM f) AS found, ${wakeWebhooks}`,
         (rows) => (rows[0]?.found ?? 0) > 0
       )
 

@@ -29,30 +29,33 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
     const channels: ReadonlyArray<Channel> = [EventsChannel, WebhooksChannel, FanoutsChannel]
 
     const embedded = yield* Effect.serviceOption(Pglite)
-    if (Option.isSome(embedded)) {
-      const { db, lock } = embedded.value
-      for (const channel of channels) {
+    const server = Option.isSome(embedded) ? Option.none() : yield* Effect.serviceOption(PgClient.PgClient)
+
+    /** `f` with each payload of `channel`, while the scope lasts. */
+    const listenTo = (channel: string, f: (payload: string) => void): Effect.Effect<void, never, Scope.Scope> => {
+      if (Option.isSome(embedded)) {
+        const { db, lock } = embedded.value
         // under the statement lock: LISTEN inside another fiber's open transaction would vanish with its rollback
-        const unlisten = yield* Effect.scoped(
-          Effect.zipRight(lock.scoped, Effect.promise(() => db.listen(channel, notified(channel))))
-        )
-        yield* Effect.addFinalizer(() => Effect.scoped(Effect.zipRight(lock.scoped, Effect.promise(() => unlisten()))))
+        return Effect.asVoid(Effect.acquireRelease(
+          Effect.scoped(Effect.zipRight(lock.scoped, Effect.promise(() => db.listen(channel, f)))),
+          (unlisten) => Effect.scoped(Effect.zipRight(lock.scoped, Effect.promise(() => unlisten())))
+        ))
       }
-    } else {
-      const pg = yield* Effect.serviceOption(PgClient.PgClient)
-      for (const channel of Option.isSome(pg) ? channels : []) {
-        yield* pg.pipe(Option.getOrThrow).listen(channel).pipe(
-          Stream.runForEach((payload) => Effect.sync(() => notified(channel)(payload))),
-          Effect.tapErrorCause((cause) => Effect.logWarning("LISTEN failed; retrying", cause)),
-          Effect.retry(Schedule.spaced("1 second")),
-          Effect.forkScoped
-        )
-      }
+      if (Option.isNone(server)) return Effect.void
+      return server.value.listen(channel).pipe(
+        Stream.runForEach((payload) => Effect.sync(() => f(payload))),
+        Effect.tapErrorCause((cause) => Effect.logWarning("LISTEN failed; retrying", cause)),
+        Effect.retry(Schedule.spaced("1 second")),
+        Effect.forkScoped,
+        Effect.asVoid
+      )
+    }
+
+    for (const channel of channels) yield* listenTo(channel, notified(channel))
+    if (Option.isNone(embedded)) {
       const every = yield* Config.duration("EVENT_POLL_INTERVAL").pipe(Config.withDefault(Duration.seconds(2)))
       yield* Effect.sync(() => channels.forEach(wake)).pipe(Effect.delay(every), Effect.forever, Effect.forkScoped)
     }
-
-    const server = yield* Effect.serviceOption(PgClient.PgClient)
 
     return {
       /** A fresh subscription to one channel; take from it to wait for the next commit notice. */
@@ -69,23 +72,7 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
        * never coalesced like the wake-ups above. One sent while a server's LISTEN connection is down is lost, so
        * a listener also checks the state itself now and then.
        */
-      listen: (channel: string, f: (payload: string) => void): Effect.Effect<void, never, Scope.Scope> => {
-        if (Option.isSome(embedded)) {
-          const { db, lock } = embedded.value
-          return Effect.asVoid(Effect.acquireRelease(
-            Effect.scoped(Effect.zipRight(lock.scoped, Effect.promise(() => db.listen(channel, f)))),
-            (unlisten) => Effect.scoped(Effect.zipRight(lock.scoped, Effect.promise(() => unlisten())))
-          ))
-        }
-        if (Option.isNone(server)) return Effect.void
-        return server.value.listen(channel).pipe(
-          Stream.runForEach((payload) => Effect.sync(() => f(payload))),
-          Effect.tapErrorCause((cause) => Effect.logWarning("LISTEN failed; retrying", cause)),
-          Effect.retry(Schedule.spaced("1 second")),
-          Effect.forkScoped,
-          Effect.asVoid
-        )
-      }
+      listen: listenTo
     } as const
   })
 }) {}
