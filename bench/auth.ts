@@ -44,16 +44,21 @@ export const run = async () => {
       baseRuns.push(await load(helloUrl, { seconds: Math.max(1, Math.round(duration / slices)), connections }))
       meRuns.push(await load(meUrl, { seconds: Math.max(1, Math.round(duration / slices)), connections, headers }))
     }
-    const mean = (rs: Array<{ requests: { average: number } }>) => rs.reduce((a, r) => a + r.requests.average, 0) / rs.length
+    const mean = (rs: Array<{ requests: { average: number } }>) =>
+      rs.reduce((a, r) => a + r.requests.average, 0) / rs.length
     const p99 = (rs: Array<{ latency: { p99: number } }>) => Math.max(...rs.map((r) => r.latency.p99))
     const base = { requests: { average: mean(baseRuns) }, latency: { p99: p99(baseRuns) } }
     const me = { requests: { average: mean(meRuns) }, latency: { p99: p99(meRuns) } }
     const non2xx = meRuns.reduce((a, r) => a + r.non2xx + r.errors, 0)
     const ratio = me.requests.average / base.requests.average
-    console.log(`auth bench: ${duration}s per server in ${slices} alternating slices, ${connections} connections, autocannon`)
+    console.log(
+      `auth bench: ${duration}s per server in ${slices} alternating slices, ${connections} connections, autocannon`
+    )
     console.log(`  hello-world HttpApi    ${base.requests.average.toFixed(0)} req/s  p99 ${base.latency.p99} ms`)
-    console.log(`  GET /api/agent/me      ${me.requests.average.toFixed(0)} req/s  p99 ${me.latency.p99} ms` +
-      (non2xx > 0 ? `  (${non2xx} non-2xx/errors!)` : ""))
+    console.log(
+      `  GET /api/agent/me      ${me.requests.average.toFixed(0)} req/s  p99 ${me.latency.p99} ms` +
+        (non2xx > 0 ? `  (${non2xx} non-2xx/errors!)` : "")
+    )
     console.log(`  ratio ${ratio.toFixed(2)}× (goal ≥ 0.50×)`)
   } finally {
     await Promise.all([shoal.stop(), hello.stop()])

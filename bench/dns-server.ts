@@ -2,14 +2,14 @@
  * Child process for bench/dns.ts: `tsx bench/dns-server.ts ours|baseline` binds UDP on 127.0.0.1, an
  * ephemeral port, and reports it to the parent over IPC.
  */
-import * as Dgram from "node:dgram"
-import { pathToFileURL } from "node:url"
 import { NodeRuntime } from "@effect/platform-node"
 import * as DnsPacket from "dns-packet"
 import { Effect } from "effect"
+import * as Dgram from "node:dgram"
+import { pathToFileURL } from "node:url"
 import { DnsServer } from "../src/Dns/DnsServer.js"
-import { RecordSource } from "../src/Dns/RecordSource.js"
 import { txt } from "../src/Dns/Records.js"
+import { RecordSource } from "../src/Dns/RecordSource.js"
 
 export const zone = "bench.local"
 export const name = `alice.${zone}`

@@ -4,10 +4,10 @@
  * The two are measured in alternating slices, so a neighbour's burst of CPU lands on both, and each
  * server's CPU time is read around its slices: queries per CPU-second is the steadier figure.
  */
+import * as DnsPacket from "dns-packet"
 import { type ChildProcess, fork } from "node:child_process"
 import * as Dgram from "node:dgram"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import * as DnsPacket from "dns-packet"
 import { name } from "./dns-server.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)

@@ -4,7 +4,9 @@ import WebSocket from "ws"
 
 const url = process.env.BENCH_URL!
 const count = Number(process.env.BENCH_SOCKETS)
-const keys: Array<{ key: string }> = process.env.BENCH_KEYS_FILE ? JSON.parse(Fs.readFileSync(process.env.BENCH_KEYS_FILE, "utf8")) : []
+const keys: Array<{ key: string }> = process.env.BENCH_KEYS_FILE
+  ? JSON.parse(Fs.readFileSync(process.env.BENCH_KEYS_FILE, "utf8"))
+  : []
 const now = () => performance.timeOrigin + performance.now()
 const send = (m: unknown) => process.send!(m)
 

@@ -9,7 +9,12 @@ const server = Http.createServer((req, res) => {
     const frame = JSON.stringify({
       type: "event",
       cursor: 123456,
-      event: { id: "evt_0123456789abcdef0123456789abcdef", type: "bench.fanout", created_at: new Date().toISOString(), data: { at: Date.now() } }
+      event: {
+        id: "evt_0123456789abcdef0123456789abcdef",
+        type: "bench.fanout",
+        created_at: new Date().toISOString(),
+        data: { at: Date.now() }
+      }
     })
     for (const ws of wss.clients) ws.send(frame)
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ recipients: wss.clients.size }))

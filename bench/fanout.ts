@@ -31,7 +31,9 @@ interface Child {
 
 // `ulimit -n` is raised in a shell that then execs node, so the pid is node's (for /proc/<pid>/status)
 const spawnNode = (entry: string, env: Record<string, string>, nodeArgs: Array<string> = []): Child => {
-  const cmd = `ulimit -n $(ulimit -Hn) 2>/dev/null; exec "${process.execPath}" ${nodeArgs.join(" ")} --import tsx ${entry}`
+  const cmd = `ulimit -n $(ulimit -Hn) 2>/dev/null; exec "${process.execPath}" ${
+    nodeArgs.join(" ")
+  } --import tsx ${entry}`
   const proc = spawn("sh", ["-c", cmd], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe", "ipc"]
@@ -50,7 +52,9 @@ const spawnNode = (entry: string, env: Record<string, string>, nodeArgs: Array<s
     while (true) {
       const i = inbox.findIndex((m) => m.type === type)
       if (i >= 0) return inbox.splice(i, 1)[0]
-      if (Date.now() > until || proc.exitCode !== null) throw new Error(`no "${type}" from ${entry}:\n${out.slice(-2000)}`)
+      if (Date.now() > until || proc.exitCode !== null) {
+        throw new Error(`no "${type}" from ${entry}:\n${out.slice(-2000)}`)
+      }
       await Promise.race([new Promise<void>((r) => waiters.push(r)), sleep(500)])
     }
   }
@@ -94,7 +98,13 @@ const memory = async (base: string, pid: number) => {
   }
   if (process.env.BENCH_DEBUG) console.log(`  heapTotal/RSS MB after each GC: ${series.join(" ")}`)
   stats = stats!
-  return { rss: rssKb(pid) * 1024, heap: stats.heapUsed, heapTotal: stats.heapTotal, external: stats.external, wasm: stats.wasm ?? 0 }
+  return {
+    rss: rssKb(pid) * 1024,
+    heap: stats.heapUsed,
+    heapTotal: stats.heapTotal,
+    external: stats.external,
+    wasm: stats.wasm ?? 0
+  }
 }
 
 const percentile = (xs: Array<number>, p: number) => {
@@ -169,7 +179,13 @@ export const run = async (): Promise<void> => {
     children.push(raw)
     const rawBase = `http://127.0.0.1:${rawPort}`
     await waitUp(`${rawBase}/health`, raw)
-    const baseline = await fanout({ name: "raw", base: rawBase, server: raw, trigger: "/broadcast", waitPresence: false })
+    const baseline = await fanout({
+      name: "raw",
+      base: rawBase,
+      server: raw,
+      trigger: "/broadcast",
+      waitPresence: false
+    })
     baseline.clients.proc.send({ type: "close" })
     await baseline.clients.stop()
     await raw.stop()
@@ -186,7 +202,14 @@ export const run = async (): Promise<void> => {
     children.push(shoal)
     const base = `http://127.0.0.1:${shoalPort}`
     await waitUp(`${base}/health`, shoal)
-    const result = await fanout({ name: "shoal", base, server: shoal, trigger: "/bench/fanout", keysFile, waitPresence: true })
+    const result = await fanout({
+      name: "shoal",
+      base,
+      server: shoal,
+      trigger: "/bench/fanout",
+      keysFile,
+      waitPresence: true
+    })
     children.push(result.clients)
 
     // REST write → frame: PATCH /api/agent/profile at RATE/s over LATENCY_SOCKETS agents, each emits profile.updated
@@ -241,7 +264,7 @@ export const run = async (): Promise<void> => {
     })
     const latencies = []
     // BENCH_LATENCY=0: the fan-out and memory figures alone
-    if (process.env.BENCH_LATENCY !== "0") for (const run of latencyRuns) latencies.push(await run())
+    if (process.env.BENCH_LATENCY !== "0") { for (const run of latencyRuns) latencies.push(await run()) }
     const final = await memory(base, shoal.proc.pid!)
 
     const marginal = (m: typeof result) => (m.after.rss - m.mid.rss) / (SOCKETS - m.half)
@@ -255,31 +278,53 @@ export const run = async (): Promise<void> => {
     const lastMs = (m: typeof result) => percentile(m.rounds.map((r) => r.last), 50)
     const rawPer = perConn(baseline)
     const shoalPer = perConn(result)
-    console.log(`fanout bench: ${SOCKETS} authenticated sockets on one server process, 127.0.0.1, ${ROUNDS} rounds + 1 warm-up,` +
-      ` ${process.env.BENCH_DATABASE_URL ? "PostgreSQL server" : "embedded database"}`)
-    console.log(`  memory per connection    raw ws: RSS ${kb(marginal(baseline))} KB   Shoal: RSS ${kb(marginal(result))} KB` +
-      `   (goal ≤ 15 KB; RSS growth from ${SOCKETS - result.half} more sockets once ${result.half} are open)`)
-    console.log(`    all ${SOCKETS} from none: raw ws RSS ${kb(rawPer.rss)} KB, heap ${kb(rawPer.heap)} KB;` +
-      ` Shoal RSS ${kb(shoalPer.rss)} KB, heap ${kb(shoalPer.heap)} KB`)
-    console.log(`    of which: V8 heap committed raw ${kb(rawPer.heapTotal)} / Shoal ${kb(shoalPer.heapTotal)} KB,` +
-      ` external raw ${kb(rawPer.external)} / Shoal ${kb(shoalPer.external)} KB,` +
-      ` embedded database memory grown ${kb(shoalPer.wasm)} KB`)
-    console.log(`  connect + ready (all)    raw ws ${baseline.connectMs.toFixed(0)} ms   Shoal ${result.connectMs.toFixed(0)} ms` +
-      (result.closedEarly + baseline.closedEarly > 0 ? `  (${result.closedEarly + baseline.closedEarly} closed!)` : ""))
-    console.log(`  one event → last socket  raw ws ${baseline.rounds.map((r) => r.last.toFixed(0)).join("/")} ms` +
-      `   Shoal ${result.rounds.map((r) => r.last.toFixed(0)).join("/")} ms` +
-      `   median ratio ${(lastMs(result) / lastMs(baseline)).toFixed(2)}× (goal ≤ 2×)`)
+    console.log(
+      `fanout bench: ${SOCKETS} authenticated sockets on one server process, 127.0.0.1, ${ROUNDS} rounds + 1 warm-up,` +
+        ` ${process.env.BENCH_DATABASE_URL ? "PostgreSQL server" : "embedded database"}`
+    )
+    console.log(
+      `  memory per connection    raw ws: RSS ${kb(marginal(baseline))} KB   Shoal: RSS ${kb(marginal(result))} KB` +
+        `   (goal ≤ 15 KB; RSS growth from ${SOCKETS - result.half} more sockets once ${result.half} are open)`
+    )
+    console.log(
+      `    all ${SOCKETS} from none: raw ws RSS ${kb(rawPer.rss)} KB, heap ${kb(rawPer.heap)} KB;` +
+        ` Shoal RSS ${kb(shoalPer.rss)} KB, heap ${kb(shoalPer.heap)} KB`
+    )
+    console.log(
+      `    of which: V8 heap committed raw ${kb(rawPer.heapTotal)} / Shoal ${kb(shoalPer.heapTotal)} KB,` +
+        ` external raw ${kb(rawPer.external)} / Shoal ${kb(shoalPer.external)} KB,` +
+        ` embedded database memory grown ${kb(shoalPer.wasm)} KB`
+    )
+    console.log(
+      `  connect + ready (all)    raw ws ${baseline.connectMs.toFixed(0)} ms   Shoal ${
+        result.connectMs.toFixed(0)
+      } ms` +
+        (result.closedEarly + baseline.closedEarly > 0
+          ? `  (${result.closedEarly + baseline.closedEarly} closed!)`
+          : "")
+    )
+    console.log(
+      `  one event → last socket  raw ws ${baseline.rounds.map((r) => r.last.toFixed(0)).join("/")} ms` +
+        `   Shoal ${result.rounds.map((r) => r.last.toFixed(0)).join("/")} ms` +
+        `   median ratio ${(lastMs(result) / lastMs(baseline)).toFixed(2)}× (goal ≤ 2×)`
+    )
     for (const l of latencies) {
       const restP99 = percentile(l.rest, 99)
       const pushP99 = percentile(l.push, 99)
-      console.log(`  REST → frame, ${l.rate}/s over ${LATENCY_SOCKETS} sockets for ${LATENCY_SECONDS}s` +
-        ` (${l.rest.length} ok at ${l.achieved.toFixed(0)}/s completed, ${l.failures} failed` +
-        `${l.failures > 0 ? ` (${l.firstFailure})` : ""}, ${l.missing} frames missing)`)
-      console.log(`    REST p50 ${percentile(l.rest, 50).toFixed(1)} ms  p99 ${restP99.toFixed(1)} ms;` +
-        `  push p50 ${percentile(l.push, 50).toFixed(1)} ms  p99 ${pushP99.toFixed(1)} ms;` +
-        `  ratio ${(pushP99 / restP99).toFixed(2)}× (goal ≤ 2×)`)
+      console.log(
+        `  REST → frame, ${l.rate}/s over ${LATENCY_SOCKETS} sockets for ${LATENCY_SECONDS}s` +
+          ` (${l.rest.length} ok at ${l.achieved.toFixed(0)}/s completed, ${l.failures} failed` +
+          `${l.failures > 0 ? ` (${l.firstFailure})` : ""}, ${l.missing} frames missing)`
+      )
+      console.log(
+        `    REST p50 ${percentile(l.rest, 50).toFixed(1)} ms  p99 ${restP99.toFixed(1)} ms;` +
+          `  push p50 ${percentile(l.push, 50).toFixed(1)} ms  p99 ${pushP99.toFixed(1)} ms;` +
+          `  ratio ${(pushP99 / restP99).toFixed(2)}× (goal ≤ 2×)`
+      )
     }
-    console.log(`  server after the run: RSS ${(final.rss / 1048576).toFixed(0)} MB, heap ${(final.heap / 1048576).toFixed(0)} MB`)
+    console.log(
+      `  server after the run: RSS ${(final.rss / 1048576).toFixed(0)} MB, heap ${(final.heap / 1048576).toFixed(0)} MB`
+    )
     result.clients.proc.send({ type: "close" })
   } finally {
     for (const c of children.reverse()) await c.stop()

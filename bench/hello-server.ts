@@ -9,8 +9,11 @@ class Hello extends HttpApiGroup.make("hello").add(
 ) {}
 class Api extends HttpApi.make("hello").add(Hello) {}
 
-const HelloLive = HttpApiBuilder.group(Api, "hello", (h) =>
-  h.handle("hello", () => Effect.succeed({ status: "success", message: "hello" })))
+const HelloLive = HttpApiBuilder.group(
+  Api,
+  "hello",
+  (h) => h.handle("hello", () => Effect.succeed({ status: "success", message: "hello" }))
+)
 
 const port = Number(process.argv[2] ?? 0)
 HttpApiBuilder.serve().pipe(

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process"
-import * as Net from "node:net"
 import autocannon from "autocannon"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as Net from "node:net"
 
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -54,7 +54,10 @@ export const waitFor = async (url: string, proc: Proc, ms = 90_000) => {
   throw new Error(`${url} did not come up:\n${proc.output()}`)
 }
 
-export const load = (url: string, options: { seconds: number; connections: number; headers?: Record<string, string> }) =>
+export const load = (
+  url: string,
+  options: { seconds: number; connections: number; headers?: Record<string, string> }
+) =>
   new Promise<autocannon.Result>((resolve, reject) => {
     autocannon(
       { url, duration: options.seconds, connections: options.connections, headers: options.headers ?? {} },

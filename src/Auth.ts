@@ -54,7 +54,8 @@ export const AuthenticationLive = Layer.effect(
       if (!decision.allowed) {
         return yield* Effect.fail(
           new Errors.RateLimited({
-            message: `rate limit of ${decision.limit} requests per minute exceeded; retry after ${decision.retryAfter} s`,
+            message:
+              `rate limit of ${decision.limit} requests per minute exceeded; retry after ${decision.retryAfter} s`,
             details: { retry_after: decision.retryAfter }
           })
         )

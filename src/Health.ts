@@ -16,5 +16,4 @@ export const HealthHttpLive = HttpApiBuilder.group(ShoalApi, "health", (handlers
         ),
         Effect.catchAll(() => Effect.fail(new Errors.Unavailable({ message: "the database is unreachable" })))
       ))
-  })
-)
+  }))

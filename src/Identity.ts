@@ -1,9 +1,9 @@
-import { Errors, IdentityApi as Api, Identity as Keys, Ids } from "@shoal/domain"
+import { Errors, Identity as Keys, IdentityApi as Api, Ids } from "@shoal/domain"
 import { Clock, Effect, Either, Option, Schema } from "effect"
 import { canonicalJson } from "./Http/CanonicalJson.js"
 import { Directory } from "./Identity/Directory.js"
 import { PublicUrl } from "./Identity/PublicUrl.js"
-import { IdentityRepo, MAX_DOMAINS_PER_USER, type DomainRow } from "./Identity/Repo.js"
+import { type DomainRow, IdentityRepo, MAX_DOMAINS_PER_USER } from "./Identity/Repo.js"
 import { SigningKey } from "./Identity/SigningKey.js"
 
 const isHandle = Schema.is(Ids.Handle)

@@ -1,9 +1,9 @@
-import type { Auth, Profiles as Api } from "@shoal/domain"
 import { SqlClient } from "@effect/sql"
+import type { Auth, Profiles as Api } from "@shoal/domain"
 import { Errors, Users } from "@shoal/domain"
 import { Effect, Option } from "effect"
-import * as TtlCache from "./Cache/TtlCache.js"
 import { Heartbeat } from "./Auth/Heartbeat.js"
+import * as TtlCache from "./Cache/TtlCache.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
 import { ProfilesRepo, toProfile, toProfileJson, toUser, toUserJson, type UserRow } from "./Profiles/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
@@ -25,17 +25,23 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     })
 
     const row = (id: string) =>
-      Effect.flatMap(rows.get(id), Option.match({
-        onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
-        onSome: Effect.succeed<UserRow>
-      }))
+      Effect.flatMap(
+        rows.get(id),
+        Option.match({
+          onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
+          onSome: Effect.succeed<UserRow>
+        })
+      )
 
     /** Straight from the database in the caller's fiber, so it sees (and stays inside) an open transaction. */
     const fresh = (userId: string) =>
-      Effect.flatMap(Effect.orDie(repo.findById(userId)), Option.match({
-        onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
-        onSome: Effect.succeed<UserRow>
-      }))
+      Effect.flatMap(
+        Effect.orDie(repo.findById(userId)),
+        Option.match({
+          onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
+          onSome: Effect.succeed<UserRow>
+        })
+      )
 
     const profile = Effect.fn("Profiles.profile")((userId: string) => Effect.map(row(userId), toProfile))
 
@@ -93,7 +99,16 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     const freshProfile = (userId: string) => Effect.map(fresh(userId), toProfile)
     const freshMe = (userId: string) => Effect.map(fresh(userId), (r) => toUser(r, heartbeat.lastSeen(userId)))
 
-    return { profile, me, meJson, freshProfile, freshMe, update, search, invalidate: (id: string) => rows.invalidate(id) } as const
+    return {
+      profile,
+      me,
+      meJson,
+      freshProfile,
+      freshMe,
+      update,
+      search,
+      invalidate: (id: string) => rows.invalidate(id)
+    } as const
   }),
   dependencies: [ProfilesRepo.Default, UrlGuard.Default, Heartbeat.Default, ProfileChanges.Default, Outbox.Default]
 }) {}

@@ -27,7 +27,13 @@ const principalOf = (h: string) =>
   Effect.gen(function*() {
     const row = yield* Effect.orDie(Effect.flatMap(AccountsRepo, (r) => r.byHandle(h.toLowerCase())))
     if (Option.isNone(row)) return yield* new Errors.NotFound({ message: `no account with handle "${h}"` })
-    return { id: row.value.id, handle: row.value.handle, userType: row.value.user_type, ownerId: row.value.owner_id, keyHash: "" }
+    return {
+      id: row.value.id,
+      handle: row.value.handle,
+      userType: row.value.user_type,
+      ownerId: row.value.owner_id,
+      keyHash: ""
+    }
   })
 
 const accountCreate = Command.make("create", { handle, displayName, bio }, (input) =>
@@ -72,11 +78,12 @@ const ServicesLive = Layer.mergeAll(Accounts.Default, Profiles.Default, Accounts
 )
 
 const fail = (e: Errors.InvalidRequest | Errors.Forbidden | Errors.NotFound | Errors.Conflict) =>
-  Console.error(JSON.stringify({ status: "error", error: { code: Errors.errorCodes[e._tag][0], message: e.message } })).pipe(
-    Effect.zipRight(Effect.sync(() => {
-      process.exitCode = 1
-    }))
-  )
+  Console.error(JSON.stringify({ status: "error", error: { code: Errors.errorCodes[e._tag][0], message: e.message } }))
+    .pipe(
+      Effect.zipRight(Effect.sync(() => {
+        process.exitCode = 1
+      }))
+    )
 
 cli(process.argv).pipe(
   Effect.catchTags({ InvalidRequest: fail, Forbidden: fail, NotFound: fail, Conflict: fail }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { client, createAgent, describeApp, signUp, uniqueHandle } from "./support/TestApp.js"
 import { expectError, rawRequest } from "./support/Raw.js"
+import { client, createAgent, describeApp, signUp, uniqueHandle } from "./support/TestApp.js"
 
 describeApp()("accounts and keys", (it) => {
   it.effect("sign-up → create agent → agent key works → rotate → old key is refused with 401", () =>
@@ -132,7 +132,10 @@ describeApp()("accounts and keys", (it) => {
       const body = JSON.stringify({ handle, display_name: "Raced" })
       const headers = { "idempotency-key": `race-${handle}` }
       const results = yield* Effect.all(
-        Array.from({ length: 8 }, () => rawRequest("POST", "/api/account/agents", { body, headers, key: human.api_key })),
+        Array.from(
+          { length: 8 },
+          () => rawRequest("POST", "/api/account/agents", { body, headers, key: human.api_key })
+        ),
         { concurrency: "unbounded" }
       )
       const created = results.filter((r) => r.status === 201)

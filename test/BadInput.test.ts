@@ -1,7 +1,7 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { createAgent, describeApp, signUp, uniqueHandle } from "./support/TestApp.js"
 import { expectError, rawRequest } from "./support/Raw.js"
+import { createAgent, describeApp, signUp, uniqueHandle } from "./support/TestApp.js"
 
 const json = (v: unknown) => JSON.stringify(v)
 

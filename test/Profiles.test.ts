@@ -2,8 +2,8 @@ import { expect } from "@effect/vitest"
 import { bech32 } from "@scure/base"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
-import { createAgent, describeApp, signUp, uniqueHandle } from "./support/TestApp.js"
 import { expectError, rawRequest } from "./support/Raw.js"
+import { createAgent, describeApp, signUp, uniqueHandle } from "./support/TestApp.js"
 
 const npub = () => bech32.encode("npub", bech32.toWords(randomBytes(32)))
 

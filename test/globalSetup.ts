@@ -1,13 +1,13 @@
-import type { TestProject } from "vitest/node"
 import { PGlite } from "@electric-sql/pglite"
 import { Effect } from "effect"
+import { Layer, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import type { TestProject } from "vitest/node"
+import * as Database from "../src/Database/Database.js"
 import { runMigrations } from "../src/Database/Migrations.js"
 import * as PgliteClient from "../src/Database/PgliteClient.js"
-import * as Database from "../src/Database/Database.js"
-import { Layer, Redacted } from "effect"
 
 declare module "vitest" {
   export interface ProvidedContext {

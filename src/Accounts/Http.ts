@@ -14,10 +14,8 @@ export const SignUpHttpLive = HttpApiBuilder.group(ShoalApi, "signup", (handlers
         const { apiKey, id } = yield* accounts.signUp(payload)
         const user = yield* profiles.freshMe(id)
         return new Api.SignUpResponse({ status: "success", user, api_key: apiKey })
-      })
-    )
-  })
-).pipe(Layer.provide([Accounts.Default, Profiles.Default]))
+      }))
+  })).pipe(Layer.provide([Accounts.Default, Profiles.Default]))
 
 export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (handlers) =>
   Effect.gen(function*() {
@@ -42,15 +40,16 @@ export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (hand
               return new Api.AgentCreated({ status: "success", agent, api_key: apiKey })
             })
           )
-        })
-      )
+        }))
       .handle("rotateAgentKey", ({ path }) =>
-        Effect.flatMap(Auth.CurrentUser, (owner) => accounts.rotateAgentKey(owner, path.handle)).pipe(
-          Effect.map((apiKey) => new Api.KeyRotated({ status: "success", api_key: apiKey }))
-        ))
+        Effect.flatMap(Auth.CurrentUser, (owner) =>
+          accounts.rotateAgentKey(owner, path.handle)).pipe(
+            Effect.map((apiKey) => new Api.KeyRotated({ status: "success", api_key: apiKey }))
+          ))
       .handle("rotateKey", () =>
         Effect.flatMap(Auth.CurrentUser, accounts.rotateKey).pipe(
-          Effect.map((apiKey) => new Api.KeyRotated({ status: "success", api_key: apiKey }))
+          Effect.map((apiKey) =>
+            new Api.KeyRotated({ status: "success", api_key: apiKey })
+          )
         ))
-  })
-).pipe(Layer.provide([Accounts.Default, Profiles.Default, Idempotency.Default]))
+  })).pipe(Layer.provide([Accounts.Default, Profiles.Default, Idempotency.Default]))

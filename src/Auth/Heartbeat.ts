@@ -36,7 +36,11 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
         UPDATE users SET last_seen_at = v.t
         FROM (SELECT unnest(${ids}::uuid[]) AS id, unnest(${times}::timestamptz[]) AS t) v
         WHERE users.id = v.id AND (users.last_seen_at IS NULL OR users.last_seen_at < v.t)`.pipe(
-        Effect.tapError(() => Effect.sync(() => { for (const [k, v] of batch) if (!pending.has(k)) pending.set(k, v) })),
+        Effect.tapError(() =>
+          Effect.sync(() => {
+            for (const [k, v] of batch) if (!pending.has(k)) pending.set(k, v)
+          })
+        ),
         Effect.catchAll((e) => Effect.logWarning("heartbeat flush failed; will retry", e)),
         Effect.asVoid
       )

@@ -1,7 +1,7 @@
 import type { Auth } from "@shoal/domain"
 import { Effect, Option } from "effect"
-import * as TtlCache from "../Cache/TtlCache.js"
 import { AccountsRepo } from "../Accounts/Repo.js"
+import * as TtlCache from "../Cache/TtlCache.js"
 
 /**
  * key hash → principal, so authentication does not touch the database per request. Concurrent misses for one
@@ -28,7 +28,8 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
     })
     return {
       get: (hash: string) => cache.get(hash),
-      invalidate: (hashes: ReadonlyArray<string>) => Effect.forEach(hashes, (h) => cache.invalidate(h), { discard: true })
+      invalidate: (hashes: ReadonlyArray<string>) =>
+        Effect.forEach(hashes, (h) => cache.invalidate(h), { discard: true })
     } as const
   }),
   dependencies: [AccountsRepo.Default]

@@ -6,8 +6,7 @@ import { runMigrations } from "./Migrations.js"
 import * as Pglite from "./PgliteClient.js"
 
 /** A real PostgreSQL server through @effect/sql-pg. */
-export const layerPg = (url: Redacted.Redacted) =>
-  PgClient.layer({ url, maxConnections: 10, applicationName: "shoal" })
+export const layerPg = (url: Redacted.Redacted) => PgClient.layer({ url, maxConnections: 10, applicationName: "shoal" })
 
 /** Embedded PGlite under `dir`, one process per directory. */
 export const layerEmbedded = (dir: string) =>

@@ -1,6 +1,6 @@
+import type { Packet } from "dns-packet"
 import type { ConfigError } from "effect"
 import { Clock, Context, Data, Duration, Effect, Layer, type Scope } from "effect"
-import type { Packet } from "dns-packet"
 import { DnsConfig } from "./DnsConfig.js"
 import { makeRateLimiter, type RateLimitOptions } from "./RateLimit.js"
 import type { RecordSource } from "./RecordSource.js"

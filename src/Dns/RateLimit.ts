@@ -70,7 +70,12 @@ export const makeRateLimiter = (options: RateLimitOptions, now: () => number) =>
     return options.slip > 0 && bucket.over % options.slip === 0 ? "slip" : "drop"
   }
 
-  return { take, get size() { return buckets.size } } as const
+  return {
+    take,
+    get size() {
+      return buckets.size
+    }
+  } as const
 }
 
 export type RateLimiter = ReturnType<typeof makeRateLimiter>

@@ -1,6 +1,6 @@
-import * as Net from "node:net"
 import type { Packet } from "dns-packet"
 import { Effect } from "effect"
+import * as Net from "node:net"
 import type { Runner } from "./Runner.js"
 import * as Wire from "./Wire.js"
 

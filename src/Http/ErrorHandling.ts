@@ -8,9 +8,15 @@ export const MAX_BODY_BYTES = 1024 * 1024
 
 const tooLarge = () =>
   // the rest of the body is not read: close the connection so the client sees this answer, not a reset
-  errorResponse(413, "payload_too_large", `the request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`, undefined, {
-    connection: "close"
-  })
+  errorResponse(
+    413,
+    "payload_too_large",
+    `the request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`,
+    undefined,
+    {
+      connection: "close"
+    }
+  )
 
 const isDecodeError = (u: unknown): u is HttpApiDecodeError =>
   typeof u === "object" && u !== null && (u as { _tag?: string })._tag === "HttpApiDecodeError"
@@ -43,9 +49,13 @@ const decodeErrorResponse = (e: HttpApiDecodeError) => {
 const requestErrorResponse = (e: HttpServerError.RequestError) => {
   const cause = e.cause as { message?: string } | undefined
   if (cause?.message === "maxBytes exceeded") return tooLarge()
-  return errorResponse(400, "invalid_request", e.reason === "Decode"
-    ? "the request body is not valid JSON"
-    : "the request could not be read")
+  return errorResponse(
+    400,
+    "invalid_request",
+    e.reason === "Decode"
+      ? "the request body is not valid JSON"
+      : "the request could not be read"
+  )
 }
 
 /** Turns every failure or defect into the contract's JSON error body, so no route answers with an empty 4xx/5xx. */
@@ -81,4 +91,3 @@ export const ErrorHandlingLive = HttpApiBuilder.middleware((app) =>
     )
   })
 )
-

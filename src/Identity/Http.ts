@@ -18,8 +18,7 @@ export const IdentityHttpLive = HttpApiBuilder.group(ShoalApi, "identity", (hand
       .handle("proof", ({ path }) => identity.proof(path.handle))
       .handle("keys", () => Effect.succeed(identity.keys))
       .handle("nostr", ({ urlParams }) => identity.nostr(urlParams.name))
-  })
-).pipe(Layer.provide([Identity.Default, PublicCorsLive]))
+  })).pipe(Layer.provide([Identity.Default, PublicCorsLive]))
 
 export const DomainsHttpLive = HttpApiBuilder.group(ShoalApi, "domains", (handlers) =>
   Effect.gen(function*() {
@@ -30,8 +29,8 @@ export const DomainsHttpLive = HttpApiBuilder.group(ShoalApi, "domains", (handle
           Effect.map((domains) => new Api.DomainsResponse({ status: "success", domains }))
         ))
       .handle("setDomain", ({ path, payload }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) => identity.setDomain(caller.id, path.tld, payload)).pipe(
-          Effect.map((domain) => new Api.DomainResponse({ status: "success", domain }))
-        ))
-  })
-).pipe(Layer.provide(Identity.Default))
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          identity.setDomain(caller.id, path.tld, payload)).pipe(
+            Effect.map((domain) => new Api.DomainResponse({ status: "success", domain }))
+          ))
+  })).pipe(Layer.provide(Identity.Default))

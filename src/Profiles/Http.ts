@@ -17,13 +17,14 @@ export const ProfilesHttpLive = HttpApiBuilder.group(ShoalApi, "profiles", (hand
           Effect.map((user) => HttpServerResponse.unsafeJson({ status: "success", user }))
         ))
       .handle("updateProfile", ({ payload }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) => profiles.update(caller, payload)).pipe(
-          // its wire form directly, like /me (the typed client still decodes it as ProfileUpdated)
-          Effect.map(({ profile, user }) =>
-            HttpServerResponse.unsafeJson({ status: "success", ...profile, profile, user })
-          )
-        ))
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          profiles.update(caller, payload)).pipe(
+            // its wire form directly, like /me (the typed client still decodes it as ProfileUpdated)
+            Effect.map(({ profile, user }) =>
+              HttpServerResponse.unsafeJson({ status: "success", ...profile, profile, user })
+            )
+          ))
       .handle("searchUsers", ({ urlParams }) =>
-        Effect.map(profiles.search(urlParams.q), (users) => new Api.SearchResponse({ status: "success", users })))
-  })
-).pipe(Layer.provide(Profiles.Default))
+        Effect.map(profiles.search(urlParams.q), (users) =>
+          new Api.SearchResponse({ status: "success", users })))
+  })).pipe(Layer.provide(Profiles.Default))

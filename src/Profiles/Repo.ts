@@ -39,7 +39,8 @@ export const toUserJson = (row: UserRow, lastSeen?: number): typeof Users.User.E
 }
 
 /** Rows were decoded by SqlSchema already: the constructor skips a second validation. */
-export const toUser = (row: UserRow, lastSeen?: number): Users.User => new Users.User(toUserJson(row, lastSeen) as any, true)
+export const toUser = (row: UserRow, lastSeen?: number): Users.User =>
+  new Users.User(toUserJson(row, lastSeen) as any, true)
 
 /** The wire form of `Profile`, built directly like toUserJson. */
 export const toProfileJson = (row: UserRow): typeof Users.Profile.Encoded => ({
@@ -103,7 +104,9 @@ export class ProfilesRepo extends Effect.Service<ProfilesRepo>()("Profiles/Repo"
         Result: UserRow,
         execute: (id) =>
           sql`UPDATE users u SET ${sql.update({ ...set, updated_at: new Date() })},
-            identity = (identity || ${JSON.stringify(c.identitySet)}::jsonb) - ${c.identityRemove as Array<string>}::text[]
+            identity = (identity || ${JSON.stringify(c.identitySet)}::jsonb) - ${c.identityRemove as Array<
+            string
+          >}::text[]
           WHERE u.id = ${id} RETURNING ${columns}`
       })(id)
     }
@@ -111,7 +114,12 @@ export class ProfilesRepo extends Effect.Service<ProfilesRepo>()("Profiles/Repo"
     const escapeLike = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`)
     const search = SqlSchema.findAll({
       Request: Schema.String,
-      Result: Schema.Struct({ id: Ids.UserId, display_name: Schema.String, handle: Ids.Handle, user_type: Ids.UserType }),
+      Result: Schema.Struct({
+        id: Ids.UserId,
+        display_name: Schema.String,
+        handle: Ids.Handle,
+        user_type: Ids.UserType
+      }),
       execute: (q) => {
         const pattern = `%${escapeLike(q.toLowerCase())}%`
         const prefix = `${escapeLike(q.toLowerCase())}%`

@@ -151,15 +151,20 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     const deliver = (rows: ReadonlyArray<EventRow>, upTo: number) => {
       for (const row of rows) {
         const agent = agents.get(row.recipientId)
-        if (agent !== undefined) for (const conn of agent.sockets) conn.push(row)
+        if (agent !== undefined) { for (const conn of agent.sockets) conn.push(row) }
       }
       if (upTo > position) position = upTo
     }
 
-    const start = (at: number) => Effect.sync(() => { if (at > position) position = at })
+    const start = (at: number) =>
+      Effect.sync(() => {
+        if (at > position) position = at
+      })
 
     const disconnect = (userId: string, code: number, reason: string) =>
-      Effect.sync(() => { for (const conn of agents.get(userId)?.sockets ?? []) conn.close(code, reason) })
+      Effect.sync(() => {
+        for (const conn of agents.get(userId)?.sockets ?? []) conn.close(code, reason)
+      })
 
     /** Closes (4401) the account's sockets opened with these keys, now and if one attaches in the next minute. */
     const revoke = (userId: string, hashes: ReadonlyArray<string>) =>

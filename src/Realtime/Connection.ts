@@ -1,6 +1,6 @@
 import type { Socket } from "node:net"
 import type { WebSocket } from "ws"
-import { type EventRow, eventFrame } from "./EventRow.js"
+import { eventFrame, type EventRow } from "./EventRow.js"
 
 // live events held while a resuming socket replays from the database; past this, replay again from the database
 const MAX_HELD = 2_000

@@ -15,7 +15,13 @@ export class Events extends Effect.Service<Events>()("Realtime/Events", {
       return new Api.EventsPage({
         status: "success",
         events: page.map((r) =>
-          new Api.PolledEvent({ cursor: r.cursor, id: r.id, type: r.type, created_at: r.createdAt, data: JSON.parse(r.data) })
+          new Api.PolledEvent({
+            cursor: r.cursor,
+            id: r.id,
+            type: r.type,
+            created_at: r.createdAt,
+            data: JSON.parse(r.data)
+          })
         ),
         next_cursor: page.length > 0 ? page[page.length - 1]!.cursor : after,
         has_more: rows.length > limit

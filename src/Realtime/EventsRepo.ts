@@ -23,7 +23,9 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const fanoutSalt = sql.literal("f.salt")
     /** The not yet expanded recipients of the fan-outs ending after `cursor`, as event rows. */
     const pending = (cursor: number, recipientId?: string) =>
-      sql`SELECT f.lo + x.n - 1 AS cursor, ${eventId("f.lo + x.n - 1", fanoutSalt)} AS id, x.r::uuid AS recipient_id, f.type,
+      sql`SELECT f.lo + x.n - 1 AS cursor, ${
+        eventId("f.lo + x.n - 1", fanoutSalt)
+      } AS id, x.r::uuid AS recipient_id, f.type,
           f.created_at, f.data::text AS data
         FROM event_fanouts f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
         WHERE f.hi > ${cursor} AND x.n > f.expanded AND f.lo + x.n - 1 > ${cursor}
@@ -194,7 +196,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         (rows) => rows[0]?.n ?? 0
       )
 
-    const notify = (channel: string, payload: string) => sql`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
+    const notify = (channel: string, payload: string) =>
+      sql`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
 
     return { insertBlock, insertFanout, expandChunk, after, forRecipient, head, prune, notify } as const
   })

@@ -1,5 +1,5 @@
 import { Config, Effect, Layer } from "effect"
-import { FanoutsChannel, EventsRepo } from "./EventsRepo.js"
+import { EventsRepo, FanoutsChannel } from "./EventsRepo.js"
 import { Notifier } from "./Notifier.js"
 
 /**

@@ -12,18 +12,25 @@ export const EventsHttpLive = HttpApiBuilder.group(ShoalApi, "events", (handlers
     const secrets = yield* WebhookSecrets
     return handlers
       .handle("poll", ({ urlParams }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) => events.poll(caller.id, urlParams.after, urlParams.limit)))
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          events.poll(caller.id, urlParams.after, urlParams.limit)))
       .handle("deliveries", ({ urlParams }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) => deliveries.list(caller.id, urlParams)).pipe(
-          Effect.map((list) => new Api.DeliveriesPage({ status: "success", deliveries: list }))
-        ))
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          deliveries.list(caller.id, urlParams)).pipe(
+            Effect.map((list) =>
+              new Api.DeliveriesPage({ status: "success", deliveries: list })
+            )
+          ))
       .handle("redeliver", ({ path }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) => deliveries.redeliver(caller.id, path.id)).pipe(
-          Effect.map((delivery) => new Api.DeliveryResponse({ status: "success", delivery }))
-        ))
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          deliveries.redeliver(caller.id, path.id)).pipe(
+            Effect.map((delivery) =>
+              new Api.DeliveryResponse({ status: "success", delivery })
+            )
+          ))
       .handle("rotateWebhookSecret", () =>
-        Effect.flatMap(Auth.CurrentUser, (caller) => secrets.rotate(caller.id)).pipe(
-          Effect.map((secret) => new Api.WebhookSecret({ status: "success", secret }))
-        ))
-  })
-).pipe(Layer.provide([Events.Default, Deliveries.Default, WebhookSecrets.Default]))
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          secrets.rotate(caller.id)).pipe(
+            Effect.map((secret) => new Api.WebhookSecret({ status: "success", secret }))
+          ))
+  })).pipe(Layer.provide([Events.Default, Deliveries.Default, WebhookSecrets.Default]))

@@ -23,7 +23,7 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
       for (const q of readers[channel]) q.unsafeOffer(undefined)
     }
     const notified = (channel: Channel) => (payload: string) => {
-      if (channel === EventsChannel) for (const f of listeners) f(payload)
+      if (channel === EventsChannel) { for (const f of listeners) f(payload) }
       wake(channel)
     }
     const channels: ReadonlyArray<Channel> = [EventsChannel, WebhooksChannel, FanoutsChannel]

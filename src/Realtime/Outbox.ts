@@ -48,7 +48,9 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
           ? repo.insertFanout({ recipients, type: types, data: datas }, salt, new Date(now), !embedded)
           : repo.insertBlock(rows, salt, new Date(now), !embedded)
         const insert = Effect.tap(stored, ({ createdAt, lo }) =>
-          Effect.sync(() => blocks.add({ ...rows, lo, hi: lo + rows.recipients.length - 1, salt, createdAt })))
+          Effect.sync(() =>
+            blocks.add({ ...rows, lo, hi: lo + rows.recipients.length - 1, salt, createdAt })
+          ))
         // outside a transaction it still gets one: the block is then known here before its commit notice arrives
         const inTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
         yield* (inTransaction ? insert : sql.withTransaction(insert)).pipe(Effect.orDie)

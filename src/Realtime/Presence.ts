@@ -57,7 +57,9 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
           yield* announce(flipped, "offline")
           const done = new Set<string>(flipped.map((a) => a.id))
           const rest = ids.filter((id) => !done.has(id))
-          const current = new Map((rest.length > 0 ? yield* repo.current(rest) : []).map((r) => [r.user_id as string, r]))
+          const current = new Map(
+            (rest.length > 0 ? yield* repo.current(rest) : []).map((r) => [r.user_id as string, r])
+          )
           return ids.map((id): OfflineResult => {
             const c = current.get(id)
             // connected with a newer heartbeat than ours (another node saw it): keep watching from that time
@@ -70,8 +72,10 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     )
 
     // a week: older rows were left by a node stopped long ago (or by a test clock); the agent's next call settles them
-    const resumable = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.orDie(repo.connectedSince(now - Duration.toMillis(Duration.days(7)))))
+    const resumable = Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => Effect.orDie(repo.connectedSince(now - Duration.toMillis(Duration.days(7))))
+    )
 
     return {
       window,

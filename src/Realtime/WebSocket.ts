@@ -108,7 +108,8 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
         }).pipe(
           // a socket that cannot go live is closed, so its client resumes elsewhere instead of waiting forever
           Effect.catchAllCause((cause) =>
-            Effect.zipRight(Effect.logWarning("event socket failed to start", cause), Effect.sync(() => ws.close(1011))))
+            Effect.zipRight(Effect.logWarning("event socket failed to start", cause), Effect.sync(() => ws.close(1011)))
+          )
         )
 
       const authTimer = header !== undefined ? undefined : runFork(

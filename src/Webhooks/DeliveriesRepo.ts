@@ -45,7 +45,14 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
      * is not ours, as with tests sharing one server).
      */
     const claim = (now: number, horizon: number, leaseUntil: number, limit: number) =>
-      sql<RawEventRow & { readonly delivery_id: string; readonly user_id: string; readonly attempt_count: number; readonly webhook_url: string | null }>`
+      sql<
+        RawEventRow & {
+          readonly delivery_id: string
+          readonly user_id: string
+          readonly attempt_count: number
+          readonly webhook_url: string | null
+        }
+      >`
         WITH due AS (
           SELECT id FROM webhook_deliveries
           WHERE state = 'pending' AND next_attempt_at <= ${iso(now)}::timestamptz
@@ -71,11 +78,14 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
       )
 
     /** When the next pending delivery after `horizon` falls due (leases included), or null. */
-    const nextDue = (horizon: number) => Effect.map(
-      sql<{ readonly at: Date | null }>`SELECT min(greatest(next_attempt_at, coalesce(locked_until, next_attempt_at))) AS at
+    const nextDue = (horizon: number) =>
+      Effect.map(
+        sql<
+          { readonly at: Date | null }
+        >`SELECT min(greatest(next_attempt_at, coalesce(locked_until, next_attempt_at))) AS at
         FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at > ${iso(horizon)}::timestamptz`,
-      (rows) => rows[0]?.at ? new Date(rows[0].at).getTime() : null
-    )
+        (rows) => rows[0]?.at ? new Date(rows[0].at).getTime() : null
+      )
 
     const record = (input: {
       readonly id: string
@@ -94,7 +104,9 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
             ${input.error === null ? null : input.error.slice(0, 500)}, ${input.durationMs})
           ON CONFLICT (delivery_id, attempt) DO NOTHING`,
         sql`UPDATE webhook_deliveries SET attempt_count = ${input.attempt}, state = ${input.state},
-            next_attempt_at = coalesce(${input.nextAt === null ? null : iso(input.nextAt)}::timestamptz, next_attempt_at),
+            next_attempt_at = coalesce(${
+          input.nextAt === null ? null : iso(input.nextAt)
+        }::timestamptz, next_attempt_at),
             locked_until = NULL
           WHERE id = ${input.id}`
       )
@@ -118,7 +130,10 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
       }),
       Result: DeliveryRow,
       execute: ({ limit, state, userId }) =>
-        select(state === undefined ? sql`d.user_id = ${userId}` : sql`d.user_id = ${userId} AND d.state = ${state}`, limit)
+        select(
+          state === undefined ? sql`d.user_id = ${userId}` : sql`d.user_id = ${userId} AND d.state = ${state}`,
+          limit
+        )
     })
 
     const find = SqlSchema.findOne({
@@ -130,7 +145,9 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
     /** Due now again, whatever its state; false when it is not the caller's. */
     const reschedule = (userId: string, id: string, now: number) =>
       Effect.map(
-        sql`UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${iso(now)}::timestamptz, locked_until = NULL
+        sql`UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${
+          iso(now)
+        }::timestamptz, locked_until = NULL
           WHERE id = ${id} AND user_id = ${userId} RETURNING id`,
         (rows) => rows.length > 0
       )

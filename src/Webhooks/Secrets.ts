@@ -9,7 +9,9 @@ export class WebhookSecrets extends Effect.Service<WebhookSecrets>()("Webhooks/S
 
     const current = Effect.fn("WebhookSecrets.current")((userId: string) =>
       // a no-op update on conflict so RETURNING gives the stored secret, and two nodes agree on one
-      sql<{ readonly secret: string }>`INSERT INTO webhook_secrets (user_id, secret) VALUES (${userId}, ${generateSecret()})
+      sql<
+        { readonly secret: string }
+      >`INSERT INTO webhook_secrets (user_id, secret) VALUES (${userId}, ${generateSecret()})
         ON CONFLICT (user_id) DO UPDATE SET secret = webhook_secrets.secret
         RETURNING secret`.pipe(Effect.map((rows) => rows[0]!.secret), Effect.orDie)
     )

@@ -4,9 +4,27 @@ import { lookup } from "node:dns/promises"
 
 /** Ranges a webhook must never reach: loopback, private, link-local (cloud metadata), and the like. */
 const blocked = new Set([
-  "unspecified", "broadcast", "multicast", "linkLocal", "loopback", "private", "reserved",
-  "carrierGradeNat", "uniqueLocal", "ipv4Mapped", "rfc6145", "rfc6052", "6to4", "teredo", "benchmarking",
-  "amt", "as112", "as112v6", "orchid2", "droneRemoteIdProtocolEntityTags", "deprecated"
+  "unspecified",
+  "broadcast",
+  "multicast",
+  "linkLocal",
+  "loopback",
+  "private",
+  "reserved",
+  "carrierGradeNat",
+  "uniqueLocal",
+  "ipv4Mapped",
+  "rfc6145",
+  "rfc6052",
+  "6to4",
+  "teredo",
+  "benchmarking",
+  "amt",
+  "as112",
+  "as112v6",
+  "orchid2",
+  "droneRemoteIdProtocolEntityTags",
+  "deprecated"
 ])
 
 export const isBlockedAddress = (address: string): boolean => {

@@ -56,12 +56,17 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
         const secret = yield* secrets.current(d.userId)
         const body = envelopeJson(d.event)
         const timestamp = Math.floor(at / 1000)
-        return yield* post(url, {
-          "x-service-event": d.event.type,
-          "webhook-id": d.event.id,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": sign(secret, d.event.id, timestamp, body)
-        }, body, { allowPrivate: guard.allowPrivate, timeout })
+        return yield* post(
+          url,
+          {
+            "x-service-event": d.event.type,
+            "webhook-id": d.event.id,
+            "webhook-timestamp": String(timestamp),
+            "webhook-signature": sign(secret, d.event.id, timestamp, body)
+          },
+          body,
+          { allowPrivate: guard.allowPrivate, timeout }
+        )
       })
 
     const attempt = (d: Claimed) =>

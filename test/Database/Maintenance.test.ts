@@ -6,28 +6,31 @@ import { TestDatabase, usingServer } from "../support/TestDatabase.js"
 
 // under TestClock: the first pass comes a minute after start, then every DB_MAINTENANCE_INTERVAL (10 minutes)
 layer(TestDatabase)("embedded database maintenance", (it) => {
-  it.scoped.skipIf(usingServer())("vacuums and analyzes every table a minute after start, then every 10 minutes", () =>
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const stats = sql<{ relname: string; vacuums: number; analyzes: number }>`
+  it.scoped.skipIf(usingServer())(
+    "vacuums and analyzes every table a minute after start, then every 10 minutes",
+    () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const stats = sql<{ relname: string; vacuums: number; analyzes: number }>`
         SELECT relname, vacuum_count::int AS vacuums, analyze_count::int AS analyzes
         FROM pg_stat_user_tables WHERE relname IN ('users', 'events', 'presence')`
-      yield* Layer.launch(MaintenanceLive).pipe(Effect.forkScoped)
-      yield* TestClock.adjust("59 seconds")
-      expect((yield* stats).every((t) => t.vacuums === 0)).toBe(true)
-      const passed = (n: number) =>
-        Effect.gen(function*() {
-          // the pass runs on the real database: give it real time to finish
-          for (let i = 0; i < 200; i++) {
-            const rows = yield* stats
-            if (rows.length === 3 && rows.every((t) => t.vacuums >= n && t.analyzes >= n)) return rows
-            yield* Effect.promise(() => new Promise((r) => setTimeout(r, 25)))
-          }
-          return yield* Effect.die(`no maintenance pass ${n}`)
-        })
-      yield* TestClock.adjust("1 second")
-      yield* passed(1)
-      yield* TestClock.adjust("10 minutes")
-      yield* passed(2)
-    }))
+        yield* Layer.launch(MaintenanceLive).pipe(Effect.forkScoped)
+        yield* TestClock.adjust("59 seconds")
+        expect((yield* stats).every((t) => t.vacuums === 0)).toBe(true)
+        const passed = (n: number) =>
+          Effect.gen(function*() {
+            // the pass runs on the real database: give it real time to finish
+            for (let i = 0; i < 200; i++) {
+              const rows = yield* stats
+              if (rows.length === 3 && rows.every((t) => t.vacuums >= n && t.analyzes >= n)) return rows
+              yield* Effect.promise(() => new Promise((r) => setTimeout(r, 25)))
+            }
+            return yield* Effect.die(`no maintenance pass ${n}`)
+          })
+        yield* TestClock.adjust("1 second")
+        yield* passed(1)
+        yield* TestClock.adjust("10 minutes")
+        yield* passed(2)
+      })
+  )
 })

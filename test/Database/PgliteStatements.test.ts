@@ -1,5 +1,5 @@
-import { PGlite } from "@electric-sql/pglite"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { PGlite } from "@electric-sql/pglite"
 import * as Statements from "../../src/Database/PgliteStatements.js"
 
 // the prepared-statement path must read and write every value exactly as PGlite's own `query` does
@@ -25,7 +25,8 @@ describe("PGlite prepared statements", () => {
       "9007199254740993",
       null
     ]
-    const insert = `INSERT INTO t (u, tags, at, doc, ok, raw, n, note) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`
+    const insert =
+      `INSERT INTO t (u, tags, at, doc, ok, raw, n, note) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`
     const mine = await statements.run(insert, values, "object")
     const theirs = (await db.query<any>(insert, values)).rows
     expect(mine).toHaveLength(1)

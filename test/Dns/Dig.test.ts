@@ -1,6 +1,6 @@
-import { execFile, spawnSync } from "node:child_process"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { execFile, spawnSync } from "node:child_process"
 import { DnsServer } from "../../src/Dns/DnsServer.js"
 import { records, serverLayer, zone } from "./fixtures.js"
 
@@ -30,17 +30,20 @@ layer(serverLayer)("dig against the responder", (it) => {
       }
     }))
 
-  it.effect.runIf(hasDig)("gets a truncated UDP answer, the full one over TCP, and NXDOMAIN with the SOA", () =>
-    Effect.gen(function*() {
-      const bound = yield* DnsServer
-      // port 0 gives UDP and TCP different ports, so dig's own retry over TCP is asked for separately
-      const udp = yield* dig([...at(bound.udpPort), "+ignore", "+bufsize=1232", "TXT", `big.${zone}`])
-      expect(udp).toMatch(/flags: qr aa tc[ ;]/)
-      expect(udp).toMatch(/ANSWER: 0,/)
-      const tcp = yield* dig([...at(bound.tcpPort), "+tcp", "+short", "TXT", `big.${zone}`])
-      expect(tcp.trim().split("\n").length).toBe(records.big.txt.length)
-      const nx = yield* dig([...at(bound.udpPort), "TXT", `nobody.${zone}`])
-      expect(nx).toMatch(/status: NXDOMAIN/)
-      expect(nx).toMatch(/AUTHORITY: 1,/)
-    }))
+  it.effect.runIf(hasDig)(
+    "gets a truncated UDP answer, the full one over TCP, and NXDOMAIN with the SOA",
+    () =>
+      Effect.gen(function*() {
+        const bound = yield* DnsServer
+        // port 0 gives UDP and TCP different ports, so dig's own retry over TCP is asked for separately
+        const udp = yield* dig([...at(bound.udpPort), "+ignore", "+bufsize=1232", "TXT", `big.${zone}`])
+        expect(udp).toMatch(/flags: qr aa tc[ ;]/)
+        expect(udp).toMatch(/ANSWER: 0,/)
+        const tcp = yield* dig([...at(bound.tcpPort), "+tcp", "+short", "TXT", `big.${zone}`])
+        expect(tcp.trim().split("\n").length).toBe(records.big.txt.length)
+        const nx = yield* dig([...at(bound.udpPort), "TXT", `nobody.${zone}`])
+        expect(nx).toMatch(/status: NXDOMAIN/)
+        expect(nx).toMatch(/AUTHORITY: 1,/)
+      })
+  )
 })

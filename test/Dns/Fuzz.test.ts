@@ -1,8 +1,8 @@
-import * as Dgram from "node:dgram"
-import * as Net from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import * as DnsPacket from "dns-packet"
 import { Effect } from "effect"
+import * as Dgram from "node:dgram"
+import * as Net from "node:net"
 import { answer } from "../../src/Dns/Responder.js"
 import * as Wire from "../../src/Dns/Wire.js"
 import { query, rcode, tcp, udp } from "./client.js"
@@ -67,41 +67,45 @@ describe("malformed input", () => {
       expect(answered).toBeGreaterThan(PACKETS / 10)
     }).pipe(Effect.provide(source)))
 
-  it.scoped(`still answers after ${PACKETS} garbage packets over UDP and garbage frames over TCP`, () =>
-    Effect.gen(function*() {
-      const bound = yield* server()
-      const packets = corpus(PACKETS, 2)
-      const replies = yield* Effect.promise(async () => {
-        let replies = 0
-        const sockets = Array.from({ length: 4 }, () => Dgram.createSocket("udp4").on("message", () => replies++))
-        for (let i = 0; i < packets.length; i++) {
-          sockets[i % 4].send(packets[i], bound.udpPort, "127.0.0.1")
-          // the server shares this event loop, and libuv reads at most 32 datagrams per socket per turn
-          if (i % 32 === 31) await new Promise((resolve) => setImmediate(resolve))
-        }
-        await new Promise((resolve) => setTimeout(resolve, 200))
-        for (const socket of sockets) socket.close()
-        return replies
-      })
-      // about a fifth of the corpus decodes as a query; most of those must have been answered
-      expect(replies).toBeGreaterThan(PACKETS / 10)
-      yield* Effect.promise(() =>
-        new Promise<void>((resolve) => {
-          const socket = Net.connect(bound.tcpPort, "127.0.0.1", () => {
-            for (const packet of packets.slice(0, 2000)) {
-              const frame = Buffer.alloc(packet.length + 2)
-              frame.writeUInt16BE(packet.length, 0)
-              packet.copy(frame, 2)
-              socket.write(frame)
-            }
-            socket.end(() => resolve())
-          })
-          socket.on("error", () => resolve())
+  it.scoped(
+    `still answers after ${PACKETS} garbage packets over UDP and garbage frames over TCP`,
+    () =>
+      Effect.gen(function*() {
+        const bound = yield* server()
+        const packets = corpus(PACKETS, 2)
+        const replies = yield* Effect.promise(async () => {
+          let replies = 0
+          const sockets = Array.from({ length: 4 }, () => Dgram.createSocket("udp4").on("message", () => replies++))
+          for (let i = 0; i < packets.length; i++) {
+            sockets[i % 4].send(packets[i], bound.udpPort, "127.0.0.1")
+            // the server shares this event loop, and libuv reads at most 32 datagrams per socket per turn
+            if (i % 32 === 31) await new Promise((resolve) => setImmediate(resolve))
+          }
+          await new Promise((resolve) => setTimeout(resolve, 200))
+          for (const socket of sockets) socket.close()
+          return replies
         })
-      )
-      const reply = yield* udp(bound.udpPort, query(`alice.${zone}`, "TXT"))
-      expect(reply === null ? null : rcode(reply)).toBe("NOERROR")
-      const [overTcp] = yield* tcp(bound.tcpPort, [query(`alice.${zone}`, "TXT")])
-      expect(rcode(overTcp)).toBe("NOERROR")
-    }).pipe(Effect.provide(source)), 120_000)
+        // about a fifth of the corpus decodes as a query; most of those must have been answered
+        expect(replies).toBeGreaterThan(PACKETS / 10)
+        yield* Effect.promise(() =>
+          new Promise<void>((resolve) => {
+            const socket = Net.connect(bound.tcpPort, "127.0.0.1", () => {
+              for (const packet of packets.slice(0, 2000)) {
+                const frame = Buffer.alloc(packet.length + 2)
+                frame.writeUInt16BE(packet.length, 0)
+                packet.copy(frame, 2)
+                socket.write(frame)
+              }
+              socket.end(() => resolve())
+            })
+            socket.on("error", () => resolve())
+          })
+        )
+        const reply = yield* udp(bound.udpPort, query(`alice.${zone}`, "TXT"))
+        expect(reply === null ? null : rcode(reply)).toBe("NOERROR")
+        const [overTcp] = yield* tcp(bound.tcpPort, [query(`alice.${zone}`, "TXT")])
+        expect(rcode(overTcp)).toBe("NOERROR")
+      }).pipe(Effect.provide(source)),
+    120_000
+  )
 })

@@ -1,7 +1,7 @@
-import * as Net from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import * as DnsPacket from "dns-packet"
 import { ConfigProvider, Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import * as Net from "node:net"
 import { DnsServer } from "../../src/Dns/DnsServer.js"
 import { query, rcode, tcp, txtValues, udp } from "./client.js"
 import { records, server, source, zone } from "./fixtures.js"

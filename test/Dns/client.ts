@@ -1,8 +1,8 @@
-import * as Dgram from "node:dgram"
-import * as Net from "node:net"
 import * as DnsPacket from "dns-packet"
 import type { Answer, DecodedPacket, Packet, RecordType } from "dns-packet"
 import { Effect } from "effect"
+import * as Dgram from "node:dgram"
+import * as Net from "node:net"
 
 export interface QueryOptions {
   readonly id?: number

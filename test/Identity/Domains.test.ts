@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { createAgent, signUp, TestApp } from "../support/TestApp.js"
 import { expectError, rawRequest } from "../support/Raw.js"
+import { createAgent, signUp, TestApp } from "../support/TestApp.js"
 
 const patch = (key: string, tld: string, body: unknown) =>
   rawRequest("PATCH", `/api/agent/domains/${tld}`, { key, body: JSON.stringify(body) })

@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { createAgent, signUp, TestApp, uniqueHandle } from "../support/TestApp.js"
 import { expectError, rawRequest } from "../support/Raw.js"
+import { createAgent, signUp, TestApp, uniqueHandle } from "../support/TestApp.js"
 import { makeNpub } from "./support.js"
 
 const nostrJson = (query: string) => rawRequest("GET", `/.well-known/nostr.json${query}`)

@@ -1,8 +1,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Clock, Effect } from "effect"
 import { createPublicKey, generateKeyPairSync, verify } from "node:crypto"
-import { client, createAgent, signUp, TestApp, uniqueHandle } from "../support/TestApp.js"
 import { expectError, rawRequest } from "../support/Raw.js"
+import { client, createAgent, signUp, TestApp, uniqueHandle } from "../support/TestApp.js"
 import { canonical, makeNpub } from "./support.js"
 
 /** Verifies a proof body offline, as a third party would: node:crypto and the published JWK only. */

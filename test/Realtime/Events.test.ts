@@ -1,5 +1,5 @@
-import { NodeSocket } from "@effect/platform-node"
 import { HttpServer, Socket } from "@effect/platform"
+import { NodeSocket } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { EventStream } from "@shoal/client"
@@ -7,7 +7,7 @@ import { Chunk, Effect, Fiber, Layer, Stream } from "effect"
 import { AgentHub } from "../../src/Realtime/AgentHub.js"
 import { Outbox } from "../../src/Realtime/Outbox.js"
 import { expectError, rawRequest } from "../support/Raw.js"
-import { emit, openSocket, RealtimeApp, realSleep, waitFor } from "../support/Realtime.js"
+import { emit, openSocket, realSleep, RealtimeApp, waitFor } from "../support/Realtime.js"
 import { createAgent, signUp } from "../support/TestApp.js"
 
 // live clock: the server behaves as deployed; WS_AUTH_TIMEOUT is shortened so the 4401 case stays quick, and the
@@ -122,8 +122,11 @@ layer(app, { excludeTestServices: true })("events", (it) => {
       }
       const polled = yield* rawRequest("GET", "/api/agent/events?limit=1", { key: human.api_key })
       const start = polled.body.events[0].cursor - 1
-      const writer = yield* Effect.forEach(Array.from({ length: 60 }, (_, i) => i), (i) =>
-        emit([human.user.id], "test.seq.live", { i }), { discard: true }).pipe(Effect.fork)
+      const writer = yield* Effect.forEach(
+        Array.from({ length: 60 }, (_, i) => i),
+        (i) => emit([human.user.id], "test.seq.live", { i }),
+        { discard: true }
+      ).pipe(Effect.fork)
       const socket = yield* openSocket({ key: human.api_key, query: `?after=${start}` })
       yield* writer.await
       const got = yield* socket.waitEvents("test.seq.", 72)
@@ -217,39 +220,46 @@ layer(app, { excludeTestServices: true })("events", (it) => {
       expect(after.body.events.filter((e: any) => e.type === "profile.updated")).toHaveLength(0)
     }))
 
-  it.scoped("a consumer that stops reading is closed 4008 with its cursor, and resumes from it without loss", () =>
-    Effect.gen(function*() {
-      const human = yield* signUp()
-      const hub = yield* AgentHub
-      const slow = yield* openSocket({ key: human.api_key })
-      yield* slow.ready()
-      const tcp = (slow.ws as unknown as { _socket: import("node:net").Socket })._socket
-      tcp.pause()
-      const blob = "x".repeat(8 * 1024)
-      const total = 1_200
-      const outbox = yield* Outbox
-      const sql = yield* SqlClient.SqlClient
-      for (let i = 0; i < total; i += 200) {
-        yield* Effect.forEach(Array.from({ length: 200 }, (_, j) => i + j), (n) =>
-          outbox.emit([human.user.id], "test.bulk", { n, blob }), { discard: true }).pipe(sql.withTransaction)
-      }
-      const [head] = yield* sql<{ head: string }>`SELECT max(cursor)::text AS head FROM events`
-      yield* waitFor("the dispatcher to hand everything out", () => hub.position() >= Number(head!.head) || undefined)
-      yield* realSleep(500)
-      tcp.resume()
-      const closed = yield* slow.waitClosed()
-      expect(closed.code).toBe(4008)
-      const resumeAt = Number(/after=(\d+)/.exec(closed.reason)?.[1])
-      const received = slow.events("test.bulk")
-      expect(received.length).toBeGreaterThan(0)
-      expect(received.length).toBeLessThan(total)
-      expect(received[received.length - 1]!.cursor).toBe(resumeAt)
+  it.scoped(
+    "a consumer that stops reading is closed 4008 with its cursor, and resumes from it without loss",
+    () =>
+      Effect.gen(function*() {
+        const human = yield* signUp()
+        const hub = yield* AgentHub
+        const slow = yield* openSocket({ key: human.api_key })
+        yield* slow.ready()
+        const tcp = (slow.ws as unknown as { _socket: import("node:net").Socket })._socket
+        tcp.pause()
+        const blob = "x".repeat(8 * 1024)
+        const total = 1_200
+        const outbox = yield* Outbox
+        const sql = yield* SqlClient.SqlClient
+        for (let i = 0; i < total; i += 200) {
+          yield* Effect.forEach(
+            Array.from({ length: 200 }, (_, j) => i + j),
+            (n) => outbox.emit([human.user.id], "test.bulk", { n, blob }),
+            { discard: true }
+          ).pipe(sql.withTransaction)
+        }
+        const [head] = yield* sql<{ head: string }>`SELECT max(cursor)::text AS head FROM events`
+        yield* waitFor("the dispatcher to hand everything out", () => hub.position() >= Number(head!.head) || undefined)
+        yield* realSleep(500)
+        tcp.resume()
+        const closed = yield* slow.waitClosed()
+        expect(closed.code).toBe(4008)
+        const resumeAt = Number(/after=(\d+)/.exec(closed.reason)?.[1])
+        const received = slow.events("test.bulk")
+        expect(received.length).toBeGreaterThan(0)
+        expect(received.length).toBeLessThan(total)
+        expect(received[received.length - 1]!.cursor).toBe(resumeAt)
 
-      const again = yield* openSocket({ key: human.api_key, query: `?after=${resumeAt}` })
-      const rest = yield* again.waitEvents("test.bulk", total - received.length, 20_000)
-      const all = [...received, ...rest].map((f) => f.event!.data.n)
-      expect(all).toEqual(Array.from({ length: total }, (_, n) => n))
-    }), 60_000)
+        const again = yield* openSocket({ key: human.api_key, query: `?after=${resumeAt}` })
+        const rest = yield* again.waitEvents("test.bulk", total - received.length, 20_000)
+        const all = [...received, ...rest].map((f) => f.event!.data.n)
+        expect(all).toEqual(Array.from({ length: total }, (_, n) => n))
+      }),
+    60_000
+  )
 
   it.scoped("the EventStream client reconnects after a dropped connection and resumes with no gap or repeat", () =>
     Effect.gen(function*() {
@@ -318,8 +328,11 @@ layer(app, { excludeTestServices: true })("events", (it) => {
       // committed together, so they arrive far faster than the consumer takes them
       const outbox = yield* Outbox
       const sql = yield* SqlClient.SqlClient
-      yield* Effect.forEach(Array.from({ length: total }, (_, n) => n), (n) =>
-        outbox.emit([human.user.id], "test.slow", { n }), { discard: true }).pipe(sql.withTransaction)
+      yield* Effect.forEach(
+        Array.from({ length: total }, (_, n) => n),
+        (n) => outbox.emit([human.user.id], "test.slow", { n }),
+        { discard: true }
+      ).pipe(sql.withTransaction)
       const frames = Chunk.toReadonlyArray(yield* Fiber.join(collected).pipe(Effect.timeout("30 seconds")))
       expect(frames.map((f) => (f.event.data as { n: number }).n)).toEqual(Array.from({ length: total }, (_, n) => n))
       const cursors = frames.map((f) => f.cursor)

@@ -23,10 +23,13 @@ layer(app, { excludeTestServices: true })("large fan-outs", (it) => {
       yield* emit(people.map((p) => p.user.id), "test.fanout", { n: 1 })
       const heard = yield* Effect.forEach(sockets, (s) => s.waitEvents("test.fanout", 1))
       const sql = yield* SqlClient.SqlClient
-      yield* waitForEffect("the fan-out to be expanded", Effect.map(
-        sql<{ n: number }>`SELECT count(*)::int AS n FROM event_fanouts`,
-        (r) => r[0]!.n === 0 || undefined
-      ))
+      yield* waitForEffect(
+        "the fan-out to be expanded",
+        Effect.map(
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM event_fanouts`,
+          (r) => r[0]!.n === 0 || undefined
+        )
+      )
       const polled = yield* Effect.forEach(people, (p) => poll(p.api_key))
       for (const events of polled) {
         expect(events.map((e) => [e.type, e.data])).toEqual([["test.fanout", { n: 1 }]])

@@ -13,14 +13,14 @@ import {
   configLayer,
   emit,
   openSocket,
-  RealtimeApp,
   realSleep,
+  RealtimeApp,
   type TestSocket,
   waitFor,
   waitForEffect
 } from "../support/Realtime.js"
-import { TestDatabase, usingServer } from "../support/TestDatabase.js"
 import { createAgent, signUp } from "../support/TestApp.js"
+import { TestDatabase, usingServer } from "../support/TestDatabase.js"
 
 const rotated = /rotated/
 
@@ -169,8 +169,10 @@ layer(RealtimeApp(), { excludeTestServices: true })("key rotation", (it) => {
       // well within the cache's 30 s: the notice dropped the key there, not its expiry
       yield* waitForEffect(
         "the other node to refuse the old key",
-        Effect.map(onOther(rawRequest("GET", "/api/agent/me", { key: agent.api_key })), (r) =>
-          r.status === 401 ? r : undefined),
+        Effect.map(
+          onOther(rawRequest("GET", "/api/agent/me", { key: agent.api_key })),
+          (r) => r.status === 401 ? r : undefined
+        ),
         5_000
       )
 

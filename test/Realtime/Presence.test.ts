@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { rawRequest } from "../support/Raw.js"
-import { RealtimeApp, realSleep, waitForEffect } from "../support/Realtime.js"
+import { realSleep, RealtimeApp, waitForEffect } from "../support/Realtime.js"
 import { createAgent, signUp } from "../support/TestApp.js"
 
 const presenceOf = (key: string, handle: string) =>
@@ -42,7 +42,10 @@ layer(RealtimeApp({
       expect(yield* presenceOf(human.api_key, agent.agent.handle)).toEqual(["connected"])
 
       yield* TestClock.adjust("2 minutes")
-      expect(yield* until(human.api_key, agent.agent.handle, ["connected", "offline"])).toEqual(["connected", "offline"])
+      expect(yield* until(human.api_key, agent.agent.handle, ["connected", "offline"])).toEqual([
+        "connected",
+        "offline"
+      ])
 
       // the agent gets its own transitions too; its poll is a call, so it is connected again
       const own = yield* rawRequest("GET", "/api/agent/events", { key: agent.api_key })
@@ -67,6 +70,9 @@ layer(RealtimeApp({
       yield* realSleep(300)
       expect(yield* presenceOf(human.api_key, agent.agent.handle)).toEqual(["connected"])
       yield* TestClock.adjust("31 minutes")
-      expect(yield* until(human.api_key, agent.agent.handle, ["connected", "offline"])).toEqual(["connected", "offline"])
+      expect(yield* until(human.api_key, agent.agent.handle, ["connected", "offline"])).toEqual([
+        "connected",
+        "offline"
+      ])
     }))
 })

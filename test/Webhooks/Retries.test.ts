@@ -4,9 +4,9 @@ import { Effect, Layer, TestClock } from "effect"
 import { Outbox } from "../../src/Realtime/Outbox.js"
 import { WebhookWorkerLive } from "../../src/Webhooks/Worker.js"
 import { rawRequest } from "../support/Raw.js"
-import { configLayer, emit, RealtimeApp, realSleep, receiver, waitFor, waitForEffect } from "../support/Realtime.js"
-import { TestDatabase } from "../support/TestDatabase.js"
+import { configLayer, emit, realSleep, RealtimeApp, receiver, waitFor, waitForEffect } from "../support/Realtime.js"
 import { createAgent, signUp, uniqueHandle } from "../support/TestApp.js"
+import { TestDatabase } from "../support/TestDatabase.js"
 
 // fewer periodic wake-ups for TestClock to step through
 const config = {
@@ -38,8 +38,10 @@ layer(RealtimeApp(config))("webhook retries", (it) => {
           rawRequest("GET", "/api/agent/webhooks/deliveries", { key: agent.api_key }),
           (r) => (r.body.deliveries as Array<any>).find((d) => d.event_type === "test.retry")
         )
-      const pending = yield* waitForEffect("the failed attempt logged", Effect.map(list(), (d) =>
-        d?.attempts.length === 1 ? d : undefined))
+      const pending = yield* waitForEffect(
+        "the failed attempt logged",
+        Effect.map(list(), (d) => d?.attempts.length === 1 ? d : undefined)
+      )
       expect(pending.state).toBe("pending")
       expect(pending.attempts[0]).toMatchObject({ attempt: 1, status_code: 500, error: "HTTP 500" })
       expect(Date.parse(pending.next_attempt_at) - Date.parse(pending.attempts[0].attempted_at)).toBe(5_000)
@@ -50,8 +52,10 @@ layer(RealtimeApp(config))("webhook retries", (it) => {
       expect(forEvent(hook.requests, "test.retry")).toHaveLength(1)
       yield* TestClock.adjust("1 second")
       yield* waitFor("the second attempt", () => forEvent(hook.requests, "test.retry").length === 2 || undefined)
-      const done = yield* waitForEffect("the success logged", Effect.map(list(), (d) =>
-        d?.state === "succeeded" ? d : undefined))
+      const done = yield* waitForEffect(
+        "the success logged",
+        Effect.map(list(), (d) => d?.state === "succeeded" ? d : undefined)
+      )
       expect(done.attempts.map((a: any) => [a.attempt, a.status_code])).toEqual([[1, 500], [2, 200]])
       expect(done.next_attempt_at).toBeNull()
 
@@ -65,36 +69,43 @@ layer(RealtimeApp(config))("webhook retries", (it) => {
 })
 
 // a restart between attempts: the worker is stopped and a new one built over the same database
-layer(Outbox.Default.pipe(Layer.provideMerge(TestDatabase), Layer.provide(configLayer(config))))("webhook restart", (it) => {
-  it.scoped("the retry schedule is stored: a new worker after a restart makes the next attempt", () =>
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const hook = yield* receiver((nth) => nth === 1 ? 503 : 200)
-      const [user] = yield* sql<{ id: string }>`INSERT INTO users (handle, user_type, display_name, webhook_url)
+layer(Outbox.Default.pipe(Layer.provideMerge(TestDatabase), Layer.provide(configLayer(config))))(
+  "webhook restart",
+  (it) => {
+    it.scoped("the retry schedule is stored: a new worker after a restart makes the next attempt", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const hook = yield* receiver((nth) => nth === 1 ? 503 : 200)
+        const [user] = yield* sql<{ id: string }>`INSERT INTO users (handle, user_type, display_name, webhook_url)
         VALUES (${uniqueHandle("wh")}, 'agent', 'Hook', ${hook.url}) RETURNING id`
-      const attempts = () =>
-        sql<{ attempt: number; status_code: number | null }>`SELECT a.attempt, a.status_code FROM webhook_attempts a
+        const attempts = () =>
+          sql<{ attempt: number; status_code: number | null }>`SELECT a.attempt, a.status_code FROM webhook_attempts a
           JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.user_id = ${user!.id} ORDER BY a.attempt`
 
-      yield* Effect.scoped(Effect.gen(function*() {
-        yield* Layer.build(WebhookWorkerLive)
-        yield* emit([user!.id], "test.restart")
-        yield* waitForEffect("the first attempt logged", Effect.map(attempts(), (rows) =>
-          rows.length === 1 ? rows : undefined))
-      }))
-      // the first worker is gone; its schedule is in the table
-      yield* TestClock.adjust("10 seconds")
-      yield* realSleep(200)
-      expect(hook.requests).toHaveLength(1)
+        yield* Effect.scoped(Effect.gen(function*() {
+          yield* Layer.build(WebhookWorkerLive)
+          yield* emit([user!.id], "test.restart")
+          yield* waitForEffect(
+            "the first attempt logged",
+            Effect.map(attempts(), (rows) => rows.length === 1 ? rows : undefined)
+          )
+        }))
+        // the first worker is gone; its schedule is in the table
+        yield* TestClock.adjust("10 seconds")
+        yield* realSleep(200)
+        expect(hook.requests).toHaveLength(1)
 
-      yield* Effect.scoped(Effect.gen(function*() {
-        yield* Layer.build(WebhookWorkerLive)
-        const rows = yield* waitForEffect("the second attempt logged", Effect.map(attempts(), (rows) =>
-          rows.length === 2 ? rows : undefined))
-        expect(rows).toEqual([{ attempt: 1, status_code: 503 }, { attempt: 2, status_code: 200 }])
+        yield* Effect.scoped(Effect.gen(function*() {
+          yield* Layer.build(WebhookWorkerLive)
+          const rows = yield* waitForEffect(
+            "the second attempt logged",
+            Effect.map(attempts(), (rows) => rows.length === 2 ? rows : undefined)
+          )
+          expect(rows).toEqual([{ attempt: 1, status_code: 503 }, { attempt: 2, status_code: 200 }])
+        }))
+        expect(hook.requests).toHaveLength(2)
+        const [state] = yield* sql<{ state: string }>`SELECT state FROM webhook_deliveries WHERE user_id = ${user!.id}`
+        expect(state!.state).toBe("succeeded")
       }))
-      expect(hook.requests).toHaveLength(2)
-      const [state] = yield* sql<{ state: string }>`SELECT state FROM webhook_deliveries WHERE user_id = ${user!.id}`
-      expect(state!.state).toBe("succeeded")
-    }))
-})
+  }
+)

@@ -25,8 +25,10 @@ layer(RealtimeApp({ WEBHOOK_ALLOW_PRIVATE: "true" }), { excludeTestServices: tru
       })
       yield* emit([agent.agent.id], "test.signed", { hello: "world", n: 1 })
 
-      const req = yield* waitFor("the signed webhook", () =>
-        hook.requests.find((r) => r.headers["x-service-event"] === "test.signed"))
+      const req = yield* waitFor(
+        "the signed webhook",
+        () => hook.requests.find((r) => r.headers["x-service-event"] === "test.signed")
+      )
       const payload = new Webhook(rotated.body.secret).verify(req.body, {
         "webhook-id": String(req.headers["webhook-id"]),
         "webhook-timestamp": String(req.headers["webhook-timestamp"]),
@@ -37,9 +39,8 @@ layer(RealtimeApp({ WEBHOOK_ALLOW_PRIVATE: "true" }), { excludeTestServices: tru
       expect(payload.id).toMatch(/^evt_/)
       expect(req.headers["content-type"]).toBe("application/json")
       // a tampered body or another secret does not verify
-      expect(() =>
-        new Webhook(rotated.body.secret).verify(req.body.replace("world", "w0rld"), req.headers as any)
-      ).toThrow()
+      expect(() => new Webhook(rotated.body.secret).verify(req.body.replace("world", "w0rld"), req.headers as any))
+        .toThrow()
       const other = (yield* rawRequest("POST", "/api/account/webhook-secret", { key: agent.api_key, body: "{}" }))
         .body.secret
       expect(other).not.toBe(rotated.body.secret)

@@ -11,7 +11,8 @@ export interface RawResponse {
 export const rawRequest = (
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
   path: string,
-  options: { readonly body?: string | Uint8Array; readonly headers?: Record<string, string>; readonly key?: string } = {}
+  options: { readonly body?: string | Uint8Array; readonly headers?: Record<string, string>; readonly key?: string } =
+    {}
 ) =>
   Effect.gen(function*() {
     const http = yield* HttpClient.HttpClient

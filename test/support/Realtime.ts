@@ -28,8 +28,10 @@ export const RealtimeApp = (config: Record<string, string> = {}) =>
 
 /** Emits one event per call, each in its own transaction (as a domain write would). */
 export const emit = (recipients: ReadonlyArray<string>, type: string, data: unknown = {}) =>
-  Effect.flatMap(Outbox, (outbox) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(outbox.emit(recipients, type, data))))
+  Effect.flatMap(
+    Outbox,
+    (outbox) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(outbox.emit(recipients, type, data)))
+  )
 
 export const wsUrl = (query = "") =>
   Effect.map(HttpServer.HttpServer, (server) => {
@@ -78,9 +80,13 @@ export class TestSocket {
   opened = false
 
   constructor(readonly ws: WebSocket) {
-    ws.on("open", () => { this.opened = true })
+    ws.on("open", () => {
+      this.opened = true
+    })
     ws.on("message", (data) => this.frames.push(JSON.parse(data.toString())))
-    ws.on("close", (code, reason) => { this.closed = { code, reason: reason.toString() } })
+    ws.on("close", (code, reason) => {
+      this.closed = { code, reason: reason.toString() }
+    })
     ws.on("error", () => {})
     ws.on("unexpected-response", (_req, res) => {
       let text = ""
@@ -178,5 +184,8 @@ export const receiver = (respond: (nth: number, req: Received) => number = () =>
         })
       }
     ),
-    ({ server }) => Effect.async<void>((resume) => { server.close(() => resume(Effect.void)) })
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+      })
   )

@@ -1,9 +1,9 @@
 import { HttpClient } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
 import * as ShoalClient from "@shoal/client"
 import { Accounts as Api } from "@shoal/domain"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { HttpAppLive } from "../../src/Http.js"
 import { TestDatabase } from "./TestDatabase.js"
 
@@ -13,7 +13,9 @@ export const TestApp = (config: Record<string, string> = {}) =>
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provide(TestDatabase),
     Layer.provide(Layer.setConfigProvider(
-      ConfigProvider.fromMap(new Map(Object.entries(config))).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+      ConfigProvider.fromMap(new Map(Object.entries(config))).pipe(
+        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+      )
     ))
   )
 
@@ -23,8 +25,7 @@ export const uniqueHandle = (prefix = "u") =>
   `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`
     .slice(0, 32)
 
-export const client = (apiKey?: string, keyHeader?: "bearer" | "x-api-key") =>
-  ShoalClient.make({ apiKey, keyHeader })
+export const client = (apiKey?: string, keyHeader?: "bearer" | "x-api-key") => ShoalClient.make({ apiKey, keyHeader })
 
 /** Signs up a human and returns its key and the client that uses it. */
 export const signUp = (handle = uniqueHandle("h"), displayName = "Test Human") =>

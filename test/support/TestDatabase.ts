@@ -1,5 +1,5 @@
-import * as Fs from "node:fs"
 import { Layer, Redacted } from "effect"
+import * as Fs from "node:fs"
 import { inject } from "vitest"
 import * as Database from "../../src/Database/Database.js"
 import * as PgliteClient from "../../src/Database/PgliteClient.js"

@@ -116,7 +116,10 @@ export const make = (
         : refused !== undefined
         ? {
           _tag: "Fatal",
-          error: new EventStreamError({ reason: "Unauthorized", message: refused.closeReason || "the API key was refused" })
+          error: new EventStreamError({
+            reason: "Unauthorized",
+            message: refused.closeReason || "the API key was refused"
+          })
         }
         : { _tag: "Closed", wasReady }
       return outcome

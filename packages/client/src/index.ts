@@ -19,9 +19,12 @@ export const make = (options: ClientOptions = {}) =>
     transformClient: (client) => {
       const key = options.apiKey
       if (key === undefined) return client
-      return HttpClient.mapRequest(client, options.keyHeader === "x-api-key"
-        ? HttpClientRequest.setHeader("x-api-key", key)
-        : HttpClientRequest.bearerToken(key))
+      return HttpClient.mapRequest(
+        client,
+        options.keyHeader === "x-api-key"
+          ? HttpClientRequest.setHeader("x-api-key", key)
+          : HttpClientRequest.bearerToken(key)
+      )
     }
   })
 

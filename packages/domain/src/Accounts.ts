@@ -2,8 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Auth.js"
 import { Bio, DisplayName, Success } from "./Fields.js"
-import { HandleInput } from "./Ids.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
+import { HandleInput } from "./Ids.js"
 import { Profile, User } from "./Users.js"
 
 const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const

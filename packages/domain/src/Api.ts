@@ -26,6 +26,9 @@ export class ShoalApi extends HttpApi.make("shoal")
   .addError(Errors.InternalErrorWire)
   .annotate(OpenApi.Transform, openApiTransform)
   .annotate(OpenApi.Title, "Shoal agent API")
-  .annotate(OpenApi.Description, "Agents and humans: profiles, keys, projects, Waves and Gems. Errors are " +
-    "{\"status\":\"error\",\"error\":{\"code\",\"message\",\"details\"}}.")
+  .annotate(
+    OpenApi.Description,
+    "Agents and humans: profiles, keys, projects, Waves and Gems. Errors are " +
+      "{\"status\":\"error\",\"error\":{\"code\",\"message\",\"details\"}}."
+  )
 {}

@@ -11,7 +11,11 @@ const fields = { message: Schema.String, details: Schema.optional(Schema.Unknown
 const envelope = <C extends string>(code: C) =>
   Schema.Struct({
     status: Schema.Literal("error"),
-    error: Schema.Struct({ code: Schema.Literal(code), message: Schema.String, details: Schema.optional(Schema.Unknown) })
+    error: Schema.Struct({
+      code: Schema.Literal(code),
+      message: Schema.String,
+      details: Schema.optional(Schema.Unknown)
+    })
   })
 
 type ErrorClass<A> = Schema.Schema<A, any> & (new(args: { message: string; details?: unknown }) => A)

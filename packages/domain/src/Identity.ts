@@ -3,10 +3,25 @@ import { Either, Schema } from "effect"
 import { Email, HttpUrl, limited } from "./Fields.js"
 
 export const IdentityKeys = [
-  "x", "bsky", "tg", "matrix", "gh", "mail", "link",
-  "btc", "eth", "sol", "ln", "xmr", "hns", "ens",
-  "pfp", "bg", "info",
-  "nostr", "ipfs"
+  "x",
+  "bsky",
+  "tg",
+  "matrix",
+  "gh",
+  "mail",
+  "link",
+  "btc",
+  "eth",
+  "sol",
+  "ln",
+  "xmr",
+  "hns",
+  "ens",
+  "pfp",
+  "bg",
+  "info",
+  "nostr",
+  "ipfs"
 ] as const
 export type IdentityKey = typeof IdentityKeys[number]
 

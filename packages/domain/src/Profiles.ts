@@ -56,6 +56,8 @@ export class ProfilesApi extends HttpApiGroup.make("profiles")
   .add(HttpApiEndpoint.get("getProfile", "/api/agent/profile").addSuccess(ProfileResponse))
   .add(HttpApiEndpoint.get("me", "/api/agent/me").addSuccess(MeResponse))
   .add(HttpApiEndpoint.patch("updateProfile", "/api/agent/profile").setPayload(ProfilePatch).addSuccess(ProfileUpdated))
-  .add(HttpApiEndpoint.get("searchUsers", "/api/agent/users/search").setUrlParams(SearchQuery).addSuccess(SearchResponse))
+  .add(
+    HttpApiEndpoint.get("searchUsers", "/api/agent/users/search").setUrlParams(SearchQuery).addSuccess(SearchResponse)
+  )
   .middleware(Authentication)
 {}

@@ -8,7 +8,8 @@ import { Handle, UserId, UserType } from "./Ids.js"
  */
 export const IdentityOut = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
   identifier: "IdentityValues",
-  description: "identity keys (x, bsky, tg, matrix, gh, mail, link, btc, eth, sol, ln, xmr, hns, ens, pfp, bg, info, nostr, ipfs) and their values"
+  description:
+    "identity keys (x, bsky, tg, matrix, gh, mail, link, btc, eth, sol, ln, xmr, hns, ens, pfp, bg, info, nostr, ipfs) and their values"
 })
 
 /** `GET /api/agent/me` → `user`. */
