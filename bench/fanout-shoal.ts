@@ -1,16 +1,16 @@
 // The fan-out bench's server: the real app (HttpAppLive over the embedded database, as `npm start` runs it) plus
 // two bench-only routes that exist in this entry point alone: a one-event-to-everyone trigger and a memory probe.
 // BENCH_AGENTS agents are seeded straight into the database; their keys go to BENCH_KEYS_FILE.
-import { HttpApiBuilder, HttpServer, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Config, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import { generateKey, hashKey } from "../src/Accounts/Keys.js"
 import * as Database from "../src/Database/Database.js"
 import { Pglite } from "../src/Database/PgliteClient.js"
-import { HttpAppLive } from "../src/Http.js"
-import { createHoldingServer } from "../src/Http/HoldingServer.js"
+import { listen, serveOn } from "../src/Http/Serve.js"
+import { agentApi, EventWorkers, Maintenance, Services, Singletons } from "../src/main.js"
 import { Outbox } from "../src/Realtime/Outbox.js"
 
 import { createRequire } from "node:module"
@@ -58,14 +58,17 @@ const BenchRoutes = HttpApiBuilder.Router.use((router) =>
       })
     )
   })
-).pipe(Layer.provide(Outbox.Default))
-
-const port = Number(process.env.PORT)
-const Main = HttpAppLive.pipe(
-  Layer.provide(BenchRoutes),
-  HttpServer.withLogAddress,
-  Layer.provide(NodeHttpServer.layer(createHoldingServer, { host: "127.0.0.1", port })),
-  Layer.provide(Database.layer)
 )
+
+const Main = Layer.mergeAll(
+  serveOn(agentApi(BenchRoutes), listen("agent API", "PORT", 8080)),
+  EventWorkers,
+  Maintenance
+)
+  .pipe(
+    Layer.provide(Services),
+    Layer.provide(Singletons),
+    Layer.provide(Database.layer)
+  )
 
 NodeRuntime.runMain(Layer.launch(Main))

@@ -87,5 +87,5 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
 
     return { signUp, createAgent, rotateKey, rotateAgentKey } as const
   }),
-  dependencies: [AccountsRepo.Default, KeyCache.Default, EventsRepo.Default]
+  dependencies: [AccountsRepo.Default, EventsRepo.Default]
 }) {}

@@ -64,4 +64,4 @@ export const AuthenticationLive = Layer.effect(
       return principal.value
     })
   })
-).pipe(Layer.provide([KeyCache.Default, RateLimiter.Default, Heartbeat.Default]))
+)

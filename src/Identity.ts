@@ -81,5 +81,5 @@ export class Identity extends Effect.Service<Identity>()("Identity", {
 
     return { proof, nostr, keys, listDomains, setDomain } as const
   }),
-  dependencies: [Directory.Default, SigningKey.Default, IdentityRepo.Default]
+  dependencies: [SigningKey.Default, IdentityRepo.Default]
 }) {}

@@ -110,5 +110,5 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       invalidate: (id: string) => rows.invalidate(id)
     } as const
   }),
-  dependencies: [ProfilesRepo.Default, UrlGuard.Default, Heartbeat.Default, ProfileChanges.Default, Outbox.Default]
+  dependencies: [ProfilesRepo.Default, UrlGuard.Default]
 }) {}

@@ -5,6 +5,7 @@ import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Accounts } from "./Accounts.js"
 import { AccountsRepo } from "./Accounts/Repo.js"
 import * as Database from "./Database/Database.js"
+import { Services, Singletons } from "./main.js"
 import { Profiles } from "./Profiles.js"
 
 // The same operations as the account endpoints, straight against the database (the server need not run;
@@ -73,7 +74,8 @@ const shoal = Command.make("shoal").pipe(
 
 const cli = Command.run(shoal, { name: "shoal", version: "0.1.0" })
 
-const ServicesLive = Layer.mergeAll(Accounts.Default, Profiles.Default, AccountsRepo.Default).pipe(
+const ServicesLive = Layer.mergeAll(Services, AccountsRepo.Default).pipe(
+  Layer.provide(Singletons),
   Layer.provide(Database.layer)
 )
 

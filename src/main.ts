@@ -1,9 +1,151 @@
+/**
+ * The composition root: everything that runs in a Shoal process, named once. Two HTTP servers (the agent API and
+ * the Gems wallet), the event workers, the DNS responder and database maintenance, over one layer of process
+ * singletons, over the database. `npm start -- --only agent` or `--only wallet` runs one of the two servers.
+ */
 import { NodeRuntime } from "@effect/platform-node"
+import { ShoalApi, Wallet as WalletApi } from "@shoal/domain"
 import { Layer } from "effect"
+import { pathToFileURL } from "node:url"
+import { Accounts } from "./Accounts.js"
+import { AccountsHttpLive, SignUpHttpLive } from "./Accounts/Http.js"
+import { AuthenticationLive } from "./Auth.js"
+import { Heartbeat } from "./Auth/Heartbeat.js"
+import { KeyCache } from "./Auth/KeyCache.js"
+import { RateLimiter } from "./Auth/RateLimiter.js"
 import * as Database from "./Database/Database.js"
-import { HttpServerLive } from "./Http.js"
-import { DnsLive } from "./Identity/RecordSourceLive.js"
+import { MaintenanceLive } from "./Database/Maintenance.js"
+import { DnsServer } from "./Dns/DnsServer.js"
+import { HealthHttpLive } from "./Health.js"
+import { Idempotency } from "./Http/Idempotency.js"
+import { IdempotencySweeperLive } from "./Http/IdempotencySweeper.js"
+import { apiApp, listen, serveOn } from "./Http/Serve.js"
+import { Identity } from "./Identity.js"
+import { Directory } from "./Identity/Directory.js"
+import { DomainsHttpLive, IdentityHttpLive } from "./Identity/Http.js"
+import { RecordSourceLive } from "./Identity/RecordSourceLive.js"
+import { Profiles } from "./Profiles.js"
+import { ProfileChanges } from "./Profiles/Changes.js"
+import { ProfilesHttpLive } from "./Profiles/Http.js"
+import { AgentHub } from "./Realtime/AgentHub.js"
+import { Blocks } from "./Realtime/Blocks.js"
+import { DispatcherLive } from "./Realtime/Dispatcher.js"
+import { Events } from "./Realtime/Events.js"
+import { ExpanderLive } from "./Realtime/Expander.js"
+import { EventsHttpLive } from "./Realtime/Http.js"
+import { Notifier } from "./Realtime/Notifier.js"
+import { Outbox } from "./Realtime/Outbox.js"
+import { Presence } from "./Realtime/Presence.js"
+import { RevocationsLive } from "./Realtime/Revocations.js"
+import { SocketAuth } from "./Realtime/SocketAuth.js"
+import { SweeperLive } from "./Realtime/Sweeper.js"
+import { WebSocketLive } from "./Realtime/WebSocket.js"
+import { Wallet } from "./Wallet.js"
+import { WalletAccountHttpLive, WalletSettingsHttpLive } from "./Wallet/Http.js"
+import { Deliveries } from "./Webhooks/Deliveries.js"
+import { WebhookSecrets } from "./Webhooks/Secrets.js"
+import { WebhookWorkerLive } from "./Webhooks/Worker.js"
 
-const MainLive = Layer.mergeAll(HttpServerLive, DnsLive).pipe(Layer.provide(Database.layer))
+/**
+ * One of each per process, shared by both servers and the workers: a key rotated through one port is refused on
+ * the other at once, and a key has one rate-limit bucket. Listed in the order they build on each other.
+ */
+export const Singletons = AgentHub.Default.pipe(
+  Layer.provideMerge(Presence.Default),
+  Layer.provideMerge(Layer.mergeAll(Outbox.Default, Directory.Default)),
+  Layer.provideMerge(Layer.mergeAll(
+    KeyCache.Default,
+    RateLimiter.Default,
+    Heartbeat.Default,
+    Notifier.Default,
+    Blocks.Default,
+    ProfileChanges.Default,
+    Idempotency.Default
+  ))
+)
 
-NodeRuntime.runMain(Layer.launch(MainLive))
+/** The features' services; handlers, the event socket and the CLI call these, never each other's copies. */
+export const Services = Layer.mergeAll(
+  Accounts.Default,
+  Profiles.Default,
+  Identity.Default,
+  Events.Default,
+  Deliveries.Default,
+  WebhookSecrets.Default,
+  SocketAuth.Default,
+  Wallet.Default
+)
+
+/** The agent API (`{base_url}`): every group, the event socket, `/openapi.json` and `/docs`; `routes` adds more. */
+export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
+  apiApp(
+    ShoalApi,
+    Layer.mergeAll(
+      HealthHttpLive,
+      SignUpHttpLive,
+      AccountsHttpLive,
+      ProfilesHttpLive,
+      EventsHttpLive,
+      IdentityHttpLive,
+      DomainsHttpLive
+    ).pipe(Layer.provide(AuthenticationLive)),
+    Layer.merge(WebSocketLive, routes)
+  )
+
+export const AgentApi = agentApi(Layer.empty)
+
+/** The Gems wallet API (`{wallet_url}`), with its own `/openapi.json` and `/docs`. */
+export const WalletApiApp = apiApp(
+  WalletApi.WalletApi,
+  Layer.mergeAll(WalletSettingsHttpLive, WalletAccountHttpLive).pipe(Layer.provide(AuthenticationLive)),
+  Layer.empty
+)
+
+export const AgentApiServer = serveOn(AgentApi, listen("agent API", "PORT", 8080))
+export const WalletApiServer = serveOn(WalletApiApp, listen("wallet API", "WALLET_PORT", 8081))
+
+/** Event delivery beside the APIs: dispatch to sockets, fan-out expansion, webhooks, retention, key revocations. */
+export const EventWorkers = Layer.mergeAll(
+  DispatcherLive,
+  ExpanderLive,
+  WebhookWorkerLive,
+  SweeperLive,
+  RevocationsLive
+)
+
+/** The DNS responder (`DNS_*`), answering TXT identity records from the database. */
+export const Dns = DnsServer.layer.pipe(Layer.provide(RecordSourceLive))
+
+/** Housekeeping: VACUUM of the embedded database, expired idempotency keys. */
+export const Maintenance = Layer.mergeAll(MaintenanceLive, IdempotencySweeperLive)
+
+export type Part = "all" | "agent" | "wallet"
+
+/** The program, or one part of it; every part sees the same singletons over the same database. */
+export const Program = (part: Part = "all") =>
+  (part === "agent"
+    ? Layer.mergeAll(AgentApiServer, EventWorkers, Dns, Maintenance)
+    : part === "wallet"
+    ? Layer.mergeAll(WalletApiServer, RevocationsLive, Maintenance)
+    : Layer.mergeAll(AgentApiServer, WalletApiServer, EventWorkers, Dns, Maintenance)).pipe(
+      Layer.provide(Services),
+      Layer.provide(Singletons),
+      Layer.provide(Database.layer)
+    )
+
+const partFromArgs = (args: ReadonlyArray<string>): Part => {
+  const i = args.indexOf("--only")
+  const value = i >= 0 ? args[i + 1] : args.find((a) => a.startsWith("--only="))?.slice("--only=".length)
+  if (value === undefined) return "all"
+  if (value === "agent" || value === "wallet") return value
+  console.error(`--only takes "agent" or "wallet", not "${value}"`)
+  return process.exit(2)
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // runMain stops the program at the first SIGINT/SIGTERM and then forgets its handlers; the terminal or systemd
+  // signals the whole process group (npm too, which relays it), so later signals must not cut the shutdown short
+  const ignore = () => {}
+  process.on("SIGINT", ignore).on("SIGTERM", ignore)
+  NodeRuntime.runMain(Layer.launch(Program(partFromArgs(process.argv.slice(2)))))
+}

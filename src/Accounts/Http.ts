@@ -1,8 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Accounts as Api, Auth, ShoalApi } from "@shoal/domain"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { Accounts } from "../Accounts.js"
-import { Idempotency } from "../Http/Idempotency.js"
+import { idempotent } from "../Http/Idempotency.js"
 import { Profiles } from "../Profiles.js"
 
 export const SignUpHttpLive = HttpApiBuilder.group(ShoalApi, "signup", (handlers) =>
@@ -15,32 +15,23 @@ export const SignUpHttpLive = HttpApiBuilder.group(ShoalApi, "signup", (handlers
         const user = yield* profiles.freshMe(id)
         return new Api.SignUpResponse({ status: "success", user, api_key: apiKey })
       }))
-  })).pipe(Layer.provide([Accounts.Default, Profiles.Default]))
+  }))
 
 export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (handlers) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     const profiles = yield* Profiles
-    const idempotency = yield* Idempotency
     return handlers
-      .handle("createAgent", ({ headers, payload }) =>
-        Effect.gen(function*() {
-          const owner = yield* Auth.CurrentUser
-          return yield* idempotency.run(
-            {
-              userId: owner.id,
-              key: headers["idempotency-key"],
-              route: "createAgent",
-              request: payload,
-              response: Api.AgentCreated
-            },
-            Effect.gen(function*() {
-              const { apiKey, id } = yield* accounts.createAgent(owner, payload)
-              const agent = yield* profiles.freshProfile(id)
-              return new Api.AgentCreated({ status: "success", agent, api_key: apiKey })
-            })
-          )
-        }))
+      .handle(
+        "createAgent",
+        idempotent("createAgent", Api.AgentCreated, ({ payload }) =>
+          Effect.gen(function*() {
+            const owner = yield* Auth.CurrentUser
+            const { apiKey, id } = yield* accounts.createAgent(owner, payload)
+            const agent = yield* profiles.freshProfile(id)
+            return new Api.AgentCreated({ status: "success", agent, api_key: apiKey })
+          }))
+      )
       .handle("rotateAgentKey", ({ path }) =>
         Effect.flatMap(Auth.CurrentUser, (owner) =>
           accounts.rotateAgentKey(owner, path.handle)).pipe(
@@ -52,4 +43,4 @@ export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (hand
             new Api.KeyRotated({ status: "success", api_key: apiKey })
           )
         ))
-  })).pipe(Layer.provide([Accounts.Default, Profiles.Default, Idempotency.Default]))
+  }))

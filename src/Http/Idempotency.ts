@@ -1,19 +1,14 @@
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Errors } from "@shoal/domain"
+import type { Ids } from "@shoal/domain"
+import { Auth, Errors } from "@shoal/domain"
 import { Clock, Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { canonicalJson } from "./CanonicalJson.js"
+import { IdempotencyRepo } from "./IdempotencyRepo.js"
 
-interface Stored {
-  readonly request_hash: string
-  readonly route: string
-  readonly state: "running" | "done"
-  readonly response: unknown
-  readonly created_at: Date
-}
-
-const RETENTION_MS = 24 * 60 * 60_000
+/** How long a response is kept and replayed. */
+export const RETENTION_MS = 24 * 60 * 60_000
 // a "running" row older than this belongs to a request that died with its process: take it over
 const ABANDONED_MS = 60_000
 
@@ -23,41 +18,21 @@ const ABANDONED_MS = 60_000
  * Same key with another body → 409; while the first is still running → 409; a failed request stores nothing.
  */
 export class Idempotency extends Effect.Service<Idempotency>()("Http/Idempotency", {
-  scoped: Effect.gen(function*() {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-
-    const find = (userId: string, key: string) =>
-      Effect.map(
-        sql<Stored>`SELECT request_hash, route, state, response, created_at FROM idempotency_keys
-                    WHERE user_id = ${userId} AND key = ${key}`,
-        (rows) => Option.fromNullable(rows[0])
-      ).pipe(Effect.orDie)
-
-    const claim = (userId: string, key: string, route: string, hash: string) =>
-      Effect.map(
-        sql`INSERT INTO idempotency_keys (user_id, key, route, request_hash, state)
-            VALUES (${userId}, ${key}, ${route}, ${hash}, 'running') ON CONFLICT DO NOTHING RETURNING key`,
-        (rows) => rows.length > 0
-      ).pipe(Effect.orDie)
-
-    const takeOver = (userId: string, key: string, hash: string) =>
-      Effect.map(
-        sql`UPDATE idempotency_keys SET created_at = now(), request_hash = ${hash}
-            WHERE user_id = ${userId} AND key = ${key} AND state = 'running'
-              AND created_at < now() - make_interval(secs => ${ABANDONED_MS / 1000}) RETURNING key`,
-        (rows) => rows.length > 0
-      ).pipe(Effect.orDie)
-
-    const release = (userId: string, key: string) =>
-      sql`DELETE FROM idempotency_keys WHERE user_id = ${userId} AND key = ${key} AND state = 'running'`
+    const repo = yield* IdempotencyRepo
 
     const replayed = HttpApp.appendPreResponseHandler((_req, res) =>
       Effect.succeed(HttpServerResponse.setHeader(res, "idempotent-replayed", "true"))
     )
 
+    const inFlight = Effect.fail(
+      new Errors.Conflict({ message: "a request with this Idempotency-Key is still being processed; retry shortly" })
+    )
+
     const run = <A, I, E, R>(
       options: {
-        readonly userId: string
+        readonly userId: Ids.UserId
         readonly key: string | undefined
         readonly route: string
         readonly request: unknown
@@ -71,19 +46,19 @@ export class Idempotency extends Effect.Service<Idempotency>()("Http/Idempotency
       const execute = Effect.gen(function*() {
         const a = yield* effect
         const body = yield* Effect.orDie(Schema.encode(response)(a))
-        yield* Effect.orDie(sql`UPDATE idempotency_keys SET state = 'done', status_code = 200,
-                     response = ${JSON.stringify(body)}::jsonb WHERE user_id = ${userId} AND key = ${key}`)
+        yield* Effect.orDie(repo.complete(userId, key, body))
         return a
       }).pipe(
         sql.withTransaction,
         Effect.catchTag("SqlError", Effect.die),
-        Effect.tapErrorCause(() => Effect.orDie(release(userId, key)))
+        Effect.tapErrorCause(() => Effect.orDie(repo.release(userId, key)))
       )
+      const claim = Effect.flatMap(Clock.currentTimeMillis, (now) => repo.claim(userId, key, route, hash, now))
       return Effect.gen(function*() {
-        if (yield* claim(userId, key, route, hash)) return yield* execute
-        const existing = yield* find(userId, key)
+        if (yield* claim) return yield* execute
+        const existing = yield* repo.find(userId, key)
         // pruned between the two statements: claim again
-        if (Option.isNone(existing)) return yield* (yield* claim(userId, key, route, hash)) ? execute : inFlight
+        if (Option.isNone(existing)) return yield* (yield* claim) ? execute : inFlight
         const row = existing.value
         if (row.request_hash !== hash || row.route !== route) {
           return yield* new Errors.Conflict({
@@ -91,22 +66,43 @@ export class Idempotency extends Effect.Service<Idempotency>()("Http/Idempotency
             details: { idempotency_key: key }
           })
         }
-        if (row.state === "running") return yield* (yield* takeOver(userId, key, hash)) ? execute : inFlight
+        if (row.state === "running") {
+          const now = yield* Clock.currentTimeMillis
+          return yield* (yield* repo.takeOver(userId, key, hash, now, now - ABANDONED_MS)) ? execute : inFlight
+        }
         yield* replayed
         return yield* Effect.orDie(Schema.decodeUnknown(response)(row.response))
-      })
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
     }
 
-    const inFlight = Effect.fail(
-      new Errors.Conflict({ message: "a request with this Idempotency-Key is still being processed; retry shortly" })
-    )
-
-    const prune = Effect.gen(function*() {
-      const cutoff = new Date((yield* Clock.currentTimeMillis) - RETENTION_MS)
-      yield* sql`DELETE FROM idempotency_keys WHERE created_at < ${cutoff}`
-    }).pipe(Effect.catchAll((e) => Effect.logWarning("idempotency prune failed", e)))
-    yield* prune.pipe(Effect.delay("1 hour"), Effect.forever, Effect.forkScoped)
-
     return { run } as const
-  })
+  }),
+  dependencies: [IdempotencyRepo.Default]
 }) {}
+
+/**
+ * An endpoint opts into `Idempotency-Key` in one line: `.handle("create", idempotent("create", Api.Created, handler))`.
+ * The key comes from the endpoint's `idempotency-key` header (declare `IdempotencyHeaders`), the caller from the
+ * authentication middleware, the request identity from the payload and path.
+ */
+export const idempotent = <
+  Req extends { readonly headers: { readonly "idempotency-key"?: string | undefined } },
+  A,
+  I,
+  E,
+  R
+>(
+  route: string,
+  response: Schema.Schema<A, I>,
+  handler: (request: Req) => Effect.Effect<A, E, R>
+) =>
+(request: Req): Effect.Effect<A, E | Errors.Conflict, R | Idempotency | Auth.CurrentUser> =>
+  Effect.gen(function*() {
+    const idempotency = yield* Idempotency
+    const caller = yield* Auth.CurrentUser
+    const { payload, path } = request as { readonly payload?: unknown; readonly path?: unknown }
+    return yield* idempotency.run(
+      { userId: caller.id, key: request.headers["idempotency-key"], route, request: { payload, path }, response },
+      handler(request)
+    )
+  })

@@ -37,5 +37,5 @@ export class Directory extends Effect.Service<Directory>()("Identity/Directory",
 
     return { find, invalidate } as const
   }),
-  dependencies: [IdentityRepo.Default, ProfileChanges.Default]
+  dependencies: [IdentityRepo.Default]
 }) {}

@@ -18,7 +18,7 @@ export const IdentityHttpLive = HttpApiBuilder.group(ShoalApi, "identity", (hand
       .handle("proof", ({ path }) => identity.proof(path.handle))
       .handle("keys", () => Effect.succeed(identity.keys))
       .handle("nostr", ({ urlParams }) => identity.nostr(urlParams.name))
-  })).pipe(Layer.provide([Identity.Default, PublicCorsLive]))
+  })).pipe(Layer.provide(PublicCorsLive))
 
 export const DomainsHttpLive = HttpApiBuilder.group(ShoalApi, "domains", (handlers) =>
   Effect.gen(function*() {
@@ -33,4 +33,4 @@ export const DomainsHttpLive = HttpApiBuilder.group(ShoalApi, "domains", (handle
           identity.setDomain(caller.id, path.tld, payload)).pipe(
             Effect.map((domain) => new Api.DomainResponse({ status: "success", domain }))
           ))
-  })).pipe(Layer.provide(Identity.Default))
+  }))

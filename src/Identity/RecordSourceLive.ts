@@ -1,5 +1,4 @@
 import { Effect, Layer, Option } from "effect"
-import { DnsServer } from "../Dns/DnsServer.js"
 import { RecordSource } from "../Dns/RecordSource.js"
 import { Directory } from "./Directory.js"
 import { PublicUrl } from "./PublicUrl.js"
@@ -24,7 +23,4 @@ export const RecordSourceLive = Layer.effect(
         )
     })
   })
-).pipe(Layer.provide(Directory.Default))
-
-/** The DNS responder (`DNS_*` config) answering from the database; needs a SqlClient. */
-export const DnsLive = DnsServer.layer.pipe(Layer.provide(RecordSourceLive))
+)

@@ -267,6 +267,5 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       /** accounts with an entry on this node (tests, metrics) */
       size: () => agents.size
     } as const
-  }),
-  dependencies: [Presence.Default, Heartbeat.Default]
+  })
 }) {}

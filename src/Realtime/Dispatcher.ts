@@ -55,4 +55,4 @@ export const DispatcherLive = Layer.scopedDiscard(
       Effect.forkScoped
     )
   })
-).pipe(Layer.provide([EventsRepo.Default, AgentHub.Default, Blocks.Default, Notifier.Default]))
+).pipe(Layer.provide(EventsRepo.Default))

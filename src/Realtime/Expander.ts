@@ -29,4 +29,4 @@ export const ExpanderLive = Layer.scopedDiscard(
       Effect.forkScoped
     )
   })
-).pipe(Layer.provide([EventsRepo.Default, Notifier.Default]))
+).pipe(Layer.provide(EventsRepo.Default))

@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Auth, Events as Api, ShoalApi } from "@shoal/domain"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { Deliveries } from "../Webhooks/Deliveries.js"
 import { WebhookSecrets } from "../Webhooks/Secrets.js"
 import { Events } from "./Events.js"
@@ -33,4 +33,4 @@ export const EventsHttpLive = HttpApiBuilder.group(ShoalApi, "events", (handlers
           secrets.rotate(caller.id)).pipe(
             Effect.map((secret) => new Api.WebhookSecret({ status: "success", secret }))
           ))
-  })).pipe(Layer.provide([Events.Default, Deliveries.Default, WebhookSecrets.Default]))
+  }))

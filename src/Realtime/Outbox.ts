@@ -78,5 +78,5 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
 
     return { emit, emitMany } as const
   }),
-  dependencies: [EventsRepo.Default, Blocks.Default]
+  dependencies: [EventsRepo.Default]
 }) {}

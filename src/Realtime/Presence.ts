@@ -85,5 +85,5 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
       resumable
     } as const
   }),
-  dependencies: [PresenceRepo.Default, Outbox.Default]
+  dependencies: [PresenceRepo.Default]
 }) {}

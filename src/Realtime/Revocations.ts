@@ -47,4 +47,4 @@ export const RevocationsLive = Layer.scopedDiscard(
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("key revocation check failed", cause)))
     yield* check.pipe(Effect.delay(every), Effect.forever, Effect.forkScoped)
   })
-).pipe(Layer.provide([AgentHub.Default, KeyCache.Default, KeysRepo.Default, Notifier.Default]))
+).pipe(Layer.provide(KeysRepo.Default))

@@ -46,5 +46,5 @@ export class SocketAuth extends Effect.Service<SocketAuth>()("Realtime/SocketAut
 
     return { check, fromHeaders } as const
   }),
-  dependencies: [KeysRepo.Default, RateLimiter.Default]
+  dependencies: [KeysRepo.Default]
 }) {}

@@ -205,4 +205,4 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
       })
     )
   })
-).pipe(Layer.provide([AgentHub.Default, EventsRepo.Default, SocketAuth.Default, Heartbeat.Default]))
+).pipe(Layer.provide(EventsRepo.Default))

@@ -113,6 +113,4 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
 
     yield* round.pipe(Effect.forever, Effect.forkScoped)
   })
-).pipe(
-  Layer.provide([DeliveriesRepo.Default, WebhookSecrets.Default, UrlGuard.Default, Notifier.Default])
-)
+).pipe(Layer.provide([DeliveriesRepo.Default, UrlGuard.Default]))

@@ -6,7 +6,6 @@ import { DnsServer } from "../../src/Dns/DnsServer.js"
 import { RecordSource } from "../../src/Dns/RecordSource.js"
 import { RecordSourceLive } from "../../src/Identity/RecordSourceLive.js"
 import { createAgent, signUp, TestApp, uniqueHandle } from "../support/TestApp.js"
-import { TestDatabase } from "../support/TestDatabase.js"
 import { makeNpub } from "./support.js"
 
 /** One UDP TXT query; the TXT strings of the answer section (or the rcode when there are none). */
@@ -32,7 +31,7 @@ const digTxt = (port: number, name: string) =>
   })
 
 // the HTTP app and the DNS record source in one graph, so they share ProfileChanges as in production
-const AppWithRecordSource = Layer.merge(TestApp(), RecordSourceLive.pipe(Layer.provide(TestDatabase)))
+const AppWithRecordSource = RecordSourceLive.pipe(Layer.provideMerge(TestApp()))
 
 layer(AppWithRecordSource)("DNS record source (database)", (it) => {
   it.effect("lookup serves prefixed TXT values and the proof URL; a PATCH is visible to the next lookup", () =>

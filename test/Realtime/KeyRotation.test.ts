@@ -1,12 +1,11 @@
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer, NodeSocket } from "@effect/platform-node"
+import { NodeSocket } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { EventStream } from "@shoal/client"
 import { Context, Effect, Fiber, Layer, Stream } from "effect"
 import { hashKey } from "../../src/Accounts/Keys.js"
 import { Pglite } from "../../src/Database/PgliteClient.js"
-import { HttpAppLive } from "../../src/Http.js"
 import { AgentHub } from "../../src/Realtime/AgentHub.js"
 import { expectError, rawRequest } from "../support/Raw.js"
 import {
@@ -19,6 +18,7 @@ import {
   waitFor,
   waitForEffect
 } from "../support/Realtime.js"
+import { AppNode } from "../support/TestApp.js"
 import { createAgent, signUp } from "../support/TestApp.js"
 import { TestDatabase, usingServer } from "../support/TestDatabase.js"
 
@@ -47,13 +47,7 @@ const secondNode = Effect.gen(function*() {
   const database = usingServer()
     ? TestDatabase
     : Layer.succeedContext(Context.pick(SqlClient.SqlClient, Pglite)(shared as Context.Context<any>))
-  return yield* Layer.build(
-    Layer.mergeAll(HttpAppLive, AgentHub.Default).pipe(
-      Layer.provideMerge(NodeHttpServer.layerTest),
-      Layer.provide(database),
-      Layer.provide(configLayer({}))
-    )
-  )
+  return yield* Layer.build(AppNode(database).pipe(Layer.provide(configLayer({}))))
 })
 
 // live clock; the periodic key check is left at its default (minutes), so closes here come from the notices

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { Outbox } from "../../src/Realtime/Outbox.js"
+import { Singletons } from "../../src/main.js"
+import { WebhookSecrets } from "../../src/Webhooks/Secrets.js"
 import { WebhookWorkerLive } from "../../src/Webhooks/Worker.js"
 import { rawRequest } from "../support/Raw.js"
 import { configLayer, emit, realSleep, RealtimeApp, receiver, waitFor, waitForEffect } from "../support/Realtime.js"
@@ -69,7 +70,12 @@ layer(RealtimeApp(config))("webhook retries", (it) => {
 })
 
 // a restart between attempts: the worker is stopped and a new one built over the same database
-layer(Outbox.Default.pipe(Layer.provideMerge(TestDatabase), Layer.provide(configLayer(config))))(
+layer(
+  Layer.merge(Singletons, WebhookSecrets.Default).pipe(
+    Layer.provideMerge(TestDatabase),
+    Layer.provide(configLayer(config))
+  )
+)(
   "webhook restart",
   (it) => {
     it.scoped("the retry schedule is stored: a new worker after a restart makes the next attempt", () =>

@@ -1,30 +1,21 @@
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import WebSocket from "ws"
-import { HttpAppLive } from "../../src/Http.js"
-import { AgentHub } from "../../src/Realtime/AgentHub.js"
 import { Outbox } from "../../src/Realtime/Outbox.js"
+import { AppNode, configLayer } from "./TestApp.js"
 import { TestDatabase } from "./TestDatabase.js"
 
-export const configLayer = (config: Record<string, string>) =>
-  Layer.setConfigProvider(
-    ConfigProvider.fromMap(new Map(Object.entries(config))).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
-  )
+export { configLayer }
 
 /**
  * TestApp plus handles on the same instances the app uses (layers are memoized by reference): the outbox to emit
  * test events, the hub, the SqlClient, and the server's address for WebSocket clients.
  */
 export const RealtimeApp = (config: Record<string, string> = {}) =>
-  Layer.mergeAll(HttpAppLive, Outbox.Default, AgentHub.Default).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(TestDatabase),
-    Layer.provide(configLayer(config))
-  )
+  AppNode(TestDatabase).pipe(Layer.provide(configLayer(config)))
 
 /** Emits one event per call, each in its own transaction (as a domain write would). */
 export const emit = (recipients: ReadonlyArray<string>, type: string, data: unknown = {}) =>

@@ -1,23 +1,37 @@
 import { HttpClient } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import type { SqlClient } from "@effect/sql"
 import { layer } from "@effect/vitest"
 import * as ShoalClient from "@shoal/client"
 import { Accounts as Api } from "@shoal/domain"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { HttpAppLive } from "../../src/Http.js"
+import { agentApi, EventWorkers, Maintenance, Services, Singletons } from "../../src/main.js"
 import { TestDatabase } from "./TestDatabase.js"
+
+export const configLayer = (config: Record<string, string>) =>
+  Layer.setConfigProvider(
+    ConfigProvider.fromMap(new Map(Object.entries(config))).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+  )
+
+/**
+ * One node as `npm start` composes it (the agent API, the event workers, maintenance, the services and the
+ * singletons) over a test HTTP server and the given database. The singletons are exposed, so a test can emit
+ * through the same outbox or look at the same hub as the app. `routes` adds test-only routes to the API.
+ */
+export const AppNode = <E, R, E2 = never, R2 = never>(
+  database: Layer.Layer<SqlClient.SqlClient, E, R>,
+  routes: Layer.Layer<never, E2, R2> = Layer.empty as Layer.Layer<never, E2, R2>
+) =>
+  Layer.mergeAll(agentApi(routes), EventWorkers, Maintenance).pipe(
+    Layer.provide(Services),
+    Layer.provideMerge(Singletons),
+    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(database)
+  )
 
 /** The whole HTTP app on a random local port, over a real database, with an HttpClient pointed at it. */
 export const TestApp = (config: Record<string, string> = {}) =>
-  HttpAppLive.pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provide(TestDatabase),
-    Layer.provide(Layer.setConfigProvider(
-      ConfigProvider.fromMap(new Map(Object.entries(config))).pipe(
-        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
-      )
-    ))
-  )
+  AppNode(TestDatabase).pipe(Layer.provide(configLayer(config)))
 
 let counter = 0
 /** A handle no other test (or earlier run against a shared server) has used. */

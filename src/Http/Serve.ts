@@ -1,0 +1,66 @@
+import type { HttpApi, HttpApiGroup } from "@effect/platform"
+import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Config, Data, Effect, Layer } from "effect"
+import { ErrorHandlingLive } from "./ErrorHandling.js"
+import { createHoldingServer } from "./HoldingServer.js"
+
+/**
+ * One HttpApi as an app over whatever HttpServer is provided: its groups, extra routes (`Router.use` layers such as
+ * the event socket), `/openapi.json`, `/docs` and the error envelope. Fresh, because HttpApiBuilder keeps its
+ * router in a shared tag: two APIs in one process each need their own router, or both would answer on both ports.
+ * The services the groups call come from outside, so both APIs share one of each.
+ */
+export const apiApp = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R, GE, GR, XE, XR>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>,
+  groups: Layer.Layer<HttpApiGroup.HttpApiGroup.ToService<Id, Groups>, GE, GR>,
+  routes: Layer.Layer<never, XE, XR>
+) =>
+  HttpApiBuilder.serve().pipe(
+    Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(ErrorHandlingLive),
+    Layer.provide(routes),
+    Layer.provide(HttpApiBuilder.api(api).pipe(Layer.provide(groups))),
+    // a span per request costs ~30% of throughput; tracing is opt-in (HTTP_TRACING=true)
+    (layer) =>
+      Layer.unwrapEffect(Effect.map(
+        Config.boolean("HTTP_TRACING").pipe(Config.withDefault(false)),
+        (tracing) => tracing ? layer : HttpMiddleware.withTracerDisabledWhen(layer, () => true)
+      )),
+    Layer.fresh,
+    // a fresh layer is built once per reference, and combinators such as provideMerge reference theirs twice:
+    // wrapped, the wrapper is memoized as usual and the fresh router inside is built once
+    (fresh) => Layer.suspend(() => fresh)
+  )
+
+export class ListenError
+  extends Data.TaggedError("ListenError")<{ readonly message: string; readonly cause: unknown }>
+{
+}
+
+const reason = (cause: unknown): string => {
+  const inner = (cause as { cause?: { code?: string; message?: string } } | undefined)?.cause
+  if (inner?.code === "EADDRINUSE") return "EADDRINUSE: the address is already in use by another process"
+  if (inner?.code === "EACCES") return "EACCES: permission denied (ports below 1024 need privileges)"
+  return inner?.code ?? inner?.message ?? String(cause)
+}
+
+/** A Node HTTP server on `HOST`:`<portVariable>`; failing to listen names the address, the variable and why. */
+export const listen = (name: string, portVariable: string, defaultPort: number) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
+    const port = yield* Config.port(portVariable).pipe(Config.withDefault(defaultPort))
+    return NodeHttpServer.layer(createHoldingServer, { host, port }).pipe(
+      Layer.mapError((cause) =>
+        new ListenError({
+          message: `the ${name} cannot listen on ${host}:${port} (${portVariable}): ${reason(cause)}`,
+          cause
+        })
+      )
+    )
+  }))
+
+/** An app layer served by a real server, logging its address. */
+export const serveOn = <E, R>(app: Layer.Layer<never, E, R>, server: ReturnType<typeof listen>) =>
+  app.pipe(HttpServer.withLogAddress, Layer.provide(server))
