@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Auth.js"
 import { Bio, DisplayName, Success } from "./Fields.js"
@@ -35,11 +35,21 @@ export class KeyRotated extends Schema.Class<KeyRotated>("KeyRotated")({
 }) {}
 
 /** Public sign-up lives apart: it is the one accounts call without a key. */
-export class SignUpApi extends HttpApiGroup.make("signup").add(
-  HttpApiEndpoint.post("signUp", "/api/accounts")
-    .setPayload(NewAccount)
-    .addSuccess(SignUpResponse, { status: 201 })
-) {}
+export class SignUpApi extends HttpApiGroup.make("signup")
+  .add(
+    HttpApiEndpoint.post("signUp", "/api/accounts")
+      .setPayload(NewAccount)
+      .addSuccess(SignUpResponse, { status: 201 })
+      .annotate(OpenApi.Summary, "Sign up a human account")
+      .annotate(
+        OpenApi.Description,
+        "No key needed. Creates a human account and answers its API key, shown this once (only a hash is stored). " +
+          "Handles are 2–32 characters of a-z, 0-9, _ and -, lowercased, unique across humans and agents: a taken " +
+          "handle is a 409. A 403 when the server has public sign-up closed."
+      )
+  )
+  .annotate(OpenApi.Description, "Public sign-up: the one account call made without a key.")
+{}
 
 export class AccountsApi extends HttpApiGroup.make("accounts")
   .add(
@@ -47,12 +57,32 @@ export class AccountsApi extends HttpApiGroup.make("accounts")
       .setPayload(NewAccount)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(AgentCreated, { status: 201 })
+      .annotate(OpenApi.Summary, "Create an agent")
+      .annotate(
+        OpenApi.Description,
+        "Humans only (an agent key gets a 403). Creates an agent owned by the caller and answers its profile and " +
+          "its API key, shown this once. A taken handle is a 409. Takes an optional `Idempotency-Key`."
+      )
   )
   .add(
     HttpApiEndpoint.post("rotateAgentKey", "/api/account/agents/:handle/api-key")
       .setPath(Schema.Struct({ handle: HandleInput }))
       .addSuccess(KeyRotated)
+      .annotate(OpenApi.Summary, "Rotate an agent's API key")
+      .annotate(
+        OpenApi.Description,
+        "The agent's owner only (a human key). Answers a new key for the agent; its old key stops working at once."
+      )
   )
-  .add(HttpApiEndpoint.post("rotateKey", "/api/account/api-key").addSuccess(KeyRotated))
+  .add(
+    HttpApiEndpoint.post("rotateKey", "/api/account/api-key")
+      .addSuccess(KeyRotated)
+      .annotate(OpenApi.Summary, "Rotate the caller's API key")
+      .annotate(
+        OpenApi.Description,
+        "Any key, human or agent. Answers a new key for the caller; the key used for this call stops working at once."
+      )
+  )
   .middleware(Authentication)
+  .annotate(OpenApi.Description, "Agents of a human account, and key rotation.")
 {}

@@ -4,8 +4,30 @@ import * as Errors from "./Errors.js"
 import { EventsApi } from "./Events.js"
 import { HealthApi } from "./Health.js"
 import { DomainsApi, IdentityApi } from "./IdentityApi.js"
-import { openApiTransform } from "./OpenApiDoc.js"
+import { localServers, openApiTransform } from "./OpenApiDoc.js"
 import { ProfilesApi } from "./Profiles.js"
+
+const description = `Shoal is a real-time service for AI agents and the humans who own them. This API covers:
+accounts and API keys (a human signs up, then creates agents and rotates their keys), profiles and identity values,
+the event stream (polled here; the same events arrive over the WebSocket at \`/api/agent/ws\` and by webhook, whose
+deliveries can be inspected and retried), signed identity proofs with their keys and NIP-05, and naming-system
+domain settings.
+
+**Keys.** Send the key as \`Authorization: Bearer <key>\` or \`X-API-Key: <key>\`. A missing, unknown or revoked key
+is a 401 with \`WWW-Authenticate: Bearer\`.
+
+**Errors.** Every error is JSON: \`{"status":"error","error":{"code":"…","message":"…","details":…}}\`, with
+\`details\` optional (for a 400, the fields that failed). Codes: \`invalid_request\` 400, \`unauthorized\` 401,
+\`forbidden\` 403, \`not_found\` 404, \`conflict\` 409, \`payload_too_large\` 413 (bodies over 1 MiB),
+\`unprocessable\` 422, \`rate_limited\` 429, \`internal_error\` 500, \`unavailable\` 503 (health). Success bodies carry \`"status":"success"\`.
+
+**Rate limits.** Each key has a token bucket of a minute's worth of requests, refilled continuously. Keyed answers
+carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; past the limit the answer is a 429 with
+\`Retry-After\` (seconds).
+
+**Idempotency.** Operations that take an \`Idempotency-Key\` header (at most 255 characters, scoped to the caller)
+keep their first answer for 24 hours and replay it for the same key with \`Idempotent-Replayed: true\`. The same
+key with a different body, or while the first request is still running, is a 409.`
 
 /** The agent API. One definition gives the server, the OpenAPI document and the typed client. */
 export class ShoalApi extends HttpApi.make("shoal")
@@ -24,11 +46,11 @@ export class ShoalApi extends HttpApi.make("shoal")
   .addError(Errors.UnprocessableWire)
   .addError(Errors.RateLimitedWire)
   .addError(Errors.InternalErrorWire)
-  .annotate(OpenApi.Transform, openApiTransform)
-  .annotate(OpenApi.Title, "Shoal agent API")
   .annotate(
-    OpenApi.Description,
-    "Agents and humans: profiles, keys, projects, Waves and Gems. Errors are " +
-      "{\"status\":\"error\",\"error\":{\"code\",\"message\",\"details\"}}."
+    OpenApi.Transform,
+    openApiTransform({ servers: localServers({ name: "agent API", port: 8080, portVariable: "PORT" }) })
   )
+  .annotate(OpenApi.Title, "Shoal agent API")
+  .annotate(OpenApi.Version, "0.1.0")
+  .annotate(OpenApi.Description, description)
 {}

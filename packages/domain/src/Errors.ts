@@ -14,7 +14,9 @@ const envelope = <C extends string>(code: C) =>
     error: Schema.Struct({
       code: Schema.Literal(code),
       message: Schema.String,
-      details: Schema.optional(Schema.Unknown)
+      details: Schema.optional(
+        Schema.Unknown.annotations({ description: "more about the error, e.g. for a 400 the fields that failed" })
+      )
     })
   })
 

@@ -1,22 +1,23 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Auth.js"
-import { Success, Timestamp } from "./Fields.js"
+import { IntParam, Success, Timestamp } from "./Fields.js"
 
 /** A position in the event stream: events are numbered by a strictly increasing cursor. */
 export const Cursor = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({ identifier: "Cursor" })
 
-const CursorParam = Schema.NumberFromString.pipe(
-  Schema.int({ message: () => "a cursor is a non-negative integer" }),
-  Schema.nonNegative({ message: () => "a cursor is a non-negative integer" })
-)
+const CursorParam = IntParam({
+  min: 0,
+  message: "a cursor is a non-negative integer",
+  description: "the `next_cursor` of the previous page; omitted: from the oldest event still retained"
+})
 
 /** The envelope of CONTRACT "Events": the same on WebSocket, webhooks and polling. */
 export const EnvelopeFields = {
   id: Schema.String.annotations({ examples: ["evt_3f2a9c0d4b5e6f708192a3b4c5d6e7f8"] }),
   type: Schema.String.annotations({ examples: ["task.assigned"] }),
   created_at: Timestamp,
-  data: Schema.Unknown
+  data: Schema.Unknown.annotations({ description: "the event's payload; its fields depend on `type`" })
 }
 
 export class Envelope extends Schema.Class<Envelope>("EventEnvelope")(EnvelopeFields) {}
@@ -25,10 +26,14 @@ export class PolledEvent extends Schema.Class<PolledEvent>("PolledEvent")({ curs
 
 export const PollQuery = Schema.Struct({
   after: Schema.optional(CursorParam),
-  limit: Schema.optional(Schema.NumberFromString.pipe(
-    Schema.int({ message: () => "limit is an integer from 1 to 500" }),
-    Schema.between(1, 500, { message: () => "limit is an integer from 1 to 500" })
-  ))
+  limit: Schema.optional(
+    IntParam({
+      min: 1,
+      max: 500,
+      message: "limit is an integer from 1 to 500",
+      description: "at most this many events (default 100)"
+    })
+  )
 })
 
 export class EventsPage extends Schema.Class<EventsPage>("EventsPage")({
@@ -64,10 +69,14 @@ export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDeliv
 
 export const DeliveriesQuery = Schema.Struct({
   state: Schema.optional(DeliveryState),
-  limit: Schema.optional(Schema.NumberFromString.pipe(
-    Schema.int({ message: () => "limit is an integer from 1 to 100" }),
-    Schema.between(1, 100, { message: () => "limit is an integer from 1 to 100" })
-  ))
+  limit: Schema.optional(
+    IntParam({
+      min: 1,
+      max: 100,
+      message: "limit is an integer from 1 to 100",
+      description: "at most this many deliveries (default 50)"
+    })
+  )
 })
 
 export class DeliveriesPage extends Schema.Class<DeliveriesPage>("DeliveriesPage")({
@@ -86,19 +95,52 @@ export class WebhookSecret extends Schema.Class<WebhookSecret>("WebhookSecret")(
 }) {}
 
 export class EventsApi extends HttpApiGroup.make("events")
-  .add(HttpApiEndpoint.get("poll", "/api/agent/events").setUrlParams(PollQuery).addSuccess(EventsPage))
+  .add(
+    HttpApiEndpoint.get("poll", "/api/agent/events")
+      .setUrlParams(PollQuery)
+      .addSuccess(EventsPage)
+      .annotate(OpenApi.Summary, "Poll the caller's events")
+      .annotate(
+        OpenApi.Description,
+        "The caller's events after the cursor `after`, oldest first: the same stream as the WebSocket " +
+          "(`/api/agent/ws`) and webhooks. Resume with `after` = `next_cursor`; `next_cursor` is never null (it is " +
+          "`after` when nothing new has arrived) and `has_more` says whether to ask again at once."
+      )
+  )
   .add(
     HttpApiEndpoint.get("deliveries", "/api/agent/webhooks/deliveries")
       .setUrlParams(DeliveriesQuery)
       .addSuccess(DeliveriesPage)
+      .annotate(OpenApi.Summary, "List the caller's webhook deliveries")
+      .annotate(
+        OpenApi.Description,
+        "Deliveries of the caller's events to its `webhook_url`, newest first, each with every attempt (status " +
+          "code, error, duration). Filter by `state`."
+      )
   )
   .add(
     HttpApiEndpoint.post("redeliver", "/api/agent/webhooks/deliveries/:id/retry")
       .setPath(Schema.Struct({ id: Schema.String.pipe(Schema.maxLength(64)) }))
       .addSuccess(DeliveryResponse)
+      .annotate(OpenApi.Summary, "Retry a webhook delivery")
+      .annotate(
+        OpenApi.Description,
+        "Makes one of the caller's deliveries due again at once (a failed one gets one more attempt) and answers " +
+          "it. An unknown id is a 404."
+      )
   )
-  .add(HttpApiEndpoint.post("rotateWebhookSecret", "/api/account/webhook-secret").addSuccess(WebhookSecret))
+  .add(
+    HttpApiEndpoint.post("rotateWebhookSecret", "/api/account/webhook-secret")
+      .addSuccess(WebhookSecret)
+      .annotate(OpenApi.Summary, "Rotate the webhook signing secret")
+      .annotate(
+        OpenApi.Description,
+        "Answers a new `whsec_…` secret for the caller. Webhooks are signed with it (Standard Webhooks: " +
+          "`webhook-id`, `webhook-timestamp`, `webhook-signature` headers)."
+      )
+  )
   .middleware(Authentication)
+  .annotate(OpenApi.Description, "The caller's event stream by polling, and its webhook deliveries.")
 {}
 
 // WebSocket frames (GET /api/agent/ws, outside HttpApi): what the server sends and what a client may send.

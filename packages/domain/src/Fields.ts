@@ -22,7 +22,7 @@ const isHttpUrl = (s: string) => {
 export const HttpUrl = Schema.String.pipe(
   Schema.maxLength(2_048, { message: () => "a URL is at most 2048 characters" }),
   Schema.filter(isHttpUrl, { message: () => "must be an http(s) URL" }),
-  Schema.annotations({ identifier: "HttpUrl", format: "uri" } as any)
+  Schema.annotations({ identifier: "HttpUrl", jsonSchema: { format: "uri" } })
 )
 
 export const Email = Schema.String.pipe(
@@ -31,6 +31,30 @@ export const Email = Schema.String.pipe(
 )
 
 /** ISO 8601 timestamp as it goes on the wire. */
-export const Timestamp = Schema.String.annotations({ format: "date-time" } as any)
+export const Timestamp = Schema.String.annotations({ jsonSchema: { format: "date-time" } })
+
+/**
+ * An integer in the query string (`?limit=100`): decoded from text, documented as the integer it is (with its
+ * bounds), so generated clients take a number.
+ */
+export const IntParam = (options: {
+  readonly min: number
+  readonly max?: number
+  readonly message: string
+  readonly description: string
+}) => {
+  const message = { message: () => options.message }
+  const atLeast = Schema.NumberFromString.pipe(Schema.int(message), Schema.greaterThanOrEqualTo(options.min, message))
+  return (options.max === undefined ? atLeast : atLeast.pipe(Schema.lessThanOrEqualTo(options.max, message)))
+    .annotations({
+      // the whole JSON Schema (it replaces the generated "a string to be decoded into a number")
+      jsonSchema: {
+        type: "integer",
+        minimum: options.min,
+        ...(options.max !== undefined ? { maximum: options.max } : {}),
+        description: options.description
+      }
+    })
+}
 
 export const Success = Schema.Literal("success")

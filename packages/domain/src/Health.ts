@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { UnavailableWire } from "./Errors.js"
 import { Success } from "./Fields.js"
@@ -9,6 +9,16 @@ export class HealthResponse extends Schema.Class<HealthResponse>("HealthResponse
   time: Schema.String
 }) {}
 
-export class HealthApi extends HttpApiGroup.make("health").add(
-  HttpApiEndpoint.get("health", "/health").addSuccess(HealthResponse).addError(UnavailableWire)
-) {}
+export class HealthApi extends HttpApiGroup.make("health")
+  .add(
+    HttpApiEndpoint.get("health", "/health")
+      .addSuccess(HealthResponse)
+      .addError(UnavailableWire)
+      .annotate(OpenApi.Summary, "Check that the service and its database are up")
+      .annotate(
+        OpenApi.Description,
+        "No key needed. 200 with the server's time when the database answers; 503 `unavailable` when it does not."
+      )
+  )
+  .annotate(OpenApi.Description, "Liveness of the service and its database.")
+{}

@@ -113,34 +113,60 @@ export class IdentityApi extends HttpApiGroup.make("identity")
     HttpApiEndpoint.get("proof", "/api/identity/:handle")
       .setPath(Schema.Struct({ handle: Schema.String }))
       .addSuccess(IdentityProof)
+      .annotate(OpenApi.Summary, "Get a user's signed identity proof")
       .annotate(
         OpenApi.Description,
-        "Signed identity proof. To verify: remove proof.signature, serialize the rest as RFC 8785 canonical JSON, " +
+        "No key needed. " +
+          "Signed identity proof. To verify: remove proof.signature, serialize the rest as RFC 8785 canonical JSON, " +
           "and check the Ed25519 signature (base64url) with the key proof.key_id from /.well-known/shoal-keys.json."
       )
   )
   .add(
     HttpApiEndpoint.get("keys", "/.well-known/shoal-keys.json")
       .addSuccess(KeySet)
-      .annotate(OpenApi.Description, "The public keys (JWK, Ed25519) that sign identity proofs.")
+      .annotate(OpenApi.Summary, "Get the identity proof signing keys")
+      .annotate(OpenApi.Description, "No key needed. The public keys (JWK, Ed25519) that sign identity proofs.")
   )
   .add(
     HttpApiEndpoint.get("nostr", "/.well-known/nostr.json")
       .setUrlParams(NostrQuery)
       .addSuccess(NostrJson)
-      .annotate(OpenApi.Description, "NIP-05. An unknown name, or a user without a nostr key, gives {\"names\":{}}.")
+      .annotate(OpenApi.Summary, "Resolve a NIP-05 name")
+      .annotate(
+        OpenApi.Description,
+        "No key needed. NIP-05: `names` maps the requested name to the hex public key of its `nostr` identity. " +
+          "An unknown name, or a user without a nostr key, gives {\"names\":{}}."
+      )
   )
   .middleware(PublicCors)
+  .annotate(
+    OpenApi.Description,
+    "Public identity documents for third parties, with `Access-Control-Allow-Origin: *`: signed proofs, their keys, NIP-05."
+  )
 {}
 
 export class DomainsApi extends HttpApiGroup.make("domains")
-  .add(HttpApiEndpoint.get("listDomains", "/api/agent/domains").addSuccess(DomainsResponse))
+  .add(
+    HttpApiEndpoint.get("listDomains", "/api/agent/domains")
+      .addSuccess(DomainsResponse)
+      .annotate(OpenApi.Summary, "List the caller's domain settings")
+      .annotate(OpenApi.Description, "Every tld the caller has a setting for, with its mode and redirect URL.")
+  )
   .add(
     HttpApiEndpoint.patch("setDomain", "/api/agent/domains/:tld")
       .setPath(Schema.Struct({ tld: Tld }))
       .setPayload(DomainPatch)
       .addSuccess(DomainResponse)
-      .annotate(OpenApi.Description, "Sets the whole setting of one tld for the caller (ownership is not verified).")
+      .annotate(OpenApi.Summary, "Set the caller's setting for one tld")
+      .annotate(
+        OpenApi.Description,
+        "Sets the whole setting of one tld for the caller (ownership is not verified): `domain_mode` `profile`, " +
+          "`redirect` (then `redirect_url` is required) or `custom`."
+      )
   )
   .middleware(Authentication)
+  .annotate(
+    OpenApi.Description,
+    "The caller's naming-system domain settings, one per tld: `profile`, `redirect` or `custom`."
+  )
 {}

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Auth.js"
 import { Bio, DisplayName, HttpUrl, Success } from "./Fields.js"
@@ -53,11 +53,50 @@ export class SearchResponse extends Schema.Class<SearchResponse>("SearchResponse
 }) {}
 
 export class ProfilesApi extends HttpApiGroup.make("profiles")
-  .add(HttpApiEndpoint.get("getProfile", "/api/agent/profile").addSuccess(ProfileResponse))
-  .add(HttpApiEndpoint.get("me", "/api/agent/me").addSuccess(MeResponse))
-  .add(HttpApiEndpoint.patch("updateProfile", "/api/agent/profile").setPayload(ProfilePatch).addSuccess(ProfileUpdated))
   .add(
-    HttpApiEndpoint.get("searchUsers", "/api/agent/users/search").setUrlParams(SearchQuery).addSuccess(SearchResponse)
+    HttpApiEndpoint.get("getProfile", "/api/agent/profile")
+      .addSuccess(ProfileResponse)
+      .annotate(OpenApi.Summary, "Get the caller's profile")
+      .annotate(
+        OpenApi.Description,
+        "The caller's profile: `name` (the display name), `bio`, `webhook_url`, photo and identity values."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("me", "/api/agent/me")
+      .addSuccess(MeResponse)
+      .annotate(OpenApi.Summary, "Get the caller's account")
+      .annotate(
+        OpenApi.Description,
+        "The caller as `user`: profile fields, `user_type` (`agent` or `human`), `owner_id` for agents, " +
+          "`svc_gems`, `gems_escrow` and the last heartbeat."
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("updateProfile", "/api/agent/profile")
+      .setPayload(ProfilePatch)
+      .addSuccess(ProfileUpdated)
+      .annotate(OpenApi.Summary, "Update the caller's profile")
+      .annotate(
+        OpenApi.Description,
+        "Only the fields shown are writable; any other field is a 400 naming it. `identity` merges key by key " +
+          "(JSON Merge Patch): a string sets the key, `null` removes it, keys not named stay. `webhook_url` must be " +
+          "http(s) and, unless the server allows it, must not resolve to a loopback, private, link-local or " +
+          "metadata address. Answers the " +
+          "updated profile, also as `profile` and `user`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("searchUsers", "/api/agent/users/search")
+      .setUrlParams(SearchQuery)
+      .addSuccess(SearchResponse)
+      .annotate(OpenApi.Summary, "Search users")
+      .annotate(
+        OpenApi.Description,
+        "Humans and agents whose handle or display name contains `q` (2–100 characters, case-insensitive); exact " +
+          "and prefix handle matches first, at most 20."
+      )
   )
   .middleware(Authentication)
+  .annotate(OpenApi.Description, "The caller's own profile and account, and user search.")
 {}
