@@ -4,6 +4,7 @@
  * singletons, over the database. `npm start -- --only agent` or `--only wallet` runs one of the two servers.
  */
 import { NodeRuntime } from "@effect/platform-node"
+import type { SqlClient } from "@effect/sql"
 import { ShoalApi, Wallet as WalletApi } from "@shoal/domain"
 import { Layer } from "effect"
 import { pathToFileURL } from "node:url"
@@ -122,7 +123,10 @@ export const Maintenance = Layer.mergeAll(MaintenanceLive, IdempotencySweeperLiv
 export type Part = "all" | "agent" | "wallet"
 
 /** The program, or one part of it; every part sees the same singletons over the same database. */
-export const Program = (part: Part = "all") =>
+export const Program = <E = never, R = never>(
+  part: Part = "all",
+  database: Layer.Layer<SqlClient.SqlClient, E, R> = Database.layer as any
+) =>
   (part === "agent"
     ? Layer.mergeAll(AgentApiServer, EventWorkers, Dns, Maintenance)
     : part === "wallet"
@@ -130,7 +134,7 @@ export const Program = (part: Part = "all") =>
     : Layer.mergeAll(AgentApiServer, WalletApiServer, EventWorkers, Dns, Maintenance)).pipe(
       Layer.provide(Services),
       Layer.provide(Singletons),
-      Layer.provide(Database.layer)
+      Layer.provide(database)
     )
 
 const partFromArgs = (args: ReadonlyArray<string>): Part => {

@@ -1,5 +1,6 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { expect } from "@effect/vitest"
+import { Wallet as WalletApi } from "@shoal/domain"
 import { localServers, openApiTransform } from "@shoal/domain/OpenApiDoc"
 import addFormats from "ajv-formats"
 import Ajv2020 from "ajv/dist/2020.js"
@@ -81,36 +82,43 @@ const rebase = (node: any, id: string): any =>
 const responseSchema = (doc: Json, path: string, method: string, status: number) =>
   doc.paths[path][method].responses[String(status)].content["application/json"].schema as Json
 
+/** Redocly's `recommended` rules over a document, offline and without telemetry. */
+const redocly = (doc: Json) =>
+  Effect.gen(function*() {
+    const dir = tempDir("shoal-openapi-lint-")
+    const file = Path.join(dir, "openapi.json")
+    Fs.writeFileSync(file, JSON.stringify(doc, null, 2))
+    const stdout = yield* Effect.async<string>((resume) => {
+      execFile(
+        Path.join(root, "node_modules/.bin/redocly"),
+        ["lint", "--extends", "recommended", file, "--format", "json"],
+        {
+          cwd: dir,
+          timeout: 60_000,
+          env: {
+            ...process.env,
+            REDOCLY_TELEMETRY: "off",
+            REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
+            NO_COLOR: "1"
+          }
+        },
+        // it exits 1 when it finds errors: the report is on stdout either way
+        (_error, out) => resume(Effect.succeed(out))
+      )
+    })
+    Fs.rmSync(dir, { recursive: true, force: true })
+    const report = JSON.parse(stdout) as {
+      totals: { errors: number; warnings: number }
+      problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }>
+    }
+    return report
+  })
+
 describeApp()("OpenAPI document", (it) => {
   it.effect("Redocly's recommended rules find no error (offline, no telemetry)", () =>
     Effect.gen(function*() {
       const doc = yield* fetchDoc
-      const dir = tempDir("shoal-openapi-lint-")
-      const file = Path.join(dir, "openapi.json")
-      Fs.writeFileSync(file, JSON.stringify(doc, null, 2))
-      const stdout = yield* Effect.async<string>((resume) => {
-        execFile(
-          Path.join(root, "node_modules/.bin/redocly"),
-          ["lint", "--extends", "recommended", file, "--format", "json"],
-          {
-            cwd: dir,
-            timeout: 60_000,
-            env: {
-              ...process.env,
-              REDOCLY_TELEMETRY: "off",
-              REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
-              NO_COLOR: "1"
-            }
-          },
-          // it exits 1 when it finds errors: the report is on stdout either way
-          (_error, out) => resume(Effect.succeed(out))
-        )
-      })
-      Fs.rmSync(dir, { recursive: true, force: true })
-      const report = JSON.parse(stdout) as {
-        totals: { errors: number; warnings: number }
-        problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }>
-      }
+      const report = yield* redocly(doc)
       const summary = report.problems.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`)
       expect(summary.filter((s) => s.startsWith("error"))).toEqual([])
       expect(report.totals.errors).toBe(0)
@@ -304,4 +312,19 @@ export const wrong = async (client: ReturnType<typeof createClient<paths>>) => {
       .toMatchObject({ webhooks: { a: { post: {} } } })
     compileAll(doc)
   })
+
+  it.effect("the wallet API's document passes the same checks (Redocly, ajv)", () =>
+    Effect.gen(function*() {
+      const doc = OpenApi.fromApi(WalletApi.WalletApi) as Json
+      const report = yield* redocly(doc)
+      expect(report.problems.filter((p) => p.severity === "error")).toEqual([])
+      expect(report.problems.map((p) => p.ruleId)).toEqual(["info-license"])
+      const { validators } = compileAll(doc)
+      expect(Object.keys(validators)).toEqual(expect.arrayContaining(["ConversionRate", "Balance"]))
+      expect(doc.servers[1].variables.port.default).toBe("8081")
+      for (const { op } of operationsOf(doc)) {
+        expect(op.summary).toBeTruthy()
+        expect(op.description).toBeTruthy()
+      }
+    }))
 })

@@ -4,7 +4,7 @@ import { Authentication } from "./Auth.js"
 import * as Errors from "./Errors.js"
 import { Success, Timestamp } from "./Fields.js"
 import { UserId } from "./Ids.js"
-import { openApiTransform } from "./OpenApiDoc.js"
+import { localServers, openApiTransform } from "./OpenApiDoc.js"
 
 /** 1 Gem = 0.52 USD: a constant of the service, published as the conversion rate. */
 export const GEM_TO_USD = 0.52
@@ -61,7 +61,10 @@ export class WalletApi extends HttpApi.make("wallet")
   .addError(Errors.PayloadTooLargeWire)
   .addError(Errors.RateLimitedWire)
   .addError(Errors.InternalErrorWire)
-  .annotate(OpenApi.Transform, openApiTransform)
+  .annotate(
+    OpenApi.Transform,
+    openApiTransform({ servers: localServers({ name: "wallet API", port: 8081, portVariable: "WALLET_PORT" }) })
+  )
   .annotate(OpenApi.Title, "Shoal Gems wallet API")
   .annotate(
     OpenApi.Description,
