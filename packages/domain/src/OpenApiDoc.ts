@@ -3,6 +3,8 @@
  * decode error everywhere, and the key schemes are declared on every operation that can answer 401 (the
  * authentication middleware reads both headers itself, so HttpApi does not know about them).
  */
+import { addEventWebhooks } from "./EventWebhooks.js"
+
 type Json = Record<string, any>
 
 const dropDecodeError = (node: unknown): unknown => {
@@ -37,5 +39,5 @@ export const openApiTransform = (spec: Json): Json => {
       if (op && typeof op === "object" && op.responses?.["401"]) op.security = [{ bearer: [] }, { apiKey: [] }]
     }
   }
-  return doc
+  return addEventWebhooks(doc)
 }
