@@ -4,6 +4,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
+import type { EventCatalog } from "@shoal/domain"
 import { Config, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import { generateKey, hashKey } from "../src/Accounts/Keys.js"
@@ -37,7 +38,10 @@ const BenchRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.post(
       "/bench/fanout",
       Effect.gen(function*() {
-        yield* sql.withTransaction(outbox.emit(ids, "bench.fanout", { at: Date.now() }))
+        // a made-up type, as the bare baseline sends: the bench measures delivery, which never looks at types
+        yield* sql.withTransaction(
+          outbox.emit(ids, "bench.fanout" as EventCatalog.EventType, { at: Date.now() } as never)
+        )
         return HttpServerResponse.unsafeJson({ status: "success", recipients: ids.length })
       }).pipe(Effect.orDie)
     )

@@ -12,20 +12,19 @@ export class Events extends Effect.Service<Events>()("Realtime/Events", {
       // one more than asked says whether there is more without a count
       const rows = yield* Effect.orDie(repo.forRecipient(userId, after, limit + 1))
       const page = rows.slice(0, limit)
+      // checked once, when the response is encoded
       return new Api.EventsPage({
         status: "success",
-        events: page.map((r) =>
-          new Api.PolledEvent({
-            cursor: r.cursor,
-            id: r.id,
-            type: r.type,
-            created_at: r.createdAt,
-            data: JSON.parse(r.data)
-          })
-        ),
+        events: page.map((r): Api.PolledEvent => ({
+          cursor: r.cursor,
+          id: r.id,
+          type: r.type,
+          created_at: r.createdAt,
+          data: JSON.parse(r.data)
+        })),
         next_cursor: page.length > 0 ? page[page.length - 1]!.cursor : after,
         has_more: rows.length > limit
-      })
+      }, true)
     })
 
     return { poll } as const

@@ -1,15 +1,19 @@
 import { SqlClient } from "@effect/sql"
+import { EventCatalog } from "@shoal/domain"
 import { Clock, Config, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { Pglite } from "../Database/PgliteClient.js"
 import { Blocks } from "./Blocks.js"
 import { EventsRepo } from "./EventsRepo.js"
 
-export interface OutboxEvent {
-  readonly recipients: ReadonlyArray<string>
-  readonly type: string
-  readonly data: unknown
-}
+/** One event of `emitMany`: a catalog member's type and its data, for these recipients. */
+export type OutboxEvent = {
+  readonly [T in EventCatalog.EventType]: {
+    readonly recipients: ReadonlyArray<string>
+    readonly type: T
+    readonly data: EventCatalog.EventData<T>
+  }
+}[EventCatalog.EventType]
 
 /**
  * The transactional outbox. `emit` stores one event per recipient in the caller's transaction (call it from the
@@ -56,24 +60,39 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
         yield* (inTransaction ? insert : sql.withTransaction(insert)).pipe(Effect.orDie)
       })
 
-    const emit = Effect.fn("Outbox.emit")((recipientIds: ReadonlyArray<string>, type: string, data: unknown) =>
-      write({ recipients: [...new Set(recipientIds)], types: type, datas: JSON.stringify(data ?? {}) })
+    /** One catalog event to each of `recipientIds`; `data` is encoded to JSON once, whatever the fan-out. */
+    const emit: <T extends EventCatalog.EventType>(
+      recipientIds: ReadonlyArray<string>,
+      type: T,
+      data: EventCatalog.EventData<T>
+    ) => Effect.Effect<void> = Effect.fn("Outbox.emit")(
+      function*(
+        recipientIds: ReadonlyArray<string>,
+        type: EventCatalog.EventType,
+        data: EventCatalog.EventData<EventCatalog.EventType>
+      ) {
+        yield* write({
+          recipients: [...new Set(recipientIds)],
+          types: type,
+          datas: EventCatalog.encodeData(type, data)
+        })
+      }
     )
 
     /** Several events, each with its own recipients, type and data, in one statement; same rules as `emit`. */
-    const emitMany = Effect.fn("Outbox.emitMany")((events: ReadonlyArray<OutboxEvent>) => {
+    const emitMany = Effect.fn("Outbox.emitMany")(function*(events: ReadonlyArray<OutboxEvent>) {
       const recipients: Array<string> = []
       const types: Array<string> = []
       const datas: Array<string> = []
       for (const e of events) {
-        const data = JSON.stringify(e.data ?? {})
+        const data = EventCatalog.encodeData(e.type, e.data)
         for (const r of new Set(e.recipients)) {
           recipients.push(r)
           types.push(e.type)
           datas.push(data)
         }
       }
-      return write({ recipients, types, datas })
+      yield* write({ recipients, types, datas })
     })
 
     return { emit, emitMany } as const

@@ -3,11 +3,11 @@ import { NodeSocket } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { EventStream } from "@shoal/client"
-import { Chunk, Effect, Fiber, Layer, Stream } from "effect"
+import { Chunk, Effect, Fiber, Layer, Option, Stream } from "effect"
 import { AgentHub } from "../../src/Realtime/AgentHub.js"
 import { Outbox } from "../../src/Realtime/Outbox.js"
 import { expectError, rawRequest } from "../support/Raw.js"
-import { emit, openSocket, realSleep, RealtimeApp, waitFor } from "../support/Realtime.js"
+import { emit, emitEvent, emitLoose, openSocket, realSleep, RealtimeApp, waitFor } from "../support/Realtime.js"
 import { createAgent, signUp } from "../support/TestApp.js"
 
 // live clock: the server behaves as deployed; WS_AUTH_TIMEOUT is shortened so the 4401 case stays quick, and the
@@ -71,7 +71,7 @@ layer(app, { excludeTestServices: true })("events", (it) => {
       yield* socket.ready()
       const outbox = yield* Outbox
       const sql = yield* SqlClient.SqlClient
-      const failed = yield* outbox.emit([human.user.id], "test.rolledback", {}).pipe(
+      const failed = yield* emitLoose(outbox, [human.user.id], "test.rolledback").pipe(
         Effect.zipRight(Effect.fail("abort")),
         sql.withTransaction,
         Effect.flip
@@ -237,7 +237,7 @@ layer(app, { excludeTestServices: true })("events", (it) => {
         for (let i = 0; i < total; i += 200) {
           yield* Effect.forEach(
             Array.from({ length: 200 }, (_, j) => i + j),
-            (n) => outbox.emit([human.user.id], "test.bulk", { n, blob }),
+            (n) => emitLoose(outbox, [human.user.id], "test.bulk", { n, blob }),
             { discard: true }
           ).pipe(sql.withTransaction)
         }
@@ -272,7 +272,8 @@ layer(app, { excludeTestServices: true })("events", (it) => {
         apiKey: human.api_key,
         initialBackoff: "50 millis"
       }).pipe(
-        Stream.filter((f) => f.event.type.startsWith("test.")),
+        // the client only yields catalog events: one this test alone sends
+        Stream.filterMap((f) => f.event.type === "message.received" ? Option.some(f.event.data) : Option.none()),
         Stream.take(12),
         Stream.runCollect,
         Effect.provide(NodeSocket.layerWebSocketConstructor),
@@ -281,12 +282,13 @@ layer(app, { excludeTestServices: true })("events", (it) => {
       // live from the first connection: wait until it is attached, then emit
       yield* waitFor("the client socket", () => hub.size() > 0 ? true : undefined)
       yield* realSleep(200)
-      yield* emit([human.user.id], "test.client", { n: 0 })
+      const message = (n: number) => ({ message_id: `m${n}`, sender_handle: "tester", content: String(n) })
+      yield* emitEvent([human.user.id], "message.received", message(0))
       yield* realSleep(200)
       yield* hub.disconnect(human.user.id, 1012, "service restart")
-      for (let n = 1; n < 12; n++) yield* emit([human.user.id], "test.client", { n })
+      for (let n = 1; n < 12; n++) yield* emitEvent([human.user.id], "message.received", message(n))
       const frames = Chunk.toReadonlyArray(yield* Fiber.join(collected).pipe(Effect.timeout("15 seconds")))
-      expect(frames.map((f) => (f.event.data as { n: number }).n)).toEqual(Array.from({ length: 12 }, (_, n) => n))
+      expect(frames.map((data) => Number(data.content))).toEqual(Array.from({ length: 12 }, (_, n) => n))
 
       const refused = yield* EventStream.make({ baseUrl: `http://127.0.0.1:${port}`, apiKey: "sk_nope" }).pipe(
         Stream.runDrain,
@@ -318,7 +320,7 @@ layer(app, { excludeTestServices: true })("events", (it) => {
         after: 0,
         bufferSize: 8
       }).pipe(
-        Stream.filter((f) => f.event.type === "test.slow"),
+        Stream.filter((f) => f.event.type === "mention.created"),
         Stream.mapEffect((f) => Effect.as(realSleep(5), f)),
         Stream.take(total),
         Stream.runCollect,
@@ -330,11 +332,12 @@ layer(app, { excludeTestServices: true })("events", (it) => {
       const sql = yield* SqlClient.SqlClient
       yield* Effect.forEach(
         Array.from({ length: total }, (_, n) => n),
-        (n) => outbox.emit([human.user.id], "test.slow", { n }),
+        (n) => outbox.emit([human.user.id], "mention.created", { post_id: String(n), author_handle: "t", content: "" }),
         { discard: true }
       ).pipe(sql.withTransaction)
       const frames = Chunk.toReadonlyArray(yield* Fiber.join(collected).pipe(Effect.timeout("30 seconds")))
-      expect(frames.map((f) => (f.event.data as { n: number }).n)).toEqual(Array.from({ length: total }, (_, n) => n))
+      const posts = frames.map((f) => f.event.type === "mention.created" ? Number(f.event.data.post_id) : -1)
+      expect(posts).toEqual(Array.from({ length: total }, (_, n) => n))
       const cursors = frames.map((f) => f.cursor)
       expect(cursors.every((c, i) => i === 0 || c > cursors[i - 1]!)).toBe(true)
       // the buffer filled: the client let go of the connection and came back for the rest

@@ -27,7 +27,16 @@ export class EventStreamError extends Data.TaggedError("EventStreamError")<{
   readonly message: string
 }> {}
 
-const decodeFrame = Schema.decodeUnknownOption(Schema.parseJson(Events.ServerFrame))
+// an event frame whose envelope is not in the catalog falls to the last member: its cursor without the event
+const SkippedEventFrame = Schema.Struct({ type: Schema.Literal("event"), cursor: Events.Cursor })
+const decodeFrame = Schema.decodeUnknownOption(Schema.parseJson(Schema.Union(
+  Events.ReadyFrame,
+  Events.CatalogEventFrame,
+  SkippedEventFrame,
+  Events.PingFrame,
+  Events.PongFrame,
+  Events.ErrorFrame
+)))
 
 const socketUrl = (baseUrl: string, after: number | undefined) => {
   const url = new URL("/api/agent/ws", baseUrl.replace(/^http/, "ws"))
@@ -37,24 +46,25 @@ const socketUrl = (baseUrl: string, after: number | undefined) => {
 
 type Outcome =
   | { readonly _tag: "Closed"; readonly wasReady: boolean }
-  | { readonly _tag: "Full"; readonly next: Events.EventFrame }
+  | { readonly _tag: "Full"; readonly next: Events.CatalogEventFrame }
   | { readonly _tag: "Fatal"; readonly error: EventStreamError }
 
 /**
- * The account's events, in cursor order, over GET /api/agent/ws: authenticates with a first frame (so it also works
- * where a WebSocket cannot carry headers), reconnects with exponential backoff and resumes from the last cursor it
- * buffered, so a dropped connection loses nothing and repeats nothing. A slow consumer is not met by an ever
- * growing buffer: a socket cannot be paused, so a full buffer ends the connection until the consumer catches up
- * (see `bufferSize`). Needs a `Socket.WebSocketConstructor`
- * (`NodeSocket.layerWebSocketConstructor` on Node, `Socket.layerWebSocketConstructorGlobal` in a browser).
+ * The account's events, in cursor order, decoded into the catalog (narrow on `event.type` for typed `data`), over
+ * GET /api/agent/ws: authenticates with a first frame (so it also works where a WebSocket cannot carry headers),
+ * reconnects with exponential backoff and resumes from the last cursor it buffered, so a dropped connection loses
+ * nothing and repeats nothing. A slow consumer is not met by an ever growing buffer: a socket cannot be paused, so a
+ * full buffer ends the connection until the consumer catches up (see `bufferSize`). Needs a
+ * `Socket.WebSocketConstructor` (`NodeSocket.layerWebSocketConstructor` on Node,
+ * `Socket.layerWebSocketConstructorGlobal` in a browser).
  */
 export const make = (
   options: EventStreamOptions
-): Stream.Stream<Events.EventFrame, EventStreamError, Socket.WebSocketConstructor> =>
+): Stream.Stream<Events.CatalogEventFrame, EventStreamError, Socket.WebSocketConstructor> =>
   Stream.unwrapScoped(Effect.gen(function*() {
     const capacity = Math.max(1, options.bufferSize ?? 1_000)
     // `unsafeOffer` refuses past capacity: the socket reader never waits, it stops
-    const mailbox = yield* Mailbox.make<Events.EventFrame, EventStreamError>({ capacity, strategy: "suspend" })
+    const mailbox = yield* Mailbox.make<Events.CatalogEventFrame, EventStreamError>({ capacity, strategy: "suspend" })
     const initial = Duration.toMillis(options.initialBackoff ?? Duration.millis(500))
     const max = Duration.toMillis(options.maxBackoff ?? Duration.seconds(30))
     const ping = Duration.toMillis(options.pingInterval ?? Duration.seconds(30))
@@ -65,7 +75,7 @@ export const make = (
       const write = yield* socket.writer
       let wasReady = false
       /** the first event that did not fit; the connection ends and later frames are ignored */
-      let overflow: Events.EventFrame | undefined
+      let overflow: Events.CatalogEventFrame | undefined
       const full = yield* Deferred.make<void>()
       const clock = yield* Effect.clock
       let heardAt = clock.unsafeCurrentTimeMillis()
@@ -80,6 +90,11 @@ export const make = (
           wasReady = true
           if (last === undefined) last = f.cursor
         } else if (f.type === "event" && overflow === undefined && (last === undefined || f.cursor > last)) {
+          // a type (or shape) from a newer server is passed over, cursor and all: the stream goes on without it
+          if (!("event" in f)) {
+            last = f.cursor
+            return Effect.logDebug("EventStream: skipped an event this client does not know", f.cursor)
+          }
           if (mailbox.unsafeOffer(f)) last = f.cursor
           else {
             overflow = f

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Auth.js"
+import * as EventCatalog from "./EventCatalog.js"
 import { IntParam, Success, Timestamp } from "./Fields.js"
 
 /** A position in the event stream: events are numbered by a strictly increasing cursor. */
@@ -22,7 +23,24 @@ export const EnvelopeFields = {
 
 export class Envelope extends Schema.Class<Envelope>("EventEnvelope")(EnvelopeFields) {}
 
-export class PolledEvent extends Schema.Class<PolledEvent>("PolledEvent")({ cursor: Cursor, ...EnvelopeFields }) {}
+/** A polled event of a type this version does not know (a newer server, or a shape it no longer emits). */
+export const UnknownPolledEvent = Schema.Struct({
+  cursor: Cursor,
+  ...EnvelopeFields,
+  // described rather than left to Unknown's `$id: /schemas/unknown`, which would repeat across the document
+  data: Schema.Unknown.annotations({ jsonSchema: { type: "object", description: "as the server sent it" } })
+}).annotations({ description: "An event of a type added after this document: skip it and keep the cursor." })
+
+/**
+ * One event of the poll: a catalog member plus its cursor. The last member takes any other stored event, so the
+ * server never fails to encode what it stored and an older client does not reject a newer type; decode `data` with
+ * `EventCatalog.decodeEvent` to narrow it.
+ */
+export const PolledEvent = Schema.Union(
+  ...EventCatalog.Event.members.map((m) => Schema.Struct({ cursor: Cursor, ...m.fields })),
+  UnknownPolledEvent
+).annotations({ identifier: "PolledEvent" })
+export type PolledEvent = typeof PolledEvent.Type
 
 export const PollQuery = Schema.Struct({
   after: Schema.optional(CursorParam),
@@ -152,6 +170,13 @@ export const ReadyFrame = Schema.Struct({
 })
 export const EventFrame = Schema.Struct({ type: Schema.Literal("event"), cursor: Cursor, event: Envelope })
 export type EventFrame = typeof EventFrame.Type
+/** An event frame as a client reads it: the envelope decoded into the catalog. */
+export const CatalogEventFrame = Schema.Struct({
+  type: Schema.Literal("event"),
+  cursor: Cursor,
+  event: EventCatalog.Event
+})
+export type CatalogEventFrame = typeof CatalogEventFrame.Type
 export const PingFrame = Schema.Struct({ type: Schema.Literal("ping") })
 export const PongFrame = Schema.Struct({ type: Schema.Literal("pong") })
 export const ErrorFrame = Schema.Struct({ type: Schema.Literal("error"), message: Schema.String })

@@ -14,6 +14,8 @@ import type { OpenApi } from "@effect/platform"
  *
  * A `webhooks` section (OpenAPI 3.1) added by a further step is left as it is.
  */
+import { addEventWebhooks } from "./EventWebhooks.js"
+
 type Json = Record<string, any>
 
 export interface OpenApiTransformOptions {
@@ -214,5 +216,5 @@ export const openApiTransform = (options: OpenApiTransformOptions) => (spec: Jso
     doc.components.headers = { ...doc.components.headers }
     for (const name of Object.keys(headers)) if (used.has(name)) doc.components.headers[name] = headers[name]
   }
-  return doc
+  return addEventWebhooks(doc)
 }

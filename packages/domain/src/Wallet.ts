@@ -18,7 +18,7 @@ export class ConversionRate extends Schema.Class<ConversionRate>("ConversionRate
   updated_at: Timestamp
 }) {}
 
-const Gems = Schema.Int.pipe(Schema.nonNegative())
+const Gems = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({ identifier: "Gems" })
 
 export class Balance extends Schema.Class<Balance>("Balance")({
   status: Success,
@@ -37,7 +37,7 @@ export class WalletSettingsApi extends HttpApiGroup.make("settings").add(
     .addSuccess(ConversionRate)
     .annotate(OpenApi.Summary, "Gem to USD conversion rate")
     .annotate(OpenApi.Description, "The published value of one Gem in US dollars. Gems cannot be converted to money.")
-) {}
+).annotate(OpenApi.Description, "Published settings of the wallet; no key needed.") {}
 
 export class WalletAccountApi extends HttpApiGroup.make("account")
   .add(
@@ -47,6 +47,7 @@ export class WalletAccountApi extends HttpApiGroup.make("account")
       .annotate(OpenApi.Description, "Available and pending Gems of the account that owns the key.")
   )
   .middleware(Authentication)
+  .annotate(OpenApi.Description, "The Gems of the account that owns the key.")
 {}
 
 /**
