@@ -1,6 +1,16 @@
-import { Events as Api } from "@shoal/domain"
+import { Errors, Events as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { EventsRepo } from "./EventsRepo.js"
+
+/**
+ * A resume point beyond the newest cursor (a client that kept its cursor across a data reset) would wait forever
+ * for events that are never coming: it is refused, on polling and on the socket alike.
+ */
+export const cursorAheadError = (after: number, newest: number) => {
+  const message =
+    `${after} is ahead of the newest event's cursor (${newest}); resume without after, or from a cursor you received`
+  return new Errors.InvalidRequest({ message: `after: ${message}`, details: [{ path: ["after"], message }] })
+}
 
 /** Polling: the same stream as the socket and webhooks, read by cursor. */
 export class Events extends Effect.Service<Events>()("Realtime/Events", {
@@ -11,6 +21,11 @@ export class Events extends Effect.Service<Events>()("Realtime/Events", {
     const poll = Effect.fn("Events.poll")(function*(userId: string, after = 0, limit = 100) {
       // one more than asked says whether there is more without a count
       const rows = yield* Effect.orDie(repo.forRecipient(userId, after, limit + 1))
+      // an empty page is the only one that may come from a cursor nobody was ever sent
+      if (rows.length === 0 && after > 0) {
+        const newest = yield* Effect.orDie(repo.newest)
+        if (after > newest) return yield* cursorAheadError(after, newest)
+      }
       const page = rows.slice(0, limit)
       return new Api.EventsPage({
         status: "success",

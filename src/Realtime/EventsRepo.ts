@@ -134,6 +134,17 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     )
 
     /**
+     * The last cursor handed out by the sequence, on any node, committed or not (0 before the first): no client was
+     * ever sent a cursor beyond it. One row read, not an index scan, and unlike `head` it does not move back when
+     * retention prunes the newest events.
+     */
+    const newest = Effect.map(
+      sql<{ readonly newest: string }>`SELECT (CASE WHEN is_called THEN last_value ELSE 0 END)::text AS newest
+        FROM events_cursor_seq`,
+      (rows) => Number(rows[0]?.newest ?? 0)
+    )
+
+    /**
      * A large emit with one payload: its block of cursors and ONE row holding the recipients (see
      * migrations/0004_event_fanouts.ts), and a NOTIFY for the dispatcher and one for the expander.
      */
@@ -199,6 +210,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const notify = (channel: string, payload: string) =>
       sql`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
 
-    return { insertBlock, insertFanout, expandChunk, after, forRecipient, head, prune, notify } as const
+    return { insertBlock, insertFanout, expandChunk, after, forRecipient, head, newest, prune, notify } as const
   })
 }) {}
