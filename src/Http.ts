@@ -8,7 +8,7 @@ import { MaintenanceLive } from "./Database/Maintenance.js"
 import { HealthHttpLive } from "./Health.js"
 import { ErrorHandlingLive } from "./Http/ErrorHandling.js"
 import { createHoldingServer } from "./Http/HoldingServer.js"
-import { DomainsHttpLive, IdentityHttpLive } from "./Identity/Http.js"
+import { DomainsHttpLive, IdentityHttpLive, IdentityPreflightLive } from "./Identity/Http.js"
 import { ProfilesHttpLive } from "./Profiles/Http.js"
 import { RealtimeLive } from "./Realtime.js"
 import { EventsHttpLive } from "./Realtime/Http.js"
@@ -32,6 +32,7 @@ export const HttpAppLive = HttpApiBuilder.serve().pipe(
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   Layer.provide(ErrorHandlingLive),
   Layer.provide(ApiLive),
+  Layer.provide(IdentityPreflightLive),
   // the event socket route and the dispatcher / webhook / retention fibers
   Layer.provide(RealtimeLive),
   // VACUUM/ANALYZE when embedded (PGlite has no autovacuum)

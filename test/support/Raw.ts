@@ -9,7 +9,7 @@ export interface RawResponse {
 
 /** A request outside the typed client: malformed bodies, odd headers, unknown paths. */
 export const rawRequest = (
-  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE" | "OPTIONS",
   path: string,
   options: { readonly body?: string | Uint8Array; readonly headers?: Record<string, string>; readonly key?: string } =
     {}
