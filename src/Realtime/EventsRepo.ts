@@ -85,9 +85,9 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
       const input = typeof rows.types === "string" && typeof rows.datas === "string"
         // one shared payload: parsed once, not once per recipient
         ? sql`SELECT lo + x.n - 1 AS c, x.r, k.t, k.d
-            FROM block, (SELECT ${rows.types}::text AS t, ${rows.datas}::jsonb AS d) k,
+            FROM block, (SELECT ${rows.types}::text AS t, ${rows.datas}::json AS d) k,
               unnest(${rows.recipients as Array<string>}::uuid[]) WITH ORDINALITY AS x(r, n)`
-        : sql`SELECT lo + x.n - 1 AS c, x.r, x.t, x.d::jsonb AS d
+        : sql`SELECT lo + x.n - 1 AS c, x.r, x.t, x.d::json AS d
             FROM block, unnest(${rows.recipients as Array<string>}::uuid[], ${rows.types as Array<string>}::text[],
               ${rows.datas as Array<string>}::text[]) WITH ORDINALITY AS x(r, t, d, n)`
       return sql<{ readonly lo: string; readonly created_at: Date | string }>`
@@ -158,7 +158,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         ${reserve(rows.recipients.length, ordered)},
         inserted AS (
           INSERT INTO event_fanouts (lo, hi, salt, type, data, recipients, due_at)
-          SELECT lo, hi, ${salt}, ${rows.type}, ${rows.data}::jsonb, ${rows.recipients.join(",")},
+          SELECT lo, hi, ${salt}, ${rows.type}, ${rows.data}::json, ${rows.recipients.join(",")},
             ${now.toISOString()}::timestamptz
           FROM block, reserved
         )
