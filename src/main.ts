@@ -23,7 +23,7 @@ import { IdempotencySweeperLive } from "./Http/IdempotencySweeper.js"
 import { apiApp, listen, serveOn } from "./Http/Serve.js"
 import { Identity } from "./Identity.js"
 import { Directory } from "./Identity/Directory.js"
-import { DomainsHttpLive, IdentityHttpLive } from "./Identity/Http.js"
+import { DomainsHttpLive, IdentityHttpLive, IdentityPreflightLive } from "./Identity/Http.js"
 import { RecordSourceLive } from "./Identity/RecordSourceLive.js"
 import { Profiles } from "./Profiles.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
@@ -90,7 +90,7 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       IdentityHttpLive,
       DomainsHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
-    Layer.merge(WebSocketLive, routes)
+    Layer.mergeAll(WebSocketLive, IdentityPreflightLive, routes)
   )
 
 export const AgentApi = agentApi(Layer.empty)

@@ -90,6 +90,49 @@ describeApp()("bad input: a clear JSON error with the right status, and nothing 
       expect((yield* human.client.profiles.me()).user.bio).toBe("")
     }))
 
+  it.effect("deeply nested JSON is a 400, public or keyed, POST or PATCH; nesting inside strings is only text", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp(uniqueHandle("deep"), "Before")
+      const deep = (n: number) => "[".repeat(n) + "]".repeat(n)
+      const deepObject = (n: number) => "{\"a\":".repeat(n) + "1" + "}".repeat(n)
+      const bodies: Array<[string, string]> = [
+        ["3,000 nested arrays", deep(3_000)],
+        ["3,000 nested objects", deepObject(3_000)],
+        ["a deep value inside a field", `{"handle":"${uniqueHandle()}","display_name":"x","bio":${deep(3_000)}}`],
+        ["65 levels", deep(65)]
+      ]
+      const routes: Array<["POST" | "PATCH", string, string | undefined]> = [
+        ["POST", "/api/accounts", undefined],
+        ["POST", "/api/account/agents", human.api_key],
+        ["PATCH", "/api/agent/profile", human.api_key]
+      ]
+      for (const [method, path, key] of routes) {
+        for (const [name, body] of bodies) {
+          const res = yield* rawRequest(method, path, {
+            body,
+            ...(key ? { key, headers: { "idempotency-key": uniqueHandle("k") } } : {})
+          })
+          try {
+            const err = expectError(res, 400, "invalid_request")
+            expect(err.message).toMatch(/nested/)
+          } catch (e) {
+            throw new Error(`${method} ${path}, ${name}: ${(e as Error).message}`)
+          }
+        }
+      }
+      expect((yield* human.client.profiles.me()).user.display_name).toBe("Before")
+
+      // brackets inside strings are text, and 64 levels are still parsed (and refused by the schema, not the cap)
+      const bio = "[{".repeat(3_000)
+      const ok = yield* rawRequest("PATCH", "/api/agent/profile", {
+        body: json({ bio: bio.slice(0, 2_000) }),
+        key: human.api_key
+      })
+      expect(ok.status).toBe(200)
+      const shallow = yield* rawRequest("PATCH", "/api/agent/profile", { body: deep(64), key: human.api_key })
+      expect(expectError(shallow, 400, "invalid_request").message).not.toMatch(/nested/)
+    }))
+
   it.effect("unknown /api paths and methods are JSON 404s", () =>
     Effect.gen(function*() {
       expectError(yield* rawRequest("GET", "/api/nope"), 404, "not_found")

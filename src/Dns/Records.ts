@@ -6,13 +6,21 @@ export const NEGATIVE_TTL = 60
 
 const MAX_CHARACTER_STRING = 255
 
-/** RFC 1035 character-strings hold at most 255 bytes; longer values span several in one record. */
+/**
+ * RFC 1035 character-strings hold at most 255 bytes; longer values span several in one record. Each is cut on a
+ * character boundary (never before a UTF-8 continuation byte), so every string is valid UTF-8 on its own.
+ */
 export const characterStrings = (value: string): Array<Buffer> => {
   const bytes = Buffer.from(value, "utf8")
   if (bytes.length <= MAX_CHARACTER_STRING) return [bytes]
   const chunks: Array<Buffer> = []
-  for (let i = 0; i < bytes.length; i += MAX_CHARACTER_STRING) {
-    chunks.push(bytes.subarray(i, i + MAX_CHARACTER_STRING))
+  let start = 0
+  while (start < bytes.length) {
+    let end = Math.min(start + MAX_CHARACTER_STRING, bytes.length)
+    // 10xxxxxx continues the character before it: back off to where that character starts
+    while (end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end--
+    chunks.push(bytes.subarray(start, end))
+    start = end
   }
   return chunks
 }

@@ -18,6 +18,39 @@ const tooLarge = () =>
     }
   )
 
+/** Deeper JSON is refused before decoding: no request needs it, and decoding it overflowed the stack. */
+export const MAX_JSON_DEPTH = 64
+
+/** Whether `text`, read as JSON, opens more than `max` arrays or objects inside each other (strings skipped). */
+export const nestedDeeperThan = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // backslash: the next character is escaped
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return true
+    } else if (c === 93 || c === 125) depth--
+  }
+  return false
+}
+
+const tooDeep = () =>
+  errorResponse(
+    400,
+    "invalid_request",
+    `the request body is nested more than ${MAX_JSON_DEPTH} levels deep`
+  )
+
+/** The bodies HttpApi decodes as JSON: a JSON content type, or none at all. */
+const isJsonBody = (request: HttpServerRequest.HttpServerRequest) => {
+  const type = request.headers["content-type"]
+  return type === undefined || type.toLowerCase().includes("application/json")
+}
+
 const isDecodeError = (u: unknown): u is HttpApiDecodeError =>
   typeof u === "object" && u !== null && (u as { _tag?: string })._tag === "HttpApiDecodeError"
 
@@ -77,15 +110,22 @@ const toResponse = (cause: Cause.Cause<unknown>) =>
     return errorResponse(500, "internal_error", "the server failed to handle this request")
   })
 
-/** API-level middleware: body limit, then the error envelope around everything below. */
+/** API-level middleware: body size and nesting limits, then the error envelope around everything below. */
 export const ErrorHandlingLive = HttpApiBuilder.middleware((app) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const length = request.headers["content-length"]
     if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge()
+    // the body text is cached by the request: reading it here costs nothing more when the route decodes it
+    const checked = isJsonBody(request)
+      ? Effect.matchEffect(request.text, {
+        onFailure: (e) => Effect.succeed(requestErrorResponse(e)),
+        onSuccess: (text) => nestedDeeperThan(text, MAX_JSON_DEPTH) ? Effect.succeed(tooDeep()) : app
+      })
+      : app
     const bounded = request.method === "GET" || request.method === "HEAD"
       ? app
-      : HttpIncomingMessage.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
+      : HttpIncomingMessage.withMaxBodySize(checked, Option.some(MAX_BODY_BYTES))
     return yield* bounded.pipe(
       Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause))
     )

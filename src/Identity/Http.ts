@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Auth, IdentityApi as Api, ShoalApi } from "@shoal/domain"
 import { Effect, Layer } from "effect"
 import { Identity } from "../Identity.js"
@@ -9,6 +9,40 @@ export const PublicCorsLive = Layer.succeed(
   HttpApp.appendPreResponseHandler((_req, res) =>
     Effect.succeed(HttpServerResponse.setHeader(res, "access-control-allow-origin", "*"))
   )
+)
+
+/** The public identity documents (the `identity` group's GET routes): the paths a browser on any origin reads. */
+const PUBLIC_PATHS = ["/.well-known/nostr.json", "/.well-known/shoal-keys.json", "/api/identity/:handle"] as const
+
+// a list of header names (RFC 9110 tokens), as a browser sends in Access-Control-Request-Headers
+const HEADER_LIST = /^[!#$%&'*+.^_`|~0-9a-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9a-z-]+)*$/i
+const DEFAULT_ALLOWED_HEADERS =
+  "Accept, Accept-Language, Content-Language, Content-Type, If-None-Match, X-Requested-With"
+
+/**
+ * OPTIONS on the public identity documents: the CORS preflight a browser sends before a cross-origin GET that
+ * carries its own headers. 204 allowing any origin, GET, and the headers it asked for (a day in its cache). The
+ * keyed API gets no preflight answer: it is not meant to be called from other origins' pages.
+ */
+export const IdentityPreflightLive = HttpApiBuilder.Router.use((router) =>
+  Effect.forEach(PUBLIC_PATHS, (path) =>
+    router.options(
+      path,
+      Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+        const asked = request.headers["access-control-request-headers"]?.trim()
+        const echo = asked !== undefined && asked.length > 0 && asked.length <= 1_000 && HEADER_LIST.test(asked)
+        return HttpServerResponse.empty({
+          status: 204,
+          headers: {
+            "access-control-allow-origin": "*",
+            "access-control-allow-methods": "GET, OPTIONS",
+            "access-control-allow-headers": echo ? asked : DEFAULT_ALLOWED_HEADERS,
+            "access-control-max-age": "86400",
+            vary: "Access-Control-Request-Headers"
+          }
+        })
+      })
+    ), { discard: true })
 )
 
 export const IdentityHttpLive = HttpApiBuilder.group(ShoalApi, "identity", (handlers) =>

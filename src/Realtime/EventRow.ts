@@ -42,6 +42,10 @@ const quotedType = (type: string) => {
 export const envelopeJson = (e: EventRow) =>
   `{"id":"${e.id}","type":${quotedType(e.type)},"created_at":"${e.createdAt}","data":${e.data}}`
 
+/** An event as polling lists it (`PolledEvent`): the cursor, then the envelope's fields. */
+export const polledEventJson = (e: EventRow) =>
+  `{"cursor":${e.cursor},"id":"${e.id}","type":${quotedType(e.type)},"created_at":"${e.createdAt}","data":${e.data}}`
+
 export const eventFrame = (e: EventRow) => `{"type":"event","cursor":${e.cursor},"event":${envelopeJson(e)}}`
 
 /** The id stored with an event: its cursor in hex and the emit's random salt (see EventsRepo.insertBlock). */

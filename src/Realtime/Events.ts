@@ -1,6 +1,17 @@
-import { Events as Api } from "@shoal/domain"
+import { Errors, Events as Api } from "@shoal/domain"
 import { Effect } from "effect"
+import { polledEventJson } from "./EventRow.js"
 import { EventsRepo } from "./EventsRepo.js"
+
+/**
+ * A resume point beyond the newest cursor (a client that kept its cursor across a data reset) would wait forever
+ * for events that are never coming: it is refused, on polling and on the socket alike.
+ */
+export const cursorAheadError = (after: number, newest: number) => {
+  const message =
+    `${after} is ahead of the newest event's cursor (${newest}); resume without after, or from a cursor you received`
+  return new Errors.InvalidRequest({ message: `after: ${message}`, details: [{ path: ["after"], message }] })
+}
 
 /** Polling: the same stream as the socket and webhooks, read by cursor. */
 export class Events extends Effect.Service<Events>()("Realtime/Events", {
@@ -8,26 +19,53 @@ export class Events extends Effect.Service<Events>()("Realtime/Events", {
     const repo = yield* EventsRepo
 
     /** After `after` (default: the oldest event still retained), at most `limit` (default 100). */
-    const poll = Effect.fn("Events.poll")(function*(userId: string, after = 0, limit = 100) {
+    const page = Effect.fn("Events.page")(function*(userId: string, after = 0, limit = 100) {
       // one more than asked says whether there is more without a count
       const rows = yield* Effect.orDie(repo.forRecipient(userId, after, limit + 1))
-      const page = rows.slice(0, limit)
-      // checked once, when the response is encoded
-      return new Api.EventsPage({
-        status: "success",
-        events: page.map((r): Api.PolledEvent => ({
-          cursor: r.cursor,
-          id: r.id,
-          type: r.type,
-          created_at: r.createdAt,
-          data: JSON.parse(r.data)
-        })),
-        next_cursor: page.length > 0 ? page[page.length - 1]!.cursor : after,
-        has_more: rows.length > limit
-      }, true)
+      // an empty page is the only one that may come from a cursor nobody was ever sent
+      if (rows.length === 0 && after > 0) {
+        const newest = yield* Effect.orDie(repo.newest)
+        if (after > newest) return yield* cursorAheadError(after, newest)
+      }
+      const events = rows.slice(0, limit)
+      return {
+        events,
+        nextCursor: events.length > 0 ? events[events.length - 1]!.cursor : after,
+        hasMore: rows.length > limit
+      }
     })
 
-    return { poll } as const
+    /** A page as values, for callers in this process. */
+    const poll = (userId: string, after?: number, limit?: number) =>
+      Effect.map(page(userId, after, limit), (p) =>
+        // checked once, when the response is encoded
+        new Api.EventsPage({
+          status: "success",
+          events: p.events.map((r): Api.PolledEvent => ({
+            cursor: r.cursor,
+            id: r.id,
+            type: r.type,
+            created_at: r.createdAt,
+            data: JSON.parse(r.data)
+          })),
+          next_cursor: p.nextCursor,
+          has_more: p.hasMore
+        }, true))
+
+    /**
+     * A page as the JSON text of `EventsPage`, each event's data embedded as stored: the bytes that frames and
+     * webhook bodies carry for the same event, with no parse and re-serialization per row.
+     */
+    const pollJson = (userId: string, after?: number, limit?: number) =>
+      Effect.map(
+        page(userId, after, limit),
+        (p) =>
+          `{"status":"success","events":[${
+            p.events.map(polledEventJson).join(",")
+          }],"next_cursor":${p.nextCursor},"has_more":${p.hasMore}}`
+      )
+
+    return { poll, pollJson } as const
   }),
   dependencies: [EventsRepo.Default]
 }) {}

@@ -85,9 +85,9 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
       const input = typeof rows.types === "string" && typeof rows.datas === "string"
         // one shared payload: parsed once, not once per recipient
         ? sql`SELECT lo + x.n - 1 AS c, x.r, k.t, k.d
-            FROM block, (SELECT ${rows.types}::text AS t, ${rows.datas}::jsonb AS d) k,
+            FROM block, (SELECT ${rows.types}::text AS t, ${rows.datas}::json AS d) k,
               unnest(${rows.recipients as Array<string>}::uuid[]) WITH ORDINALITY AS x(r, n)`
-        : sql`SELECT lo + x.n - 1 AS c, x.r, x.t, x.d::jsonb AS d
+        : sql`SELECT lo + x.n - 1 AS c, x.r, x.t, x.d::json AS d
             FROM block, unnest(${rows.recipients as Array<string>}::uuid[], ${rows.types as Array<string>}::text[],
               ${rows.datas as Array<string>}::text[]) WITH ORDINALITY AS x(r, t, d, n)`
       return sql<{ readonly lo: string; readonly created_at: Date | string }>`
@@ -134,6 +134,17 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     )
 
     /**
+     * The last cursor handed out by the sequence, on any node, committed or not (0 before the first): no client was
+     * ever sent a cursor beyond it. One row read, not an index scan, and unlike `head` it does not move back when
+     * retention prunes the newest events.
+     */
+    const newest = Effect.map(
+      sql<{ readonly newest: string }>`SELECT (CASE WHEN is_called THEN last_value ELSE 0 END)::text AS newest
+        FROM events_cursor_seq`,
+      (rows) => Number(rows[0]?.newest ?? 0)
+    )
+
+    /**
      * A large emit with one payload: its block of cursors and ONE row holding the recipients (see
      * migrations/0004_event_fanouts.ts), and a NOTIFY for the dispatcher and one for the expander.
      */
@@ -147,7 +158,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         ${reserve(rows.recipients.length, ordered)},
         inserted AS (
           INSERT INTO event_fanouts (lo, hi, salt, type, data, recipients, due_at)
-          SELECT lo, hi, ${salt}, ${rows.type}, ${rows.data}::jsonb, ${rows.recipients.join(",")},
+          SELECT lo, hi, ${salt}, ${rows.type}, ${rows.data}::json, ${rows.recipients.join(",")},
             ${now.toISOString()}::timestamptz
           FROM block, reserved
         )
@@ -199,6 +210,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const notify = (channel: string, payload: string) =>
       sql`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
 
-    return { insertBlock, insertFanout, expandChunk, after, forRecipient, head, prune, notify } as const
+    return { insertBlock, insertFanout, expandChunk, after, forRecipient, head, newest, prune, notify } as const
   })
 }) {}

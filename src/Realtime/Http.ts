@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Auth, Events as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { Deliveries } from "../Webhooks/Deliveries.js"
@@ -13,7 +13,10 @@ export const EventsHttpLive = HttpApiBuilder.group(ShoalApi, "events", (handlers
     return handlers
       .handle("poll", ({ urlParams }) =>
         Effect.flatMap(Auth.CurrentUser, (caller) =>
-          events.poll(caller.id, urlParams.after, urlParams.limit)))
+          events.pollJson(caller.id, urlParams.after, urlParams.limit)).pipe(
+            // the EventsPage schema's shape, written with each event's stored data text (see Events.pollJson)
+            Effect.map((json) => HttpServerResponse.text(json, { contentType: "application/json" }))
+          ))
       .handle("deliveries", ({ urlParams }) =>
         Effect.flatMap(Auth.CurrentUser, (caller) =>
           deliveries.list(caller.id, urlParams)).pipe(

@@ -10,6 +10,7 @@ import { Heartbeat } from "../Auth/Heartbeat.js"
 import { errorResponse } from "../Http/ErrorEnvelope.js"
 import { AgentHub } from "./AgentHub.js"
 import { Connection } from "./Connection.js"
+import { cursorAheadError } from "./Events.js"
 import { EventsRepo } from "./EventsRepo.js"
 import { SocketAuth } from "./SocketAuth.js"
 
@@ -196,11 +197,19 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
           }
           header = result.principal
         }
+        const after = afterText === null ? undefined : Number(afterText)
+        // behind what this node has handed out is surely valid; past it, the database knows other nodes' cursors
+        if (after !== undefined && after > hub.position()) {
+          const newest = yield* Effect.orDie(repo.newest)
+          if (after > newest) {
+            const e = cursorAheadError(after, newest)
+            return errorResponse(400, "invalid_request", e.message, e.details)
+          }
+        }
         const req: IncomingMessage = takeOver(request)
         const tcp = req.socket
         // clients send nothing before the 101, so the upgrade carries no buffered head
-        wss.handleUpgrade(req, tcp, Buffer.alloc(0), (ws) =>
-          session(ws, tcp, header, afterText === null ? undefined : Number(afterText)))
+        wss.handleUpgrade(req, tcp, Buffer.alloc(0), (ws) => session(ws, tcp, header, after))
         return HttpServerResponse.empty()
       })
     )

@@ -53,6 +53,44 @@ layer(TestApp())("NIP-05 /.well-known/nostr.json", (it) => {
       expect((yield* nostrJson(`?name=${human.user.handle}`)).body).toEqual({ names: {} })
     }))
 
+  it.effect("a browser's preflight on the public identity documents is a 204 with CORS headers", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      const preflight = {
+        origin: "https://client.example",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "x-requested-with"
+      }
+      for (
+        const path of [
+          "/.well-known/nostr.json",
+          "/.well-known/nostr.json?name=alice",
+          "/.well-known/shoal-keys.json",
+          `/api/identity/${human.user.handle}`,
+          `/api/identity/${uniqueHandle("ghost")}`
+        ]
+      ) {
+        const res = yield* rawRequest("OPTIONS", path, { headers: preflight })
+        try {
+          expect(res.status).toBe(204)
+          expect(res.headers["access-control-allow-origin"]).toBe("*")
+          expect(res.headers["access-control-allow-methods"]).toBe("GET, OPTIONS")
+          expect(res.headers["access-control-allow-headers"]?.toLowerCase()).toContain("x-requested-with")
+          expect(Number(res.headers["access-control-max-age"])).toBeGreaterThan(0)
+        } catch (e) {
+          throw new Error(`OPTIONS ${path}: ${(e as Error).message}`)
+        }
+      }
+      // without Access-Control-Request-Headers: a sensible list
+      const plain = yield* rawRequest("OPTIONS", "/.well-known/nostr.json", {
+        headers: { origin: "https://x.example" }
+      })
+      expect(plain.status).toBe(204)
+      expect(plain.headers["access-control-allow-headers"]?.toLowerCase()).toContain("content-type")
+      // only the public documents: the keyed API is not opened to other origins
+      expectError(yield* rawRequest("OPTIONS", "/api/agent/profile", { headers: preflight }), 404, "not_found")
+    }))
+
   it.effect("an error answer carries the CORS header too", () =>
     Effect.gen(function*() {
       const res = yield* nostrJson("?name=a&name=b")

@@ -64,6 +64,53 @@ layer(app, { excludeTestServices: true })("events", (it) => {
       expect((yield* rawRequest("GET", "/api/agent/events?limit=500", { key: human.api_key })).status).toBe(200)
     }))
 
+  it.scoped("a cursor ahead of the newest event is a 400 on poll and on the upgrade; one from another node is not", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      yield* emit([human.user.id], "test.head", { n: 1 })
+      const polled = yield* rawRequest("GET", "/api/agent/events", { key: human.api_key })
+      const mine: number = polled.body.events[polled.body.events.length - 1].cursor
+      // at the head (or behind it): fine, nothing new
+      const atHead = yield* rawRequest("GET", `/api/agent/events?after=${mine}`, { key: human.api_key })
+      expect(atHead.status).toBe(200)
+      expect(atHead.body.next_cursor).toBe(mine)
+
+      // as after a data reset: a client comes back with a cursor this stream never reached
+      const ahead = 1_000_000_000_000
+      const error = expectError(
+        yield* rawRequest("GET", `/api/agent/events?after=${ahead}`, { key: human.api_key }),
+        400,
+        "invalid_request"
+      )
+      expect(error.message).toMatch(/ahead of the newest event/)
+      expect(error.details).toEqual([expect.objectContaining({ path: ["after"] })])
+      for (const via of ["bearer", "frame"] as const) {
+        const socket = yield* openSocket({ key: human.api_key, via, query: `?after=${ahead}` })
+        yield* socket.waitClosed()
+        expect(socket.opened).toBe(false)
+        expect(socket.rejected?.status).toBe(400)
+        expect(socket.rejected?.body.error.code).toBe("invalid_request")
+        expect(socket.rejected?.body.error.message).toMatch(/ahead of the newest event/)
+        expect(socket.rejected?.body.error.details).toEqual([expect.objectContaining({ path: ["after"] })])
+      }
+
+      // another node's commit, not yet seen by this node's dispatcher: its cursor is a valid resume point
+      const sql = yield* SqlClient.SqlClient
+      const [other] = yield* sql<{ cursor: string }>`
+        INSERT INTO events (cursor, id, recipient_id, type, data)
+        VALUES (nextval('events_cursor_seq'), 'evt_othernode', ${human.user.id}, 'test.othernode', '{}')
+        RETURNING cursor::text AS cursor`
+      const otherCursor = Number(other!.cursor)
+      expect((yield* rawRequest("GET", `/api/agent/events?after=${otherCursor}`, { key: human.api_key })).status)
+        .toBe(200)
+      const resumed = yield* openSocket({ key: human.api_key, query: `?after=${otherCursor}` })
+      yield* resumed.ready()
+      expect(resumed.rejected).toBeUndefined()
+      const replayed = yield* openSocket({ key: human.api_key, query: `?after=${mine}` })
+      const [fromOther] = yield* replayed.waitEvents("test.othernode", 1)
+      expect(fromOther!.cursor).toBe(otherCursor)
+    }))
+
   it.scoped("events of a rolled-back transaction are never stored nor delivered", () =>
     Effect.gen(function*() {
       const human = yield* signUp()

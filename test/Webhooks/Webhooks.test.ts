@@ -2,7 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
 import { expectError, rawRequest } from "../support/Raw.js"
-import { emit, RealtimeApp, receiver, waitFor, waitForEffect } from "../support/Realtime.js"
+import { emit, openSocket, RealtimeApp, receiver, waitFor, waitForEffect } from "../support/Realtime.js"
 import { createAgent, signUp } from "../support/TestApp.js"
 
 const deliveries = (key: string) =>
@@ -58,6 +58,53 @@ layer(RealtimeApp({ WEBHOOK_ALLOW_PRIVATE: "true" }), { excludeTestServices: tru
       expect(log[0].attempts).toHaveLength(1)
       expect(log[0].attempts[0]).toMatchObject({ attempt: 1, status_code: 200, error: null, url: hook.url })
       expect(log[0].next_attempt_at).toBeNull()
+    }))
+
+  it.scoped("an event's data is the same compact text on poll, replay, live frame and webhook body", () =>
+    Effect.gen(function*() {
+      const hook = yield* receiver()
+      const human = yield* signUp()
+      yield* rawRequest("PATCH", "/api/agent/profile", {
+        key: human.api_key,
+        body: JSON.stringify({ webhook_url: hook.url })
+      })
+      // keys that PostgreSQL's jsonb would reorder, nesting, escapes, non-ASCII, numbers
+      const data = { zeta: 1, a: { y: "é \"q\"\n🐟", x: [1, 2.5, -3e-7, null, true] }, mid: {}, list: [] }
+      const text = JSON.stringify(data)
+      const frames: Array<string> = []
+      const live = yield* openSocket({ key: human.api_key })
+      live.ws.on("message", (d) => frames.push(d.toString()))
+      const ready = yield* live.ready()
+      yield* emit([human.user.id], "test.bytes", data)
+      const frame = yield* waitFor("the live frame", () => frames.find((f) => f.includes("test.bytes")))
+      const webhook = yield* waitFor(
+        "the webhook",
+        () => hook.requests.find((r) => r.headers["x-service-event"] === "test.bytes")
+      )
+      const polled = yield* rawRequest("GET", `/api/agent/events?after=${ready.cursor}`, { key: human.api_key })
+      const replayedFrames: Array<string> = []
+      const replay = yield* openSocket({ key: human.api_key, query: `?after=${ready.cursor}` })
+      replay.ws.on("message", (d) => replayedFrames.push(d.toString()))
+      const replayed = yield* waitFor("the replayed frame", () => replayedFrames.find((f) => f.includes("test.bytes")))
+
+      const dataText = (raw: string) => {
+        const at = raw.indexOf("\"data\":")
+        expect(at).toBeGreaterThan(0)
+        return raw.slice(at + 7, at + 7 + text.length)
+      }
+      for (
+        const [where, raw] of [["poll", polled.text], ["replay", replayed], ["live", frame], ["webhook", webhook.body]]
+      ) {
+        expect([where, dataText(raw!)]).toEqual([where, text])
+      }
+      // the hand-written page is the EventsPage the typed client knows
+      const typed = yield* human.client.events.poll({ urlParams: { after: ready.cursor! } })
+      expect(typed.events.find((e) => e.type === "test.bytes")?.data).toEqual(data)
+      expect(polled.headers["content-type"]).toMatch(/^application\/json/)
+      // the envelope itself: the webhook body is the frames' event, byte for byte
+      const envelope = (f: string) => f.slice(f.indexOf("\"event\":") + 8, -1)
+      expect(envelope(frame)).toBe(webhook.body)
+      expect(envelope(replayed)).toBe(webhook.body)
     }))
 
   it.scoped("manual redelivery sends it again and logs the attempt; other accounts' deliveries are 404", () =>

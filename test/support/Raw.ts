@@ -5,11 +5,13 @@ export interface RawResponse {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
   readonly body: any
+  /** the body as sent, byte for byte */
+  readonly text: string
 }
 
 /** A request outside the typed client: malformed bodies, odd headers, unknown paths. */
 export const rawRequest = (
-  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE" | "OPTIONS",
   path: string,
   options: { readonly body?: string | Uint8Array; readonly headers?: Record<string, string>; readonly key?: string } =
     {}
@@ -32,7 +34,7 @@ export const rawRequest = (
     } catch {
       // not JSON: the assertion will say so
     }
-    return { status: res.status, headers: res.headers, body } as RawResponse
+    return { status: res.status, headers: res.headers, body, text } as RawResponse
   }).pipe(Effect.scoped)
 
 /** Asserts the contract's error envelope and returns its `error`. */
