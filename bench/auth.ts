@@ -14,6 +14,7 @@ export const run = async () => {
   const shoal = startTs("src/main.ts", {
     DATA_DIR: dataDir,
     PORT: String(shoalPort),
+    WALLET_PORT: String(await freePort()),
     HOST: "127.0.0.1",
     RATE_LIMIT_PER_MINUTE: String(1e9),
     DNS_PORT: "0",

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
+import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { freePort } from "../bench/support.js"
 
-const start = (env: Record<string, string>) => {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+const start = (env: Record<string, string>, args: ReadonlyArray<string> = []) => {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -16,11 +17,11 @@ const start = (env: Record<string, string>) => {
   return { child, output: () => output }
 }
 
-const waitHealthy = async (base: string, proc: { output: () => string }, ms = 60_000) => {
+const waitHealthy = async (base: string, proc: { output: () => string }, ms = 60_000, path = "/health") => {
   const until = Date.now() + ms
   while (Date.now() < until) {
     try {
-      const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) })
+      const res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(5_000) })
       if (res.ok) return (await res.json()) as any
     } catch {
       // not listening yet
@@ -40,10 +41,16 @@ const stop = (child: ChildProcess, output?: () => string) =>
 describe("the service process", () => {
   it("serves /health, keeps data across a restart, and exits 0 on SIGTERM", { timeout: 120_000 }, async () => {
     const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-proc-"))
-    const port = await freePort()
+    const [port, walletPort] = await Promise.all([freePort(), freePort()])
     const base = `http://127.0.0.1:${port}`
     // DNS_PORT=0: the responder binds an ephemeral port, so parallel runs on one machine do not collide on 5353
-    const env = { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", DNS_PORT: "0" }
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      WALLET_PORT: String(walletPort),
+      HOST: "127.0.0.1",
+      DNS_PORT: "0"
+    }
     const started: Array<ChildProcess> = []
     const track = (p: ReturnType<typeof start>) => (started.push(p.child), p)
     try {
@@ -96,6 +103,102 @@ describe("the service process", () => {
       expect(Exit.isSuccess(taken)).toBe(true)
     } finally {
       Fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("npm start finishes its graceful shutdown when its whole process group is signalled, twice, and exits 0", {
+    timeout: 120_000
+  }, async () => {
+    const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-group-"))
+    const [port, walletPort] = await Promise.all([freePort(), freePort()])
+    const base = `http://127.0.0.1:${port}`
+    const env = { DATA_DIR: dataDir, PORT: String(port), WALLET_PORT: String(walletPort), DNS_PORT: "0" }
+    // a terminal's Ctrl-C and systemd signal the process group: npm, and the server under it
+    const npm = spawn("npm", ["start"], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true
+    })
+    let output = ""
+    npm.stdout.on("data", (d) => (output += d))
+    npm.stderr.on("data", (d) => (output += d))
+    const proc = { child: npm, output: () => output }
+    try {
+      await waitHealthy(base, proc)
+      const created = await fetch(`${base}/api/accounts`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ handle: `group${Date.now().toString(36)}`, display_name: "Group" })
+      })
+      const { api_key } = (await created.json()) as { api_key: string }
+      // heartbeats held in memory until the shutdown flush
+      for (let i = 0; i < 5; i++) await fetch(`${base}/api/agent/me`, { headers: { "x-api-key": api_key } })
+      const exited = new Promise<number | null>((resolve) => npm.once("exit", (code) => resolve(code)))
+      process.kill(-npm.pid!, "SIGTERM")
+      await new Promise((r) => setTimeout(r, 50))
+      process.kill(-npm.pid!, "SIGTERM")
+      await new Promise((r) => setTimeout(r, 50))
+      process.kill(-npm.pid!, "SIGINT")
+      const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r("timeout"), 30_000))])
+      expect(code, output).toBe(0)
+
+      // the shutdown flushed the heartbeats and closed the database cleanly
+      const again = start(env)
+      try {
+        await waitHealthy(base, again)
+        const me = await fetch(`${base}/api/agent/me`, { headers: { "x-api-key": api_key } })
+        expect(((await me.json()) as any).user.last_heartbeat_at).not.toBeNull()
+        expect(await stop(again.child, again.output)).toBe(0)
+      } finally {
+        if (again.child.exitCode === null) again.child.kill("SIGKILL")
+      }
+    } finally {
+      try {
+        process.kill(-npm.pid!, "SIGKILL")
+      } catch {
+        // already gone
+      }
+      Fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it("--only wallet serves the wallet API alone", { timeout: 120_000 }, async () => {
+    const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-only-"))
+    const [port, walletPort] = await Promise.all([freePort(), freePort()])
+    const proc = start(
+      { DATA_DIR: dataDir, PORT: String(port), WALLET_PORT: String(walletPort), DNS_PORT: "0" },
+      ["--only", "wallet"]
+    )
+    try {
+      const rate = await waitHealthy(
+        `http://127.0.0.1:${walletPort}`,
+        proc,
+        60_000,
+        "/api/gems/settings/gem-conversion-rate"
+      )
+      expect(rate).toMatchObject({ status: "success", gem_to_usd: 0.52 })
+      await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow()
+      expect(await stop(proc.child, proc.output)).toBe(0)
+    } finally {
+      if (proc.child.exitCode === null) proc.child.kill("SIGKILL")
+      Fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it("a port already in use is named in the error, with EADDRINUSE", { timeout: 60_000 }, async () => {
+    const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-inuse-"))
+    const blocker = Net.createServer()
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r))
+    const taken = (blocker.address() as Net.AddressInfo).port
+    const proc = start({ DATA_DIR: dataDir, PORT: String(taken), WALLET_PORT: String(await freePort()), DNS_PORT: "0" })
+    try {
+      const code = await new Promise<number | null>((resolve) => proc.child.once("exit", resolve))
+      expect(code).not.toBe(0)
+      expect(proc.output()).toContain(`cannot listen on 127.0.0.1:${taken} (PORT): EADDRINUSE`)
+    } finally {
+      if (proc.child.exitCode === null) proc.child.kill("SIGKILL")
+      blocker.close()
+      Fs.rmSync(dataDir, { recursive: true, force: true })
     }
   })
 })
