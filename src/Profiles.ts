@@ -7,7 +7,7 @@ import * as TtlCache from "./Cache/TtlCache.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
 import { ProfilesRepo, toProfile, toProfileJson, toUser, toUserJson, type UserRow } from "./Profiles/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
-import { UrlGuard } from "./Webhooks/UrlGuard.js"
+import { UrlGuard } from "./Realtime/Webhooks/UrlGuard.js"
 
 /** Profiles and the `me` view. Reads are cached briefly (writes on this node invalidate): `/me` is a hot path. */
 export class Profiles extends Effect.Service<Profiles>()("Profiles", {

@@ -40,12 +40,12 @@ import { Presence } from "./Realtime/Presence.js"
 import { RevocationsLive } from "./Realtime/Revocations.js"
 import { SocketAuth } from "./Realtime/SocketAuth.js"
 import { SweeperLive } from "./Realtime/Sweeper.js"
+import { Deliveries } from "./Realtime/Webhooks/Deliveries.js"
+import { WebhookSecrets } from "./Realtime/Webhooks/Secrets.js"
+import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
 import { WebSocketLive } from "./Realtime/WebSocket.js"
 import { Wallet } from "./Wallet.js"
 import { WalletAccountHttpLive, WalletSettingsHttpLive } from "./Wallet/Http.js"
-import { Deliveries } from "./Webhooks/Deliveries.js"
-import { WebhookSecrets } from "./Webhooks/Secrets.js"
-import { WebhookWorkerLive } from "./Webhooks/Worker.js"
 
 /**
  * One of each per process, shared by both servers and the workers: a key rotated through one port is refused on

@@ -1,9 +1,9 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Auth, Events as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
-import { Deliveries } from "../Webhooks/Deliveries.js"
-import { WebhookSecrets } from "../Webhooks/Secrets.js"
 import { Events } from "./Events.js"
+import { Deliveries } from "./Webhooks/Deliveries.js"
+import { WebhookSecrets } from "./Webhooks/Secrets.js"
 
 export const EventsHttpLive = HttpApiBuilder.group(ShoalApi, "events", (handlers) =>
   Effect.gen(function*() {

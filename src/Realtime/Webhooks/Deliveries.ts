@@ -1,6 +1,6 @@
 import { Errors, Events } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
-import { EventsRepo, WebhooksChannel } from "../Realtime/EventsRepo.js"
+import { EventsRepo, WebhooksChannel } from "../EventsRepo.js"
 import { DeliveriesRepo, type DeliveryRow } from "./DeliveriesRepo.js"
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

@@ -1,9 +1,9 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
-import { expectError, rawRequest } from "../support/Raw.js"
-import { emit, openSocket, RealtimeApp, receiver, waitFor, waitForEffect } from "../support/Realtime.js"
-import { createAgent, signUp } from "../support/TestApp.js"
+import { expectError, rawRequest } from "../../support/Raw.js"
+import { emit, openSocket, RealtimeApp, receiver, waitFor, waitForEffect } from "../../support/Realtime.js"
+import { createAgent, signUp } from "../../support/TestApp.js"
 
 const deliveries = (key: string) =>
   Effect.map(rawRequest("GET", "/api/agent/webhooks/deliveries", { key }), (r) => r.body.deliveries as Array<any>)

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { fromRaw, type RawEventRow } from "../Realtime/EventRow.js"
+import { fromRaw, type RawEventRow } from "../EventRow.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 

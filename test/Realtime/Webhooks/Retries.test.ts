@@ -1,13 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { Singletons } from "../../src/main.js"
-import { WebhookSecrets } from "../../src/Webhooks/Secrets.js"
-import { WebhookWorkerLive } from "../../src/Webhooks/Worker.js"
-import { rawRequest } from "../support/Raw.js"
-import { configLayer, emit, realSleep, RealtimeApp, receiver, waitFor, waitForEffect } from "../support/Realtime.js"
-import { createAgent, signUp, uniqueHandle } from "../support/TestApp.js"
-import { TestDatabase } from "../support/TestDatabase.js"
+import { Singletons } from "../../../src/main.js"
+import { WebhookSecrets } from "../../../src/Realtime/Webhooks/Secrets.js"
+import { WebhookWorkerLive } from "../../../src/Realtime/Webhooks/Worker.js"
+import { rawRequest } from "../../support/Raw.js"
+import { configLayer, emit, realSleep, RealtimeApp, receiver, waitFor, waitForEffect } from "../../support/Realtime.js"
+import { createAgent, signUp, uniqueHandle } from "../../support/TestApp.js"
+import { TestDatabase } from "../../support/TestDatabase.js"
 
 // fewer periodic wake-ups for TestClock to step through
 const config = {
