@@ -4,7 +4,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import type { EventCatalog } from "@shoal/domain"
+import type { EventCatalog, Ids } from "@shoal/domain"
 import { Config, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import { generateKey, hashKey } from "../src/Accounts/Keys.js"
@@ -25,7 +25,7 @@ const BenchRoutes = HttpApiBuilder.Router.use((router) =>
 
     const [owner] = yield* sql<{ id: string }>`INSERT INTO users (handle, user_type, display_name)
       VALUES ('benchowner', 'human', 'Bench Owner') RETURNING id`
-    const agents = yield* sql<{ id: string; handle: string }>`
+    const agents = yield* sql<{ id: Ids.UserId; handle: string }>`
       INSERT INTO users (handle, user_type, display_name, owner_id)
       SELECT 'bench' || g, 'agent', 'Bench ' || g, ${owner!.id} FROM generate_series(1, ${count}) g
       RETURNING id, handle`

@@ -51,7 +51,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       return yield* create(input, "agent", owner.id)
     })
 
-    const rotate = (userId: string) =>
+    const rotate = (userId: Ids.UserId) =>
       Effect.gen(function*() {
         const apiKey = generateKey()
         const revoked = yield* repo.replaceKey(userId, hashKey(apiKey)).pipe(

@@ -64,20 +64,24 @@ export class Identity extends Effect.Service<Identity>()("Identity", {
 
     const keys = new Api.KeySet({ keys: [key.jwk] })
 
-    const listDomains = Effect.fn("Identity.listDomains")(function*(userId: string) {
+    const listDomains = Effect.fn("Identity.listDomains")(function*(userId: Ids.UserId) {
       const rows = yield* Effect.orDie(repo.listDomains(userId))
       return rows.map(toDomain)
     })
 
-    const setDomain = Effect.fn("Identity.setDomain")(function*(userId: string, tld: string, patch: Api.DomainPatch) {
-      const row = yield* Effect.orDie(
-        repo.putDomain({ userId, tld, mode: patch.domain_mode, redirectUrl: patch.redirect_url ?? null })
-      )
-      if (Option.isNone(row)) {
-        return yield* new Errors.Unprocessable({ message: `an account links at most ${MAX_DOMAINS_PER_USER} domains` })
+    const setDomain = Effect.fn("Identity.setDomain")(
+      function*(userId: Ids.UserId, tld: string, patch: Api.DomainPatch) {
+        const row = yield* Effect.orDie(
+          repo.putDomain({ userId, tld, mode: patch.domain_mode, redirectUrl: patch.redirect_url ?? null })
+        )
+        if (Option.isNone(row)) {
+          return yield* new Errors.Unprocessable({
+            message: `an account links at most ${MAX_DOMAINS_PER_USER} domains`
+          })
+        }
+        return toDomain(row.value)
       }
-      return toDomain(row.value)
-    })
+    )
 
     return { proof, nostr, keys, listDomains, setDomain } as const
   }),

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
+import type { Ids } from "@shoal/domain"
 import type { Auth, Profiles as Api } from "@shoal/domain"
 import { Errors, Users } from "@shoal/domain"
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import * as TtlCache from "./Cache/TtlCache.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
@@ -21,10 +22,10 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     const rows = yield* TtlCache.make({
       capacity: 100_000,
       ttlMillis: () => 2_000,
-      lookup: (id: string) => Effect.orDie(repo.findById(id))
+      lookup: (id: Ids.UserId) => Effect.orDie(repo.findById(id))
     })
 
-    const row = (id: string) =>
+    const row = (id: Ids.UserId) =>
       Effect.flatMap(
         rows.get(id),
         Option.match({
@@ -34,7 +35,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       )
 
     /** Straight from the database in the caller's fiber, so it sees (and stays inside) an open transaction. */
-    const fresh = (userId: string) =>
+    const fresh = (userId: Ids.UserId) =>
       Effect.flatMap(
         Effect.orDie(repo.findById(userId)),
         Option.match({
@@ -43,9 +44,9 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
         })
       )
 
-    const profile = Effect.fn("Profiles.profile")((userId: string) => Effect.map(row(userId), toProfile))
+    const profile = Effect.fn("Profiles.profile")((userId: Ids.UserId) => Effect.map(row(userId), toProfile))
 
-    const me = Effect.fn("Profiles.me")((userId: string) =>
+    const me = Effect.fn("Profiles.me")((userId: Ids.UserId) =>
       Effect.map(row(userId), (r) => toUser(r, heartbeat.lastSeen(userId)))
     )
 
@@ -66,6 +67,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
         else if (v !== undefined) identitySet[k] = v
       }
       const changed = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined)
+      const now = yield* Clock.currentTimeMillis
       const updated = yield* repo.update(caller.id, {
         display_name: patch.display_name ?? patch.name,
         bio: patch.bio,
@@ -73,7 +75,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
         webhook_url: patch.webhook_url,
         identitySet,
         identityRemove
-      }).pipe(
+      }, now).pipe(
         Effect.tap(() => outbox.emit([caller.id], "profile.updated", { handle: caller.handle, fields: changed })),
         sql.withTransaction,
         Effect.orDie
@@ -94,10 +96,10 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     )
 
     /** `me` in its wire form (see toUserJson). */
-    const meJson = (userId: string) => Effect.map(row(userId), (r) => toUserJson(r, heartbeat.lastSeen(userId)))
+    const meJson = (userId: Ids.UserId) => Effect.map(row(userId), (r) => toUserJson(r, heartbeat.lastSeen(userId)))
 
-    const freshProfile = (userId: string) => Effect.map(fresh(userId), toProfile)
-    const freshMe = (userId: string) => Effect.map(fresh(userId), (r) => toUser(r, heartbeat.lastSeen(userId)))
+    const freshProfile = (userId: Ids.UserId) => Effect.map(fresh(userId), toProfile)
+    const freshMe = (userId: Ids.UserId) => Effect.map(fresh(userId), (r) => toUser(r, heartbeat.lastSeen(userId)))
 
     return {
       profile,
@@ -107,7 +109,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       freshMe,
       update,
       search,
-      invalidate: (id: string) => rows.invalidate(id)
+      invalidate: (id: Ids.UserId) => rows.invalidate(id)
     } as const
   }),
   dependencies: [ProfilesRepo.Default, UrlGuard.Default]

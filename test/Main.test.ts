@@ -1,4 +1,6 @@
+import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
+import * as ShoalClient from "@shoal/client"
 import { Effect, Layer } from "effect"
 import { freePort } from "../bench/support.js"
 import { Program } from "../src/main.js"
@@ -92,6 +94,14 @@ describe("the composed program", () => {
         expect(refused.body.error.code).toBe("unauthorized")
         expect(refused.headers.get("www-authenticate")).toBe("Bearer")
         expect((yield* call(`${agent}/api/agent/me`, { key: oldKey })).status).toBe(401)
+        // the typed wallet client sees the same: a decoded rate, and the old key's refusal as its error class
+        const typed = yield* ShoalClient.makeWallet({ baseUrl: wallet, apiKey: oldKey }).pipe(
+          Effect.provide(FetchHttpClient.layer)
+        )
+        const typedRate = yield* typed.settings.conversionRate().pipe(Effect.provide(FetchHttpClient.layer))
+        expect(typedRate.gem_to_usd).toBe(0.52)
+        const typedRefusal = yield* typed.account.balance().pipe(Effect.provide(FetchHttpClient.layer), Effect.flip)
+        expect(typedRefusal._tag).toBe("Unauthorized")
 
         // one bucket per key across both ports: 8 calls, alternating, then 429 on either
         for (let i = 0; i < 8; i++) {

@@ -43,7 +43,7 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
     })
 
     /** Revokes every live key of the user and stores the new hash; returns the revoked hashes. */
-    const replaceKey = (userId: string, hash: string) =>
+    const replaceKey = (userId: Ids.UserId, hash: string) =>
       Effect.gen(function*() {
         const revoked = yield* sql<{ key_hash: string }>`
           UPDATE api_keys SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL RETURNING key_hash`

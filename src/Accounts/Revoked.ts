@@ -1,3 +1,4 @@
+import { Ids } from "@shoal/domain"
 import { Schema } from "effect"
 
 /**
@@ -7,7 +8,7 @@ import { Schema } from "effect"
 export const KeysChannel = "shoal_keys"
 
 /** The notice: whose keys, as their hashes (what sockets and the key cache know them by; never the keys). */
-export const RevokedKeys = Schema.Struct({ user_id: Schema.String, key_hashes: Schema.Array(Schema.String) })
+export const RevokedKeys = Schema.Struct({ user_id: Ids.UserId, key_hashes: Schema.Array(Schema.String) })
 export type RevokedKeys = typeof RevokedKeys.Type
 
 const Json = Schema.parseJson(RevokedKeys)

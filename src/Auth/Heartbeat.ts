@@ -1,5 +1,6 @@
-import { SqlClient } from "@effect/sql"
+import type { Ids } from "@shoal/domain"
 import { Clock, Config, Duration, Effect, PubSub, Stream } from "effect"
+import { HeartbeatRepo } from "./HeartbeatRepo.js"
 
 /**
  * Every authenticated call counts as a heartbeat. Touches land in memory and are flushed in one batched
@@ -7,14 +8,14 @@ import { Clock, Config, Duration, Effect, PubSub, Stream } from "effect"
  */
 export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
   scoped: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* HeartbeatRepo
     const interval = yield* Config.duration("HEARTBEAT_FLUSH_INTERVAL").pipe(Config.withDefault(Duration.seconds(5)))
-    let pending = new Map<string, number>()
-    const latest = new Map<string, number>()
+    let pending = new Map<Ids.UserId, number>()
+    const latest = new Map<Ids.UserId, number>()
 
-    const woken = yield* PubSub.unbounded<string>()
+    const woken = yield* PubSub.unbounded<Ids.UserId>()
 
-    const touch = (userId: string) =>
+    const touch = (userId: Ids.UserId) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const before = latest.get(userId)
         pending.set(userId, now)
@@ -24,18 +25,13 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
       })
 
     /** The newest heartbeat this node has seen, flushed or not. */
-    const lastSeen = (userId: string): number | undefined => latest.get(userId)
+    const lastSeen = (userId: Ids.UserId): number | undefined => latest.get(userId)
 
     const flush = Effect.suspend(() => {
       if (pending.size === 0) return Effect.void
       const batch = pending
       pending = new Map()
-      const ids = [...batch.keys()]
-      const times = ids.map((id) => new Date(batch.get(id)!).toISOString())
-      return sql`
-        UPDATE users SET last_seen_at = v.t
-        FROM (SELECT unnest(${ids}::uuid[]) AS id, unnest(${times}::timestamptz[]) AS t) v
-        WHERE users.id = v.id AND (users.last_seen_at IS NULL OR users.last_seen_at < v.t)`.pipe(
+      return repo.saveLastSeen(batch).pipe(
         Effect.tapError(() =>
           Effect.sync(() => {
             for (const [k, v] of batch) if (!pending.has(k)) pending.set(k, v)
@@ -58,5 +54,6 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     const wakes = Stream.fromPubSub(woken)
 
     return { touch, lastSeen, flush, wakes } as const
-  })
+  }),
+  dependencies: [HeartbeatRepo.Default]
 }) {}

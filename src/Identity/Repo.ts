@@ -40,7 +40,7 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("Identity/Repo"
     /** Upsert in one statement; None when the user is at the cap and this tld is new. */
     const putDomain = SqlSchema.findOne({
       Request: Schema.Struct({
-        userId: Schema.String,
+        userId: Ids.UserId,
         tld: Schema.String,
         mode: IdentityApi.DomainMode,
         redirectUrl: Schema.NullOr(Schema.String)

@@ -1,3 +1,4 @@
+import type { Ids } from "@shoal/domain"
 import { Effect, PubSub } from "effect"
 
 /**
@@ -6,9 +7,9 @@ import { Effect, PubSub } from "effect"
  */
 export class ProfileChanges extends Effect.Service<ProfileChanges>()("Profiles/Changes", {
   effect: Effect.gen(function*() {
-    const hub = yield* PubSub.unbounded<{ readonly userId: string; readonly handle: string }>()
+    const hub = yield* PubSub.unbounded<{ readonly userId: Ids.UserId; readonly handle: string }>()
     return {
-      publish: (userId: string, handle: string) => PubSub.publish(hub, { userId, handle }),
+      publish: (userId: Ids.UserId, handle: string) => PubSub.publish(hub, { userId, handle }),
       subscribe: PubSub.subscribe(hub)
     } as const
   })

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Identity, Ids, Users } from "@shoal/domain"
 import { Effect, Schema } from "effect"
+import { sqlArray } from "../Database/SqlArrays.js"
 
 export const UserRow = Schema.Struct({
   id: Ids.UserId,
@@ -91,7 +92,7 @@ export class ProfilesRepo extends Effect.Service<ProfilesRepo>()("Profiles/Repo"
       execute: (handle) => sql`SELECT ${columns} FROM users u WHERE u.handle = ${handle}`
     })
 
-    const update = (id: string, c: ProfileChanges) => {
+    const update = (id: Ids.UserId, c: ProfileChanges, now: number) => {
       const set: Record<string, unknown> = {}
       if (c.display_name !== undefined) set.display_name = c.display_name
       if (c.bio !== undefined) set.bio = c.bio
@@ -103,10 +104,8 @@ export class ProfilesRepo extends Effect.Service<ProfilesRepo>()("Profiles/Repo"
         Request: Schema.String,
         Result: UserRow,
         execute: (id) =>
-          sql`UPDATE users u SET ${sql.update({ ...set, updated_at: new Date() })},
-            identity = (identity || ${JSON.stringify(c.identitySet)}::jsonb) - ${c.identityRemove as Array<
-            string
-          >}::text[]
+          sql`UPDATE users u SET ${sql.update({ ...set, updated_at: new Date(now) })},
+            identity = (identity || ${JSON.stringify(c.identitySet)}::jsonb) - ${sqlArray(c.identityRemove)}::text[]
           WHERE u.id = ${id} RETURNING ${columns}`
       })(id)
     }

@@ -1,3 +1,4 @@
+import type { Ids } from "@shoal/domain"
 import { Events } from "@shoal/domain"
 import { Clock, Config, Duration, Effect, FiberMap, Stream } from "effect"
 import { Heartbeat } from "../Auth/Heartbeat.js"
@@ -12,7 +13,7 @@ export const KEY_ROTATED = "the API key was rotated; reconnect with the new key"
 
 /** What this node knows of one account: its live sockets and, for agents, its presence. */
 interface Agent {
-  readonly userId: string
+  readonly userId: Ids.UserId
   /** presence applies to agents; "unknown" until a socket or a lookup says */
   kind: "agent" | "human" | "unknown"
   readonly sockets: Set<Connection>
@@ -40,7 +41,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     const idleTtl = Duration.toMillis(yield* Config.duration("AGENT_IDLE_TTL").pipe(Config.withDefault("1 minute")))
     const pingEvery = yield* Config.duration("WS_PING_INTERVAL").pipe(Config.withDefault(Duration.seconds(30)))
     const sweepEvery = yield* Config.duration("PRESENCE_SWEEP_INTERVAL").pipe(Config.withDefault(Duration.seconds(30)))
-    const agents = new Map<string, Agent>()
+    const agents = new Map<Ids.UserId, Agent>()
     const fibers = yield* FiberMap.make<string>()
     /** every event up to here has been handed out; a socket that attaches now sees only later ones live */
     let position = 0
@@ -96,7 +97,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       })
 
     /** The account's entry (created if needed); `f` runs synchronously with it. */
-    const withAgent = <A>(userId: string, f: (agent: Agent) => A) =>
+    const withAgent = <A>(userId: Ids.UserId, f: (agent: Agent) => A) =>
       Effect.suspend(() => {
         let agent = agents.get(userId)
         if (agent === undefined) {
@@ -116,7 +117,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       })
 
     /** A sign of life from an agent: announces it connected if it was not. */
-    const touch = (userId: string) =>
+    const touch = (userId: Ids.UserId) =>
       Effect.flatMap(
         withAgent(userId, (agent) => {
           agent.kind = "agent"
@@ -161,13 +162,13 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
         if (at > position) position = at
       })
 
-    const disconnect = (userId: string, code: number, reason: string) =>
+    const disconnect = (userId: Ids.UserId, code: number, reason: string) =>
       Effect.sync(() => {
         for (const conn of agents.get(userId)?.sockets ?? []) conn.close(code, reason)
       })
 
     /** Closes (4401) the account's sockets opened with these keys, now and if one attaches in the next minute. */
-    const revoke = (userId: string, hashes: ReadonlyArray<string>) =>
+    const revoke = (userId: Ids.UserId, hashes: ReadonlyArray<string>) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.sync(() => {
           for (const hash of hashes) revoked.set(hash, now)
@@ -178,7 +179,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
 
     /** key hash → account, of the sockets open on this node */
     const keys = () => {
-      const found = new Map<string, string>()
+      const found = new Map<string, Ids.UserId>()
       for (const agent of agents.values()) {
         for (const conn of agent.sockets) if (!conn.closed) found.set(conn.keyHash, agent.userId)
       }
@@ -230,7 +231,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     // every round (a heartbeat is a row update, and 90 minutes is the window).
     yield* Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const answered: Array<string> = []
+      const answered: Array<Ids.UserId> = []
       for (const agent of agents.values()) {
         let alive = false
         for (const conn of agent.sockets) {

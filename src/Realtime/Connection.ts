@@ -1,3 +1,4 @@
+import type { Ids } from "@shoal/domain"
 import type { Socket } from "node:net"
 import type { WebSocket } from "ws"
 import { eventFrame, type EventRow } from "./EventRow.js"
@@ -21,7 +22,7 @@ export class Connection {
   constructor(
     readonly ws: WebSocket,
     readonly tcp: Socket,
-    readonly userId: string,
+    readonly userId: Ids.UserId,
     /** the key it authenticated with: a rotation closes the sockets of the revoked key, not those of the new one */
     readonly keyHash: string,
     /** bytes queued for the client past which a live socket is closed as too slow */

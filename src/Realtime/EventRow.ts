@@ -1,8 +1,9 @@
+import type { Ids } from "@shoal/domain"
 /** One stored event as the stream carries it. `data` stays JSON text from the database: frames embed it as is. */
 export interface EventRow {
   readonly cursor: number
   readonly id: string
-  readonly recipientId: string
+  readonly recipientId: Ids.UserId
   readonly type: string
   readonly createdAt: string
   readonly data: string
@@ -11,7 +12,7 @@ export interface EventRow {
 export interface RawEventRow {
   readonly cursor: string | number
   readonly id: string
-  readonly recipient_id: string
+  readonly recipient_id: Ids.UserId
   readonly type: string
   readonly created_at: Date | string
   readonly data: string
@@ -57,7 +58,7 @@ export interface Block {
   readonly hi: number
   readonly salt: string
   readonly createdAt: string
-  readonly recipients: ReadonlyArray<string>
+  readonly recipients: ReadonlyArray<Ids.UserId>
   readonly types: ReadonlyArray<string> | string
   readonly datas: ReadonlyArray<string> | string
 }

@@ -1,3 +1,4 @@
+import type { Ids } from "@shoal/domain"
 import { Errors, Events as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { polledEventJson } from "./EventRow.js"
@@ -19,7 +20,7 @@ export class Events extends Effect.Service<Events>()("Realtime/Events", {
     const repo = yield* EventsRepo
 
     /** After `after` (default: the oldest event still retained), at most `limit` (default 100). */
-    const page = Effect.fn("Events.page")(function*(userId: string, after = 0, limit = 100) {
+    const page = Effect.fn("Events.page")(function*(userId: Ids.UserId, after = 0, limit = 100) {
       // one more than asked says whether there is more without a count
       const rows = yield* Effect.orDie(repo.forRecipient(userId, after, limit + 1))
       // an empty page is the only one that may come from a cursor nobody was ever sent
@@ -36,7 +37,7 @@ export class Events extends Effect.Service<Events>()("Realtime/Events", {
     })
 
     /** A page as values, for callers in this process. */
-    const poll = (userId: string, after?: number, limit?: number) =>
+    const poll = (userId: Ids.UserId, after?: number, limit?: number) =>
       Effect.map(page(userId, after, limit), (p) =>
         // checked once, when the response is encoded
         new Api.EventsPage({
@@ -56,7 +57,7 @@ export class Events extends Effect.Service<Events>()("Realtime/Events", {
      * A page as the JSON text of `EventsPage`, each event's data embedded as stored: the bytes that frames and
      * webhook bodies carry for the same event, with no parse and re-serialization per row.
      */
-    const pollJson = (userId: string, after?: number, limit?: number) =>
+    const pollJson = (userId: Ids.UserId, after?: number, limit?: number) =>
       Effect.map(
         page(userId, after, limit),
         (p) =>

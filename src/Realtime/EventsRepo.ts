@@ -1,5 +1,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import type { Ids } from "@shoal/domain"
 import { Effect } from "effect"
+import { sqlArray } from "../Database/SqlArrays.js"
 import { type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
 
 /**
@@ -74,7 +76,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      */
     const insertBlock = (
       rows: {
-        readonly recipients: ReadonlyArray<string>
+        readonly recipients: ReadonlyArray<Ids.UserId>
         readonly types: ReadonlyArray<string> | string
         readonly datas: ReadonlyArray<string> | string
       },
@@ -86,9 +88,9 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         // one shared payload: parsed once, not once per recipient
         ? sql`SELECT lo + x.n - 1 AS c, x.r, k.t, k.d
             FROM block, (SELECT ${rows.types}::text AS t, ${rows.datas}::json AS d) k,
-              unnest(${rows.recipients as Array<string>}::uuid[]) WITH ORDINALITY AS x(r, n)`
+              unnest(${sqlArray(rows.recipients)}::uuid[]) WITH ORDINALITY AS x(r, n)`
         : sql`SELECT lo + x.n - 1 AS c, x.r, x.t, x.d::json AS d
-            FROM block, unnest(${rows.recipients as Array<string>}::uuid[], ${rows.types as Array<string>}::text[],
+            FROM block, unnest(${sqlArray(rows.recipients)}::uuid[], ${rows.types as Array<string>}::text[],
               ${rows.datas as Array<string>}::text[]) WITH ORDINALITY AS x(r, t, d, n)`
       return sql<{ readonly lo: string; readonly created_at: Date | string }>`
         ${reserve(rows.recipients.length, ordered)},
@@ -149,7 +151,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      * migrations/0004_event_fanouts.ts), and a NOTIFY for the dispatcher and one for the expander.
      */
     const insertFanout = (
-      rows: { readonly recipients: ReadonlyArray<string>; readonly type: string; readonly data: string },
+      rows: { readonly recipients: ReadonlyArray<Ids.UserId>; readonly type: string; readonly data: string },
       salt: string,
       now: Date,
       ordered: boolean

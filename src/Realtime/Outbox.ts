@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { Ids } from "@shoal/domain"
 import { EventCatalog } from "@shoal/domain"
 import { Clock, Config, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
@@ -9,7 +10,7 @@ import { EventsRepo } from "./EventsRepo.js"
 /** One event of `emitMany`: a catalog member's type and its data, for these recipients. */
 export type OutboxEvent = {
   readonly [T in EventCatalog.EventType]: {
-    readonly recipients: ReadonlyArray<string>
+    readonly recipients: ReadonlyArray<Ids.UserId>
     readonly type: T
     readonly data: EventCatalog.EventData<T>
   }
@@ -39,7 +40,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
     const fanoutAt = yield* Config.integer("EVENT_FANOUT_AT").pipe(Config.withDefault(256), Effect.orDie)
 
     const write = (rows: {
-      readonly recipients: ReadonlyArray<string>
+      readonly recipients: ReadonlyArray<Ids.UserId>
       readonly types: ReadonlyArray<string> | string
       readonly datas: ReadonlyArray<string> | string
     }) =>
@@ -62,12 +63,12 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
 
     /** One catalog event to each of `recipientIds`; `data` is encoded to JSON once, whatever the fan-out. */
     const emit: <T extends EventCatalog.EventType>(
-      recipientIds: ReadonlyArray<string>,
+      recipientIds: ReadonlyArray<Ids.UserId>,
       type: T,
       data: EventCatalog.EventData<T>
     ) => Effect.Effect<void> = Effect.fn("Outbox.emit")(
       function*(
-        recipientIds: ReadonlyArray<string>,
+        recipientIds: ReadonlyArray<Ids.UserId>,
         type: EventCatalog.EventType,
         data: EventCatalog.EventData<EventCatalog.EventType>
       ) {
@@ -81,7 +82,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
 
     /** Several events, each with its own recipients, type and data, in one statement; same rules as `emit`. */
     const emitMany = Effect.fn("Outbox.emitMany")(function*(events: ReadonlyArray<OutboxEvent>) {
-      const recipients: Array<string> = []
+      const recipients: Array<Ids.UserId> = []
       const types: Array<string> = []
       const datas: Array<string> = []
       for (const e of events) {

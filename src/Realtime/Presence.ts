@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { Ids } from "@shoal/domain"
 import { Cache, Clock, Config, Duration, Effect, Option } from "effect"
 import * as Batcher from "./Batcher.js"
 import { Outbox } from "./Outbox.js"
@@ -26,7 +27,7 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     const types = yield* Cache.make({
       capacity: 100_000,
       timeToLive: Duration.minutes(10),
-      lookup: (id: string) => Effect.orDie(repo.userType(id))
+      lookup: (id: Ids.UserId) => Effect.orDie(repo.userType(id))
     })
 
     const announce = (accounts: ReadonlyArray<Account>, state: "connected" | "offline") =>
@@ -37,10 +38,10 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
       })))
 
     /** For callers that only know an id (a heartbeat): presence applies to agents. */
-    const isAgent = (userId: string) =>
+    const isAgent = (userId: Ids.UserId) =>
       Effect.map(types.get(userId), (t) => Option.isSome(t) && t.value.user_type === "agent")
 
-    const connected = yield* Batcher.make((ids: ReadonlyArray<string>) =>
+    const connected = yield* Batcher.make((ids: ReadonlyArray<Ids.UserId>) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         yield* Effect.flatMap(repo.markConnected([...new Set(ids)], now), (changed) => announce(changed, "connected"))
@@ -49,7 +50,7 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
       })
     )
 
-    const offline = yield* Batcher.make((ids: ReadonlyArray<string>) =>
+    const offline = yield* Batcher.make((ids: ReadonlyArray<Ids.UserId>) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         return yield* Effect.gen(function*() {
@@ -80,7 +81,7 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     return {
       window,
       isAgent,
-      connected: (userId: string) => Effect.asVoid(connected(userId)),
+      connected: (userId: Ids.UserId) => Effect.asVoid(connected(userId)),
       offline,
       resumable
     } as const

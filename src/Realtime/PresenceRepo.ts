@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
+import { sqlArray } from "../Database/SqlArrays.js"
 
 export const Account = Schema.Struct({
   id: Ids.UserId,
@@ -23,7 +24,7 @@ export class PresenceRepo extends Effect.Service<PresenceRepo>()("Realtime/Prese
     })
 
     /** The agents among `ids` that this call turned connected (they were offline or had no row). */
-    const markConnected = (ids: ReadonlyArray<string>, at: number) =>
+    const markConnected = (ids: ReadonlyArray<Ids.UserId>, at: number) =>
       SqlSchema.findAll({
         Request: Schema.Void,
         Result: Account,
@@ -31,7 +32,7 @@ export class PresenceRepo extends Effect.Service<PresenceRepo>()("Realtime/Prese
           sql`WITH changed AS (
               INSERT INTO presence (user_id, state, changed_at)
               SELECT id, 'connected', ${iso(at)}::timestamptz FROM users
-              WHERE id = ANY(${ids as Array<string>}::uuid[]) AND user_type = 'agent'
+              WHERE id = ANY(${sqlArray(ids)}::uuid[]) AND user_type = 'agent'
               ON CONFLICT (user_id) DO UPDATE SET state = 'connected', changed_at = EXCLUDED.changed_at
               WHERE presence.state = 'offline'
               RETURNING user_id)
@@ -39,19 +40,19 @@ export class PresenceRepo extends Effect.Service<PresenceRepo>()("Realtime/Prese
       })(undefined)
 
     /** Those turned offline: connected, and no heartbeat newer than `cutoff` reached the database (any node). */
-    const markOffline = (ids: ReadonlyArray<string>, at: number, cutoff: number) =>
+    const markOffline = (ids: ReadonlyArray<Ids.UserId>, at: number, cutoff: number) =>
       SqlSchema.findAll({
         Request: Schema.Void,
         Result: Account,
         execute: () =>
           sql`UPDATE presence p SET state = 'offline', changed_at = ${iso(at)}::timestamptz
             FROM users u
-            WHERE p.user_id = ANY(${ids as Array<string>}::uuid[]) AND u.id = p.user_id AND p.state = 'connected'
+            WHERE p.user_id = ANY(${sqlArray(ids)}::uuid[]) AND u.id = p.user_id AND p.state = 'connected'
               AND (u.last_seen_at IS NULL OR u.last_seen_at <= ${iso(cutoff)}::timestamptz)
             RETURNING u.id, u.handle, u.owner_id`
       })(undefined)
 
-    const current = (ids: ReadonlyArray<string>) =>
+    const current = (ids: ReadonlyArray<Ids.UserId>) =>
       SqlSchema.findAll({
         Request: Schema.Void,
         Result: Schema.Struct({
@@ -61,7 +62,7 @@ export class PresenceRepo extends Effect.Service<PresenceRepo>()("Realtime/Prese
         }),
         execute: () =>
           sql`SELECT p.user_id, p.state, u.last_seen_at FROM presence p JOIN users u ON u.id = p.user_id
-            WHERE p.user_id = ANY(${ids as Array<string>}::uuid[])`
+            WHERE p.user_id = ANY(${sqlArray(ids)}::uuid[])`
       })(undefined)
 
     /** Agents left connected (by this or a stopped node) whose last sign of life is after `since`. */

@@ -1,3 +1,4 @@
+import type { Ids } from "@shoal/domain"
 import { Config, Duration, Effect, Layer, Option, Queue } from "effect"
 import * as Revoked from "../Accounts/Revoked.js"
 import { KeyCache } from "../Auth/KeyCache.js"
@@ -21,7 +22,7 @@ export const RevocationsLive = Layer.scopedDiscard(
     const notifier = yield* Notifier
     const every = yield* Config.duration("KEY_RECHECK_INTERVAL").pipe(Config.withDefault(Duration.minutes(5)))
 
-    const revoke = (userId: string, hashes: ReadonlyArray<string>) =>
+    const revoke = (userId: Ids.UserId, hashes: ReadonlyArray<string>) =>
       Effect.zipRight(hub.revoke(userId, hashes), cache.invalidate(hashes))
 
     const inbox = yield* Queue.unbounded<string>()

@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import type { Auth } from "@shoal/domain"
 import { Events } from "@shoal/domain"
-import { Config, Duration, Effect, Layer, Runtime } from "effect"
+import { Config, Duration, Effect, FiberSet, Layer } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { Socket as TcpSocket } from "node:net"
 import { type WebSocket, WebSocketServer } from "ws"
@@ -60,7 +60,8 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
     const heartbeat = yield* Heartbeat
     const maxBuffered = yield* Config.integer("WS_MAX_BUFFERED_BYTES").pipe(Config.withDefault(1024 * 1024))
     const authTimeout = yield* Config.duration("WS_AUTH_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
-    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    // what a socket's callbacks start runs in a set owned by this route's scope: interrupted at shutdown, never leaked
+    const runFork = yield* FiberSet.makeRuntime<never>()
     const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, clientTracking: false })
     yield* Effect.addFinalizer(() => Effect.sync(() => wss.close()))
 

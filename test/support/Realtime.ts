@@ -1,6 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import type { EventCatalog } from "@shoal/domain"
+import type { EventCatalog, Ids } from "@shoal/domain"
 import { Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -23,7 +23,7 @@ export const RealtimeApp = (config: Record<string, string> = {}) =>
  * use their own; the code under test only gets the typed `emit`, which takes catalog events.
  */
 export const emitLoose = (outbox: Outbox, recipients: ReadonlyArray<string>, type: string, data: unknown = {}) =>
-  outbox.emit(recipients, type as EventCatalog.EventType, data as never)
+  outbox.emit(recipients as ReadonlyArray<Ids.UserId>, type as EventCatalog.EventType, data as never)
 
 /** Emits one made-up event per call, each in its own transaction (as a domain write would). */
 export const emit = (recipients: ReadonlyArray<string>, type: string, data: unknown = {}) =>
@@ -41,7 +41,9 @@ export const emitEvent = <T extends EventCatalog.EventType>(
 ) =>
   Effect.flatMap(
     Outbox,
-    (outbox) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(outbox.emit(recipients, type, data)))
+    (outbox) =>
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql.withTransaction(outbox.emit(recipients as ReadonlyArray<Ids.UserId>, type, data)))
   )
 
 export const wsUrl = (query = "") =>

@@ -1,5 +1,5 @@
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { ShoalApi } from "@shoal/domain"
+import { ShoalApi, Wallet } from "@shoal/domain"
 import type { Effect } from "effect"
 
 export * as EventStream from "./EventStream.js"
@@ -12,20 +12,26 @@ export interface ClientOptions {
   readonly keyHeader?: "bearer" | "x-api-key" | undefined
 }
 
-/** The typed Shoal client, derived from the same HttpApi definition as the server. Needs an HttpClient. */
-export const make = (options: ClientOptions = {}) =>
-  HttpApiClient.make(ShoalApi, {
-    ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
-    transformClient: (client) => {
-      const key = options.apiKey
-      if (key === undefined) return client
-      return HttpClient.mapRequest(
-        client,
-        options.keyHeader === "x-api-key"
-          ? HttpClientRequest.setHeader("x-api-key", key)
-          : HttpClientRequest.bearerToken(key)
-      )
-    }
-  })
+const clientOptions = (options: ClientOptions) => ({
+  ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+  transformClient: (client: HttpClient.HttpClient) => {
+    const key = options.apiKey
+    if (key === undefined) return client
+    return HttpClient.mapRequest(
+      client,
+      options.keyHeader === "x-api-key"
+        ? HttpClientRequest.setHeader("x-api-key", key)
+        : HttpClientRequest.bearerToken(key)
+    )
+  }
+})
+
+/** The typed client of the agent API (`{base_url}`), derived from the server's own HttpApi. Needs an HttpClient. */
+export const make = (options: ClientOptions = {}) => HttpApiClient.make(ShoalApi, clientOptions(options))
 
 export type Client = Effect.Effect.Success<ReturnType<typeof make>>
+
+/** The typed client of the Gems wallet API (`{wallet_url}`, its own port); the same keys. Needs an HttpClient. */
+export const makeWallet = (options: ClientOptions = {}) => HttpApiClient.make(Wallet.WalletApi, clientOptions(options))
+
+export type WalletClient = Effect.Effect.Success<ReturnType<typeof makeWallet>>

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { Authentication } from "./Auth.js"
 import * as EventCatalog from "./EventCatalog.js"
 import { IntParam, Success, Timestamp } from "./Fields.js"
+import { DeliveryId } from "./Ids.js"
 
 /** A position in the event stream: events are numbered by a strictly increasing cursor. */
 export const Cursor = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({ identifier: "Cursor" })
@@ -74,7 +75,7 @@ export class WebhookAttempt extends Schema.Class<WebhookAttempt>("WebhookAttempt
 }) {}
 
 export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDelivery")({
-  id: Schema.String,
+  id: DeliveryId,
   event_id: Schema.String,
   event_type: Schema.String,
   event_cursor: Cursor,

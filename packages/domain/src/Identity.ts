@@ -32,7 +32,7 @@ export const npubToHex = (npub: string): Either.Either<string, string> => {
     if (prefix !== "npub") return Either.left("must be a bech32 npub")
     const bytes = bech32.fromWords(words)
     if (bytes.length !== 32) return Either.left("an npub holds a 32-byte key")
-    return Either.right(Buffer.from(bytes).toString("hex"))
+    return Either.right(Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(""))
   } catch {
     return Either.left("must be a bech32 npub (checksum failed)")
   }

@@ -1,3 +1,4 @@
+import type { Ids } from "@shoal/domain"
 import { Errors, Events } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import { EventsRepo, WebhooksChannel } from "../EventsRepo.js"
@@ -26,7 +27,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Webhooks/Deliverie
     const repo = yield* DeliveriesRepo
     const events = yield* EventsRepo
 
-    const list = Effect.fn("Deliveries.list")((userId: string, query: typeof Events.DeliveriesQuery.Type) =>
+    const list = Effect.fn("Deliveries.list")((userId: Ids.UserId, query: typeof Events.DeliveriesQuery.Type) =>
       repo.list({ userId, state: query.state, limit: query.limit ?? 50 }).pipe(
         Effect.map((rows) => rows.map(toDelivery)),
         Effect.orDie
@@ -36,7 +37,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Webhooks/Deliverie
     const notFound = (id: string) => new Errors.NotFound({ message: `no webhook delivery ${id}` })
 
     /** Due again at once (a failed one gets one more attempt); the worker is woken on every node. */
-    const redeliver = Effect.fn("Deliveries.redeliver")(function*(userId: string, id: string) {
+    const redeliver = Effect.fn("Deliveries.redeliver")(function*(userId: Ids.UserId, id: string) {
       if (!uuid.test(id)) return yield* notFound(id)
       const now = yield* Clock.currentTimeMillis
       if (!(yield* Effect.orDie(repo.reschedule(userId, id, now)))) return yield* notFound(id)

@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { fromRaw, type RawEventRow } from "../EventRow.js"
 
@@ -6,7 +7,7 @@ const iso = (ms: number) => new Date(ms).toISOString()
 
 export interface Claimed {
   readonly id: string
-  readonly userId: string
+  readonly userId: Ids.UserId
   readonly attemptCount: number
   readonly webhookUrl: string | null
   readonly event: ReturnType<typeof fromRaw>
@@ -22,7 +23,7 @@ const AttemptRow = Schema.Struct({
 })
 
 export const DeliveryRow = Schema.Struct({
-  id: Schema.String,
+  id: Ids.DeliveryId,
   event_cursor: Schema.NumberFromString,
   event_id: Schema.String,
   event_type: Schema.String,
@@ -48,7 +49,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
       sql<
         RawEventRow & {
           readonly delivery_id: string
-          readonly user_id: string
+          readonly user_id: Ids.UserId
           readonly attempt_count: number
           readonly webhook_url: string | null
         }
@@ -124,7 +125,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
 
     const list = SqlSchema.findAll({
       Request: Schema.Struct({
-        userId: Schema.String,
+        userId: Ids.UserId,
         state: Schema.optional(Schema.String),
         limit: Schema.Number
       }),
@@ -137,13 +138,13 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
     })
 
     const find = SqlSchema.findOne({
-      Request: Schema.Struct({ userId: Schema.String, id: Schema.String }),
+      Request: Schema.Struct({ userId: Ids.UserId, id: Schema.String }),
       Result: DeliveryRow,
       execute: ({ id, userId }) => select(sql`d.user_id = ${userId} AND d.id = ${id}`, 1)
     })
 
     /** Due now again, whatever its state; false when it is not the caller's. */
-    const reschedule = (userId: string, id: string, now: number) =>
+    const reschedule = (userId: Ids.UserId, id: string, now: number) =>
       Effect.map(
         sql`UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${
           iso(now)
