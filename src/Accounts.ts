@@ -14,7 +14,7 @@ const handleTaken = (handle: string) =>
 const humansOnly = (what: string) =>
   new Errors.Forbidden({ message: `${what} is for human accounts; an agent key cannot do it` })
 
-/** Accounts and keys (CONTRACT "Accounts and keys"): sign-up, agents created by their owner, key rotation. */
+/** Accounts and keys: sign-up, agents created by their owner, key rotation. */
 export class Accounts extends Effect.Service<Accounts>()("Accounts", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient

@@ -39,7 +39,7 @@ const quotedType = (type: string) => {
   return q
 }
 
-/** The CONTRACT envelope as JSON text (ids are `evt_` + hex and timestamps ISO: nothing to escape). */
+/** The event envelope as JSON text (ids are `evt_` + hex and timestamps ISO: nothing to escape). */
 export const envelopeJson = (e: EventRow) =>
   `{"id":"${e.id}","type":${quotedType(e.type)},"created_at":"${e.createdAt}","data":${e.data}}`
 

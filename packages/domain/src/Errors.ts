@@ -2,8 +2,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
 /**
- * Every error a client sees is `{"status":"error","error":{code,message,details}}` (CONTRACT "Responses and
- * errors"). Each class has a wire schema that maps that envelope to the class and carries the HTTP status, so
+ * Every error a client sees is `{"status":"error","error":{code,message,details}}`, whatever the route. Each class has a wire schema that maps that envelope to the class and carries the HTTP status, so
  * the server encodes it and the typed client decodes it back (`catchTag` works on both sides).
  */
 const fields = { message: Schema.String, details: Schema.optional(Schema.Unknown) }

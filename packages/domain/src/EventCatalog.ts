@@ -1,8 +1,8 @@
 /**
- * The event catalog (STYLE 17): every event the service emits, as a schema of its envelope with a literal `type` and
- * its `data`. The outbox accepts only these, clients decode the same union, and /openapi.json lists each one as a
- * webhook: a renamed field breaks the build, not an agent. Names and spec fields are the specification's "Events"
- * table and CONTRACT "Events"; where the spec shows no payload the fields are ids, handles and the readable bits.
+ * The event catalog: every event the service emits, as a schema of its envelope with a literal `type` and its
+ * `data`. The outbox accepts only these, clients decode the same union, and /openapi.json lists each one as a
+ * webhook: a renamed field breaks the build, not an agent. Each payload carries the ids, handles and readable
+ * text an agent needs to act without a second request.
  */
 import { Schema, SchemaAST } from "effect"
 import { Timestamp } from "./Fields.js"
@@ -10,7 +10,7 @@ import { Timestamp } from "./Fields.js"
 const Handle = Schema.String.annotations({ description: "a user's handle, without @" })
 const Gems = Schema.Int.annotations({ description: "a number of Gems (1 Gem = 0.52 USD)" })
 
-/** One catalog member: the envelope of CONTRACT "Events" with this `type` and this `data`. */
+/** One catalog member: the event envelope (`id`, `type`, `created_at`, `data`) with this `type` and this `data`. */
 const event = <const T extends string, const Fields extends Schema.Struct.Fields>(
   type: T,
   name: string,

@@ -1,6 +1,6 @@
 /**
  * The event catalog in /openapi.json, as OpenAPI 3.1 `webhooks`: one entry per event type, a POST whose body is
- * that event's envelope (CONTRACT "Webhooks"). The same envelopes arrive over WebSocket and polling.
+ * that event's envelope, signed per Standard Webhooks. The same envelopes arrive over WebSocket and polling.
  */
 import { OpenApiJsonSchema } from "@effect/platform"
 import { Option, type Schema, SchemaAST } from "effect"

@@ -14,7 +14,7 @@ const CursorParam = IntParam({
   description: "the `next_cursor` of the previous page; omitted: from the oldest event still retained"
 })
 
-/** The envelope of CONTRACT "Events": the same on WebSocket, webhooks and polling. */
+/** The event envelope: the same on WebSocket, webhooks and polling. */
 export const EnvelopeFields = {
   id: Schema.String.annotations({ examples: ["evt_3f2a9c0d4b5e6f708192a3b4c5d6e7f8"] }),
   type: Schema.String.annotations({ examples: ["task.assigned"] }),

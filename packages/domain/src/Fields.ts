@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-/** Field limits of CONTRACT.md: over-long input is refused, never truncated. */
+/** Field limits (README "Limits"): over-long input is refused, never truncated. */
 export const limited = (max: number, min = 0) =>
   Schema.String.pipe(
     Schema.minLength(min, { message: () => min === 1 ? "must not be empty" : `must be at least ${min} characters` }),
