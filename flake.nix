@@ -24,8 +24,9 @@
             runHook preInstall
             mkdir -p $out/lib/shoal $out/bin
             cp -r package.json package-lock.json tsconfig.json node_modules packages src migrations $out/lib/shoal/
-            makeWrapper $out/lib/shoal/node_modules/.bin/tsx $out/bin/shoal-server \
-              --add-flags $out/lib/shoal/src/main.ts --prefix PATH : ${pkgs.nodejs_20}/bin
+            # node itself, not the tsx wrapper process: systemd's signals then reach the server, which shuts down once
+            makeWrapper ${pkgs.nodejs_20}/bin/node $out/bin/shoal-server \
+              --add-flags "--import file://$out/lib/shoal/node_modules/tsx/dist/loader.mjs $out/lib/shoal/src/main.ts"
             makeWrapper $out/lib/shoal/node_modules/.bin/tsx $out/bin/shoal \
               --add-flags $out/lib/shoal/src/cli.ts --prefix PATH : ${pkgs.nodejs_20}/bin
             runHook postInstall
