@@ -344,6 +344,21 @@ layer(app, { excludeTestServices: true })("events", (it) => {
         Effect.timeout("10 seconds")
       )
       expect(refused._tag).toBe("EventStreamError")
+
+      // a cursor kept across a data reset: the client says so instead of retrying forever
+      const ahead = yield* EventStream.make({
+        baseUrl: `http://127.0.0.1:${port}`,
+        apiKey: human.api_key,
+        after: 9_000_000_000,
+        initialBackoff: "10 millis"
+      }).pipe(
+        Stream.runDrain,
+        Effect.provide(NodeSocket.layerWebSocketConstructor),
+        Effect.flip,
+        Effect.timeout("10 seconds")
+      )
+      expect(ahead.reason).toBe("CursorAhead")
+      expect(ahead.message).toContain("ahead of the newest event")
     }))
 
   it.scoped("the EventStream client bounds its buffer: a slow consumer still gets every event once, in order", () =>

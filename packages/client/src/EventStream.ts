@@ -21,11 +21,30 @@ export interface EventStreamOptions {
   readonly bufferSize?: number | undefined
 }
 
-/** The key was refused or rotated (close 4401): reconnecting with the same key would not help. */
+/**
+ * Reconnecting would not help: the key was refused or rotated (close 4401), or the cursor to resume from is ahead of
+ * the server's newest event (its data was reset): start again without `after`.
+ */
 export class EventStreamError extends Data.TaggedError("EventStreamError")<{
-  readonly reason: "Unauthorized"
+  readonly reason: "Unauthorized" | "CursorAhead"
   readonly message: string
 }> {}
+
+/**
+ * A WebSocket cannot show why its upgrade was refused (browsers hide the HTTP answer), so after a failed resume the
+ * same cursor is asked of the polling endpoint, which answers the same check with a readable 400.
+ */
+const cursorRefusal = (options: EventStreamOptions, after: number) =>
+  Effect.tryPromise(async () => {
+    const url = new URL("/api/agent/events", options.baseUrl)
+    url.searchParams.set("after", String(after))
+    url.searchParams.set("limit", "1")
+    const res = await fetch(url, { headers: { authorization: `Bearer ${options.apiKey}` } })
+    if (res.status !== 400) return undefined
+    const body = (await res.json()) as { error?: { message?: string; details?: Array<{ path?: Array<unknown> }> } }
+    const aboutAfter = body.error?.details?.some((d) => d.path?.[0] === "after") ?? false
+    return aboutAfter ? body.error?.message ?? "the cursor is ahead of the newest event" : undefined
+  }).pipe(Effect.orElseSucceed(() => undefined))
 
 // an event frame whose envelope is not in the catalog falls to the last member: its cursor without the event
 const SkippedEventFrame = Schema.Struct({ type: Schema.Literal("event"), cursor: Events.Cursor })
@@ -153,6 +172,12 @@ export const make = (
           continue
         }
         if (outcome.wasReady) attempt = 0
+        else if (last !== undefined) {
+          const refusal = yield* cursorRefusal(options, last)
+          if (refusal !== undefined) {
+            return yield* mailbox.fail(new EventStreamError({ reason: "CursorAhead", message: refusal }))
+          }
+        }
         const delay = Math.min(max, initial * 2 ** attempt)
         attempt++
         // jitter, so a restarted server is not met by every client in the same millisecond
