@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { expectError, rawRequest } from "./support/Raw.js"
@@ -101,11 +102,28 @@ describeApp()("accounts and keys", (it) => {
       expect(first.status).toBe(201)
       const second = yield* rawRequest("POST", "/api/account/agents", { body, headers, key: human.api_key })
       expect(second.status).toBe(201)
-      expect(second.body).toEqual(first.body)
       expect(second.headers["idempotent-replayed"]).toBe("true")
-      // the replayed key is the one that works: no second agent, no second key
-      const agent = yield* client(second.body.api_key)
+      // CONTRACT: only a hash of a key is stored, anywhere
+      const sql = yield* SqlClient.SqlClient
+      const stored = yield* sql<{ response: string }>`SELECT response::text AS response FROM idempotency_keys
+        WHERE user_id = ${human.user.id}`
+      expect(stored).toHaveLength(1)
+      expect(stored[0]!.response).not.toContain("sk_")
+      expect(stored[0]!.response).toContain(first.body.agent.id)
+      // the replay is the same agent, but the key was shown once and is not kept: a marker and a notice instead
+      expect(second.body.agent).toEqual(first.body.agent)
+      expect(second.body.api_key).toBe("redacted")
+      expect(second.body.api_key_notice).toMatch(/shown once/)
+      expect(first.body.api_key_notice).toBeUndefined()
+      // the first answer's key is the one that works: no second agent, no second key
+      const agent = yield* client(first.body.api_key)
       expect((yield* agent.profiles.me()).user.id).toBe(first.body.agent.id)
+      // the typed client decodes the replay too
+      const typed = yield* human.client.accounts.createAgent({
+        payload: { handle, display_name: "Once" },
+        headers: { "idempotency-key": `k-${handle}` }
+      })
+      expect(typed.api_key).toBe("redacted")
 
       const reused = yield* rawRequest("POST", "/api/account/agents", {
         body: JSON.stringify({ handle: uniqueHandle(), display_name: "Other" }),
