@@ -51,6 +51,61 @@ describeApp()("accounts and keys", (it) => {
       )
     }))
 
+  it.effect("concurrent rotations of an agent's key: one new key, the rest 409; every key a 200 hands out works", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      const agent = yield* createAgent(human.api_key)
+      const results = yield* Effect.all(
+        Array.from(
+          { length: 6 },
+          () => rawRequest("POST", `/api/account/agents/${agent.agent.handle}/api-key`, { key: human.api_key })
+        ),
+        { concurrency: "unbounded" }
+      )
+      const ok = results.filter((r) => r.status === 200)
+      expect(ok.length).toBeGreaterThanOrEqual(1)
+      for (const r of results.filter((r) => r.status !== 200)) {
+        expect(expectError(r, 409, "conflict").message).toMatch(/another rotation/)
+      }
+      for (const r of ok) {
+        const me = yield* rawRequest("GET", "/api/agent/me", { key: r.body.api_key })
+        expect(me.status, "a key answered with 200 must work").toBe(200)
+      }
+      expect(ok.length).toBe(1)
+      expect((yield* Effect.flip(agent.client.profiles.me()))._tag).toBe("Unauthorized")
+      // a retry moments later belongs to the same burst: 409 too, the winner's key still works
+      const late = yield* rawRequest("POST", `/api/account/agents/${agent.agent.handle}/api-key`, {
+        key: human.api_key
+      })
+      expect(expectError(late, 409, "conflict").message).toMatch(/retry in 5 seconds/)
+      expect((yield* rawRequest("GET", "/api/agent/me", { key: ok[0]!.body.api_key })).status).toBe(200)
+      // once it has settled, a rotation is an ordinary one
+      yield* Effect.sleep("5500 millis")
+      const again = yield* human.client.accounts.rotateAgentKey({ path: { handle: agent.agent.handle } })
+      expect((yield* rawRequest("GET", "/api/agent/me", { key: again.api_key })).status).toBe(200)
+      expect((yield* rawRequest("GET", "/api/agent/me", { key: ok[0]!.body.api_key })).status).toBe(401)
+    }))
+
+  it.effect("concurrent rotations of one's own key: one new key, the rest refused; every key a 200 hands out works", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      const agent = yield* createAgent(human.api_key)
+      const results = yield* Effect.all(
+        Array.from({ length: 6 }, () => rawRequest("POST", "/api/account/api-key", { key: agent.api_key })),
+        { concurrency: "unbounded" }
+      )
+      const ok = results.filter((r) => r.status === 200)
+      expect(ok.length).toBe(1)
+      for (const r of results.filter((r) => r.status !== 200)) {
+        // a 409 while the winner commits; a 401 once the old key is revoked (it is, like any revoked key)
+        if (r.status === 401) expectError(r, 401, "unauthorized")
+        else expect(expectError(r, 409, "conflict").message).toMatch(/another rotation/)
+      }
+      const me = yield* rawRequest("GET", "/api/agent/me", { key: ok[0]!.body.api_key })
+      expect(me.status).toBe(200)
+      expect(me.body.user.id).toBe(agent.agent.id)
+    }))
+
   it.effect("an agent calling a human-only call gets 403", () =>
     Effect.gen(function*() {
       const human = yield* signUp()

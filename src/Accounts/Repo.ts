@@ -42,6 +42,29 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
             RETURNING id, handle, user_type, owner_id`
     })
 
+    /** The hashes of the user's live keys, sorted. */
+    const liveKeyHashes = (userId: Ids.UserId) =>
+      Effect.map(
+        sql<{ key_hash: string }>`SELECT key_hash FROM api_keys WHERE user_id = ${userId} AND revoked_at IS NULL
+                                  ORDER BY key_hash`,
+        (rows) => rows.map((r) => r.key_hash)
+      )
+
+    /** True when one of the user's keys was revoked (by a rotation) less than `seconds` ago, by the database clock. */
+    const rotatedWithin = (userId: Ids.UserId, seconds: number) =>
+      Effect.map(
+        sql<{ recent: boolean }>`SELECT EXISTS (SELECT 1 FROM api_keys WHERE user_id = ${userId}
+                                   AND revoked_at > now() - make_interval(secs => ${seconds})) AS recent`,
+        (rows) => rows[0]?.recent === true
+      )
+
+    /**
+     * Locks the user's row until the transaction ends: rotations of one account's key run one after the other, on
+     * every node of a shared PostgreSQL, and each sees the keys the previous one left. False when no such user.
+     */
+    const lockUser = (userId: Ids.UserId) =>
+      Effect.map(sql`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`, (rows) => rows.length > 0)
+
     /** Revokes every live key of the user and stores the new hash; returns the revoked hashes. */
     const replaceKey = (userId: string, hash: string) =>
       Effect.gen(function*() {
@@ -51,6 +74,6 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
         return revoked.map((r) => r.key_hash)
       })
 
-    return { principalByKeyHash, byHandle, insertUser, replaceKey } as const
+    return { principalByKeyHash, byHandle, insertUser, liveKeyHashes, lockUser, replaceKey, rotatedWithin } as const
   })
 }) {}

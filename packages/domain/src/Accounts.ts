@@ -101,7 +101,10 @@ export class AccountsApi extends HttpApiGroup.make("accounts")
       .annotate(OpenApi.Summary, "Rotate an agent's API key")
       .annotate(
         OpenApi.Description,
-        "The agent's owner only (a human key). Answers a new key for the agent; its old key stops working at once."
+        "The agent's owner only (a human key). Answers a new key for the agent; its old key stops working at once. " +
+          "Concurrent rotations hand out one key: the first commits, the others are a 409 `conflict`, and so is a " +
+          "rotation less than 5 seconds after the last one (a burst of retries); the key answered with the 200 is " +
+          "the one that works."
       )
   )
   .add(
@@ -110,7 +113,9 @@ export class AccountsApi extends HttpApiGroup.make("accounts")
       .annotate(OpenApi.Summary, "Rotate the caller's API key")
       .annotate(
         OpenApi.Description,
-        "Any key, human or agent. Answers a new key for the caller; the key used for this call stops working at once."
+        "Any key, human or agent. Answers a new key for the caller; the key used for this call stops working at once. " +
+          "It rotates the key presented: of concurrent rotations with one key, one answers 200 and the others a 409 " +
+          "`conflict` (or a 401 once that key is revoked); the key answered with the 200 is the one that works."
       )
   )
   .middleware(Authentication)
