@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Accounts as Api, Auth, Ids } from "@shoal/domain"
 import { Errors } from "@shoal/domain"
-import { Config, Effect, Option } from "effect"
+import { Clock, Config, Effect, Option } from "effect"
 import { generateKey, hashKey } from "./Accounts/Keys.js"
 import { AccountsRepo } from "./Accounts/Repo.js"
 import * as Revoked from "./Accounts/Revoked.js"
@@ -10,6 +10,12 @@ import { EventsRepo } from "./Realtime/EventsRepo.js"
 
 const handleTaken = (handle: string) =>
   new Errors.Conflict({ message: `the handle "${handle}" is already taken`, details: { field: "handle" } })
+
+/**
+ * An owner's rotations of one agent's key closer together than this are one burst (parallel retries): the first
+ * commits, the others are a 409, so no 200 hands out a key another 200 already replaced.
+ */
+export const ROTATION_SETTLE_SECONDS = 5
 
 const humansOnly = (what: string) =>
   new Errors.Forbidden({ message: `${what} is for human accounts; an agent key cannot do it` })
@@ -34,7 +40,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         })
         if (Option.isNone(row)) return yield* handleTaken(input.handle)
         const apiKey = generateKey()
-        yield* repo.replaceKey(row.value.id, hashKey(apiKey))
+        yield* repo.replaceKey(row.value.id, hashKey(apiKey), yield* Clock.currentTimeMillis)
         return { id: row.value.id, apiKey }
       }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
@@ -51,10 +57,34 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       return yield* create(input, "agent", owner.id)
     })
 
-    const rotate = (userId: Ids.UserId) =>
+    const rotationRaced = (whose: string) =>
+      new Errors.Conflict({
+        message: `another rotation of ${whose} key is in progress or has just replaced it: concurrent rotations ` +
+          "hand out one key, and the key that rotation answered is the one that works. To rotate again, retry in " +
+          `${ROTATION_SETTLE_SECONDS} seconds`
+      })
+
+    /**
+     * Replaces the user's key if its live keys are still the ones this request started from (`expected`), else a 409:
+     * of concurrent rotations exactly one commits, so every key answered with a 200 works. The user's row is locked
+     * first, so the comparison and the swap are one step on a multi-node PostgreSQL too.
+     */
+    const rotate = (
+      userId: Ids.UserId,
+      expected: (live: ReadonlyArray<string>) => boolean,
+      options: { readonly whose: string; readonly settle: boolean }
+    ) =>
       Effect.gen(function*() {
         const apiKey = generateKey()
-        const revoked = yield* repo.replaceKey(userId, hashKey(apiKey)).pipe(
+        const revoked = yield* Effect.gen(function*() {
+          yield* repo.lockUser(userId)
+          if (!expected(yield* repo.liveKeyHashes(userId))) return yield* rotationRaced(options.whose)
+          const now = yield* Clock.currentTimeMillis
+          if (options.settle && (yield* repo.rotatedSince(userId, now - ROTATION_SETTLE_SECONDS * 1000))) {
+            return yield* rotationRaced(options.whose)
+          }
+          return yield* repo.replaceKey(userId, hashKey(apiKey), now)
+        }).pipe(
           // every node closes the sockets opened with the old key and uncaches it; sent only if this commits
           Effect.tap((hashes) =>
             hashes.length === 0
@@ -62,15 +92,26 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
               : notices.notify(Revoked.KeysChannel, Revoked.encode({ user_id: userId, key_hashes: hashes }))
           ),
           sql.withTransaction,
-          Effect.orDie
+          Effect.catchTag("SqlError", Effect.die)
         )
         // this node at once, before answering: the old key must not work for the caller's next request
         yield* keys.invalidate(revoked)
         return apiKey
       })
 
-    /** The caller's own key: the old one stops working at once. */
-    const rotateKey = Effect.fn("Accounts.rotateKey")((caller: Auth.Principal) => rotate(caller.id))
+    const sameKeys = (seen: ReadonlyArray<string>) => (live: ReadonlyArray<string>) =>
+      live.length === seen.length && live.every((h, i) => h === seen[i])
+
+    /**
+     * The caller's own key: the old one stops working at once. The rotation is of the key presented, so it commits
+     * only while that key is still live; without one (the offline CLI), of the keys live when it started.
+     */
+    const rotateKey = Effect.fn("Accounts.rotateKey")(function*(caller: Auth.Principal) {
+      const expected = caller.keyHash !== ""
+        ? (live: ReadonlyArray<string>) => live.includes(caller.keyHash)
+        : sameKeys(yield* repo.liveKeyHashes(caller.id).pipe(Effect.orDie))
+      return yield* rotate(caller.id, expected, { whose: "this", settle: false })
+    })
 
     /** A human rotates the key of an agent it owns. */
     const rotateAgentKey = Effect.fn("Accounts.rotateAgentKey")(function*(owner: Auth.Principal, handle: string) {
@@ -82,7 +123,11 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       if (agent.value.owner_id !== owner.id) {
         return yield* new Errors.Forbidden({ message: `only the owner of "${handle}" can rotate its key` })
       }
-      return yield* rotate(agent.value.id)
+      // the keys this request saw: a rotation that commits before this one makes this one a 409. The owner presents
+      // no key of the agent, so a rotation that committed just before this request read them counts too: one
+      // that revoked a key of the agent less than ROTATION_SETTLE_SECONDS ago (a burst of retries gets one key)
+      const seen = yield* repo.liveKeyHashes(agent.value.id).pipe(Effect.orDie)
+      return yield* rotate(agent.value.id, sameKeys(seen), { whose: `"${handle}"'s`, settle: true })
     })
 
     return { signUp, createAgent, rotateKey, rotateAgentKey } as const

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { Errors, Identity as Keys, IdentityApi as Api, Ids } from "@shoal/domain"
 import { Clock, Effect, Either, Option, Schema } from "effect"
 import { canonicalJson } from "./Http/CanonicalJson.js"
@@ -13,12 +14,20 @@ const toDomain = (row: DomainRow) =>
 
 const noNames = new Api.NostrJson({ names: {} })
 
+/**
+ * Whether an `hns` identity value names a tld: it is that very name, compared lowercased, without surrounding
+ * spaces and without the trailing "/" (Handshake's way to write a top-level name, `alice/`) or ".". A name under
+ * the tld (`blog.alice`) does not name it: holding a second-level name gives no say over the tld.
+ */
+export const hnsNames = (hns: string, tld: string) => hns.trim().toLowerCase().replace(/[./]+$/, "") === tld
+
 /** Public identity: signed proofs, NIP-05 names, the verifying key, and each user's naming-system domains. */
 export class Identity extends Effect.Service<Identity>()("Identity", {
   effect: Effect.gen(function*() {
     const directory = yield* Directory
     const key = yield* SigningKey
     const repo = yield* IdentityRepo
+    const sql = yield* SqlClient.SqlClient
     const issuer = yield* PublicUrl
 
     /** Handles match case-insensitively; a string that cannot be a handle is simply unknown (404, not 400). */
@@ -69,17 +78,48 @@ export class Identity extends Effect.Service<Identity>()("Identity", {
       return rows.map(toDomain)
     })
 
+    /**
+     * A tld is the caller's when its identity `hns` names it (see `hnsNames`), and one account's only: the holder
+     * keeps it while its own hns still names it (409 for anyone else); a holder whose hns has moved on lets it go
+     * to the next account whose hns names it. The unique index on `user_domains (tld)` settles racing claims.
+     */
     const setDomain = Effect.fn("Identity.setDomain")(
       function*(userId: Ids.UserId, tld: string, patch: Api.DomainPatch) {
-        const row = yield* Effect.orDie(
-          repo.putDomain({ userId, tld, mode: patch.domain_mode, redirectUrl: patch.redirect_url ?? null })
-        )
-        if (Option.isNone(row)) {
-          return yield* new Errors.Unprocessable({
-            message: `an account links at most ${MAX_DOMAINS_PER_USER} domains`
+        const hns = yield* Effect.orDie(repo.hnsOf(userId))
+        if (!Option.exists(hns, (h) => hnsNames(h, tld))) {
+          return yield* new Errors.Forbidden({
+            message: `the tld "${tld}" is not linked to this account: set identity.hns to "${tld}" first ` +
+              `(PATCH /api/agent/profile {"identity":{"hns":"${tld}"}})`
           })
         }
-        return toDomain(row.value)
+        const takenBy = new Errors.Conflict({
+          message: `the tld "${tld}" is already linked to another account, whose identity.hns names it`,
+          details: { tld }
+        })
+        const saved = yield* Effect.gen(function*() {
+          const holder = yield* repo.domainHolder(tld)
+          if (Option.isSome(holder) && holder.value.user_id !== userId) {
+            if (holder.value.hns !== null && hnsNames(holder.value.hns, tld)) return yield* takenBy
+            yield* repo.dropDomain(holder.value.user_id, tld)
+          }
+          return yield* repo.claimDomain({
+            userId,
+            tld,
+            mode: patch.domain_mode,
+            redirectUrl: patch.redirect_url ?? null,
+            at: new Date(yield* Clock.currentTimeMillis)
+          })
+        }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+        switch (saved._tag) {
+          case "Taken":
+            return yield* takenBy
+          case "AtCap":
+            return yield* new Errors.Unprocessable({
+              message: `an account links at most ${MAX_DOMAINS_PER_USER} domains`
+            })
+          case "Saved":
+            return toDomain(saved.row)
+        }
       }
     )
 

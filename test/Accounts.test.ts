@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { expectError, rawRequest } from "./support/Raw.js"
@@ -48,6 +49,61 @@ describeApp()("accounts and keys", (it) => {
         401,
         "unauthorized"
       )
+    }))
+
+  it.effect("concurrent rotations of an agent's key: one new key, the rest 409; every key a 200 hands out works", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      const agent = yield* createAgent(human.api_key)
+      const results = yield* Effect.all(
+        Array.from(
+          { length: 6 },
+          () => rawRequest("POST", `/api/account/agents/${agent.agent.handle}/api-key`, { key: human.api_key })
+        ),
+        { concurrency: "unbounded" }
+      )
+      const ok = results.filter((r) => r.status === 200)
+      expect(ok.length).toBeGreaterThanOrEqual(1)
+      for (const r of results.filter((r) => r.status !== 200)) {
+        expect(expectError(r, 409, "conflict").message).toMatch(/another rotation/)
+      }
+      for (const r of ok) {
+        const me = yield* rawRequest("GET", "/api/agent/me", { key: r.body.api_key })
+        expect(me.status, "a key answered with 200 must work").toBe(200)
+      }
+      expect(ok.length).toBe(1)
+      expect((yield* Effect.flip(agent.client.profiles.me()))._tag).toBe("Unauthorized")
+      // a retry moments later belongs to the same burst: 409 too, the winner's key still works
+      const late = yield* rawRequest("POST", `/api/account/agents/${agent.agent.handle}/api-key`, {
+        key: human.api_key
+      })
+      expect(expectError(late, 409, "conflict").message).toMatch(/retry in 5 seconds/)
+      expect((yield* rawRequest("GET", "/api/agent/me", { key: ok[0]!.body.api_key })).status).toBe(200)
+      // once it has settled, a rotation is an ordinary one
+      yield* Effect.sleep("5500 millis")
+      const again = yield* human.client.accounts.rotateAgentKey({ path: { handle: agent.agent.handle } })
+      expect((yield* rawRequest("GET", "/api/agent/me", { key: again.api_key })).status).toBe(200)
+      expect((yield* rawRequest("GET", "/api/agent/me", { key: ok[0]!.body.api_key })).status).toBe(401)
+    }))
+
+  it.effect("concurrent rotations of one's own key: one new key, the rest refused; every key a 200 hands out works", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      const agent = yield* createAgent(human.api_key)
+      const results = yield* Effect.all(
+        Array.from({ length: 6 }, () => rawRequest("POST", "/api/account/api-key", { key: agent.api_key })),
+        { concurrency: "unbounded" }
+      )
+      const ok = results.filter((r) => r.status === 200)
+      expect(ok.length).toBe(1)
+      for (const r of results.filter((r) => r.status !== 200)) {
+        // a 409 while the winner commits; a 401 once the old key is revoked (it is, like any revoked key)
+        if (r.status === 401) expectError(r, 401, "unauthorized")
+        else expect(expectError(r, 409, "conflict").message).toMatch(/another rotation/)
+      }
+      const me = yield* rawRequest("GET", "/api/agent/me", { key: ok[0]!.body.api_key })
+      expect(me.status).toBe(200)
+      expect(me.body.user.id).toBe(agent.agent.id)
     }))
 
   it.effect("an agent calling a human-only call gets 403", () =>
@@ -101,11 +157,28 @@ describeApp()("accounts and keys", (it) => {
       expect(first.status).toBe(201)
       const second = yield* rawRequest("POST", "/api/account/agents", { body, headers, key: human.api_key })
       expect(second.status).toBe(201)
-      expect(second.body).toEqual(first.body)
       expect(second.headers["idempotent-replayed"]).toBe("true")
-      // the replayed key is the one that works: no second agent, no second key
-      const agent = yield* client(second.body.api_key)
+      // CONTRACT: only a hash of a key is stored, anywhere
+      const sql = yield* SqlClient.SqlClient
+      const stored = yield* sql<{ response: string }>`SELECT response::text AS response FROM idempotency_keys
+        WHERE user_id = ${human.user.id}`
+      expect(stored).toHaveLength(1)
+      expect(stored[0]!.response).not.toContain("sk_")
+      expect(stored[0]!.response).toContain(first.body.agent.id)
+      // the replay is the same agent, but the key was shown once and is not kept: a marker and a notice instead
+      expect(second.body.agent).toEqual(first.body.agent)
+      expect(second.body.api_key).toBe("redacted")
+      expect(second.body.api_key_notice).toMatch(/shown once/)
+      expect(first.body.api_key_notice).toBeUndefined()
+      // the first answer's key is the one that works: no second agent, no second key
+      const agent = yield* client(first.body.api_key)
       expect((yield* agent.profiles.me()).user.id).toBe(first.body.agent.id)
+      // the typed client decodes the replay too
+      const typed = yield* human.client.accounts.createAgent({
+        payload: { handle, display_name: "Once" },
+        headers: { "idempotency-key": `k-${handle}` }
+      })
+      expect(typed.api_key).toBe("redacted")
 
       const reused = yield* rawRequest("POST", "/api/account/agents", {
         body: JSON.stringify({ handle: uniqueHandle(), display_name: "Other" }),

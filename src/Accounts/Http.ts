@@ -30,7 +30,7 @@ export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (hand
             const { apiKey, id } = yield* accounts.createAgent(owner, payload)
             const agent = yield* profiles.freshProfile(id)
             return new Api.AgentCreated({ status: "success", agent, api_key: apiKey })
-          }))
+          }), { redact: (created) => created.redacted() })
       )
       .handle("rotateAgentKey", ({ path }) =>
         Effect.flatMap(Auth.CurrentUser, (owner) =>

@@ -42,15 +42,40 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
             RETURNING id, handle, user_type, owner_id`
     })
 
+    /** The hashes of the user's live keys, sorted. */
+    const liveKeyHashes = (userId: Ids.UserId) =>
+      Effect.map(
+        sql<{ key_hash: string }>`SELECT key_hash FROM api_keys WHERE user_id = ${userId} AND revoked_at IS NULL
+                                  ORDER BY key_hash`,
+        (rows) => rows.map((r) => r.key_hash)
+      )
+
+    /** True when one of the user's keys was revoked (by a rotation) after `since`. */
+    const rotatedSince = (userId: Ids.UserId, since: number) =>
+      Effect.map(
+        sql<{ recent: boolean }>`SELECT EXISTS (SELECT 1 FROM api_keys WHERE user_id = ${userId}
+                                   AND revoked_at > ${new Date(since).toISOString()}::timestamptz) AS recent`,
+        (rows) => rows[0]?.recent === true
+      )
+
+    /**
+     * Locks the user's row until the transaction ends: rotations of one account's key run one after the other, on
+     * every node of a shared PostgreSQL, and each sees the keys the previous one left. False when no such user.
+     */
+    const lockUser = (userId: Ids.UserId) =>
+      Effect.map(sql`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`, (rows) => rows.length > 0)
+
     /** Revokes every live key of the user and stores the new hash; returns the revoked hashes. */
-    const replaceKey = (userId: Ids.UserId, hash: string) =>
+    const replaceKey = (userId: Ids.UserId, hash: string, now: number) =>
       Effect.gen(function*() {
+        const at = new Date(now).toISOString()
         const revoked = yield* sql<{ key_hash: string }>`
-          UPDATE api_keys SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL RETURNING key_hash`
-        yield* sql`INSERT INTO api_keys (key_hash, user_id) VALUES (${hash}, ${userId})`
+          UPDATE api_keys SET revoked_at = ${at}::timestamptz WHERE user_id = ${userId} AND revoked_at IS NULL
+          RETURNING key_hash`
+        yield* sql`INSERT INTO api_keys (key_hash, user_id, created_at) VALUES (${hash}, ${userId}, ${at}::timestamptz)`
         return revoked.map((r) => r.key_hash)
       })
 
-    return { principalByKeyHash, byHandle, insertUser, replaceKey } as const
+    return { principalByKeyHash, byHandle, insertUser, liveKeyHashes, lockUser, replaceKey, rotatedSince } as const
   })
 }) {}

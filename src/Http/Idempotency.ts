@@ -16,6 +16,8 @@ const ABANDONED_MS = 60_000
  * `Idempotency-Key` with Stripe semantics, scoped to the caller: the first response is stored in the same
  * transaction as the write it reports, and replayed (with `Idempotent-Replayed: true`) for 24 hours.
  * Same key with another body → 409; while the first is still running → 409; a failed request stores nothing.
+ * `redact` says what of the answer is kept: a secret shown once (an API key) must not sit in the table for a day,
+ * so the replay answers the redacted copy (CONTRACT: only a hash of a key is stored).
  */
 export class Idempotency extends Effect.Service<Idempotency>()("Http/Idempotency", {
   effect: Effect.gen(function*() {
@@ -37,15 +39,16 @@ export class Idempotency extends Effect.Service<Idempotency>()("Http/Idempotency
         readonly route: string
         readonly request: unknown
         readonly response: Schema.Schema<A, I>
+        readonly redact?: ((a: A) => A) | undefined
       },
       effect: Effect.Effect<A, E, R>
     ): Effect.Effect<A, E | Errors.Conflict, R> => {
-      const { key, response, route, userId } = options
+      const { key, redact, response, route, userId } = options
       if (key === undefined) return effect
       const hash = createHash("sha256").update(route).update("\n").update(canonicalJson(options.request)).digest("hex")
       const execute = Effect.gen(function*() {
         const a = yield* effect
-        const body = yield* Effect.orDie(Schema.encode(response)(a))
+        const body = yield* Effect.orDie(Schema.encode(response)(redact === undefined ? a : redact(a)))
         yield* Effect.orDie(repo.complete(userId, key, body))
         return a
       }).pipe(
@@ -83,7 +86,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("Http/Idempotency
 /**
  * An endpoint opts into `Idempotency-Key` in one line: `.handle("create", idempotent("create", Api.Created, handler))`.
  * The key comes from the endpoint's `idempotency-key` header (declare `IdempotencyHeaders`), the caller from the
- * authentication middleware, the request identity from the payload and path.
+ * authentication middleware, the request identity from the payload and path. `options.redact` turns the answer into
+ * what may be kept and replayed (an answer carrying a secret shown once must redact it).
  */
 export const idempotent = <
   Req extends { readonly headers: { readonly "idempotency-key"?: string | undefined } },
@@ -94,7 +98,8 @@ export const idempotent = <
 >(
   route: string,
   response: Schema.Schema<A, I>,
-  handler: (request: Req) => Effect.Effect<A, E, R>
+  handler: (request: Req) => Effect.Effect<A, E, R>,
+  options: { readonly redact?: (a: A) => A } = {}
 ) =>
 (request: Req): Effect.Effect<A, E | Errors.Conflict, R | Idempotency | Auth.CurrentUser> =>
   Effect.gen(function*() {
@@ -102,7 +107,14 @@ export const idempotent = <
     const caller = yield* Auth.CurrentUser
     const { payload, path } = request as { readonly payload?: unknown; readonly path?: unknown }
     return yield* idempotency.run(
-      { userId: caller.id, key: request.headers["idempotency-key"], route, request: { payload, path }, response },
+      {
+        userId: caller.id,
+        key: request.headers["idempotency-key"],
+        route,
+        request: { payload, path },
+        response,
+        redact: options.redact
+      },
       handler(request)
     )
   })

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
 import { Identity, IdentityApi, Ids } from "@shoal/domain"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 
 /** What the public identity surfaces (proof, NIP-05, DNS) need of a user: nothing private, no balances. */
 export const IdentityRow = Schema.Struct({
@@ -17,6 +18,22 @@ export const DomainRow = Schema.Struct({
   redirect_url: Schema.NullOr(Schema.String)
 })
 export type DomainRow = typeof DomainRow.Type
+
+const DomainPut = Schema.Struct({
+  userId: Ids.UserId,
+  tld: Schema.String,
+  mode: IdentityApi.DomainMode,
+  redirectUrl: Schema.NullOr(Schema.String),
+  /** the time the setting is stamped with, from the Clock */
+  at: Schema.DateFromSelf
+})
+
+const atCap = { _tag: "AtCap" } as const
+const taken = { _tag: "Taken" } as const
+
+/** PostgreSQL's unique_violation, as the pg driver and PGlite both report it. */
+const isUniqueViolation = (e: unknown) =>
+  e instanceof SqlError && (e.cause as { readonly code?: unknown } | undefined)?.code === "23505"
 
 /** More than anyone links; the cap keeps one account from filling the table. */
 export const MAX_DOMAINS_PER_USER = 50
@@ -39,23 +56,48 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("Identity/Repo"
 
     /** Upsert in one statement; None when the user is at the cap and this tld is new. */
     const putDomain = SqlSchema.findOne({
-      Request: Schema.Struct({
-        userId: Ids.UserId,
-        tld: Schema.String,
-        mode: IdentityApi.DomainMode,
-        redirectUrl: Schema.NullOr(Schema.String)
-      }),
+      Request: DomainPut,
       Result: DomainRow,
       execute: (r) =>
-        sql`INSERT INTO user_domains (user_id, tld, mode, redirect_url)
-          SELECT ${r.userId}, ${r.tld}, ${r.mode}, ${r.redirectUrl}
+        sql`INSERT INTO user_domains (user_id, tld, mode, redirect_url, created_at, updated_at)
+          SELECT ${r.userId}, ${r.tld}, ${r.mode}, ${r.redirectUrl}, ${r.at}, ${r.at}
           WHERE (SELECT count(*) FROM user_domains WHERE user_id = ${r.userId} AND tld <> ${r.tld})
             < ${MAX_DOMAINS_PER_USER}
           ON CONFLICT (user_id, tld) DO UPDATE
-            SET mode = excluded.mode, redirect_url = excluded.redirect_url, updated_at = now()
+            SET mode = excluded.mode, redirect_url = excluded.redirect_url, updated_at = excluded.updated_at
           RETURNING tld, mode, redirect_url`
     })
 
-    return { findByHandle, listDomains, putDomain } as const
+    /** The user's `hns` identity value, None when the user has none (or does not exist). */
+    const hnsOf = (userId: Ids.UserId) =>
+      Effect.map(
+        sql<{ hns: string | null }>`SELECT identity->>'hns' AS hns FROM users WHERE id = ${userId}`,
+        (rows) => Option.fromNullable(rows[0]?.hns)
+      )
+
+    /** Who holds a tld, with that account's `hns` now; the row is locked until the transaction ends. */
+    const domainHolder = (tld: string) =>
+      Effect.map(
+        sql<{ user_id: Ids.UserId; hns: string | null }>`SELECT d.user_id, u.identity->>'hns' AS hns
+          FROM user_domains d JOIN users u ON u.id = d.user_id WHERE d.tld = ${tld} FOR UPDATE OF d`,
+        (rows) => Option.fromNullable(rows[0])
+      )
+
+    const dropDomain = (userId: Ids.UserId, tld: string) =>
+      sql`DELETE FROM user_domains WHERE user_id = ${userId} AND tld = ${tld}`
+
+    /**
+     * `putDomain`, with "another account holds this tld" told apart: the unique index on tld refuses a second
+     * holder (a claim racing this one on another connection), which is answered as `Taken`, not as an error.
+     */
+    const claimDomain = (r: typeof DomainPut.Type) =>
+      putDomain(r).pipe(
+        Effect.map((row) =>
+          Option.match(row, { onNone: () => atCap, onSome: (row) => ({ _tag: "Saved", row } as const) })
+        ),
+        Effect.catchIf(isUniqueViolation, () => Effect.succeed(taken))
+      )
+
+    return { findByHandle, listDomains, putDomain, hnsOf, domainHolder, dropDomain, claimDomain } as const
   })
 }) {}

@@ -160,8 +160,13 @@ export class DomainsApi extends HttpApiGroup.make("domains")
       .annotate(OpenApi.Summary, "Set the caller's setting for one tld")
       .annotate(
         OpenApi.Description,
-        "Sets the whole setting of one tld for the caller (ownership is not verified): `domain_mode` `profile`, " +
-          "`redirect` (then `redirect_url` is required) or `custom`."
+        "Sets the whole setting of one tld for the caller: `domain_mode` `profile`, `redirect` (then `redirect_url` " +
+          "is required) or `custom`. The tld must be the one the caller's identity `hns` names: `hns` equals the tld, " +
+          "compared lowercased and without a trailing `/` (Handshake's `alice/`) or `.`; a name under it " +
+          "(`blog.alice`) does not name `alice`. Otherwise a 403 `forbidden`: set `identity.hns` first " +
+          "(PATCH /api/agent/profile). A tld belongs to one account: while its holder's `hns` still names it, " +
+          "anyone else gets a 409 `conflict`; a holder whose `hns` has moved on loses the tld to the next account " +
+          "whose `hns` names it."
       )
   )
   .middleware(Authentication)

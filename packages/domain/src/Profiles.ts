@@ -81,8 +81,10 @@ export class ProfilesApi extends HttpApiGroup.make("profiles")
         OpenApi.Description,
         "Only the fields shown are writable; any other field is a 400 naming it. `identity` merges key by key " +
           "(JSON Merge Patch): a string sets the key, `null` removes it, keys not named stay. `webhook_url` must be " +
-          "http(s) and, unless the server allows it, must not resolve to a loopback, private, link-local or " +
-          "metadata address. Answers the " +
+          "http(s), carry no credentials (`user:password@`), and, unless the server allows it, must not resolve to " +
+          "a loopback, private, link-local or metadata address, nor be an IPv6 form that embeds an IPv4 address " +
+          "(IPv4-compatible, NAT64, 6to4, Teredo; IPv4-mapped is judged as its IPv4 address). Each delivery checks " +
+          "the address it actually connects to again. Answers the " +
           "updated profile, also as `profile` and `user`."
       )
   )

@@ -3,7 +3,7 @@ import * as Dns from "node:dns"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import type { LookupFunction } from "node:net"
-import { isBlockedAddress } from "./UrlGuard.js"
+import { blockedReason, isBlockedAddress } from "./UrlGuard.js"
 
 export interface Outcome {
   readonly status: number | null
@@ -63,7 +63,22 @@ export const post = (
       res.destroy()
     })
     req.on("error", (e) => finish({ status: null, error: e.message }))
-    req.end(body)
+    // nothing is written until the socket is connected and its peer checked: the lookup above judged what DNS
+    // answered, this judges the address actually connected to (an IP literal never goes through the lookup)
+    req.on("socket", (socket) => {
+      const send = () => {
+        const peer = socket.remoteAddress
+        const reason = options.allowPrivate
+          ? undefined
+          : peer === undefined
+          ? "the connected address is unknown"
+          : blockedReason(peer)
+        if (reason === undefined) req.end(body)
+        else req.destroy(new Error(`refused after connecting: ${reason}`))
+      }
+      if (socket.connecting) socket.once("connect", send)
+      else send()
+    })
     return Effect.sync(() => req.destroy())
   }).pipe(
     Effect.timeoutTo({
