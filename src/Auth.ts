@@ -4,7 +4,7 @@ import { Effect, Layer, Option } from "effect"
 import { hashKey } from "./Accounts/Keys.js"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
-import { RateLimiter } from "./Auth/RateLimiter.js"
+import { enforce, RateLimiter } from "./Auth/RateLimiter.js"
 
 const bearer = /^bearer\s+(\S+)\s*$/i
 
@@ -42,24 +42,7 @@ export const AuthenticationLive = Layer.effect(
       }
       const principal = yield* keys.get(hashKey(key))
       if (Option.isNone(principal)) return yield* unauthorized("the API key is unknown or revoked")
-      const decision = yield* limiter.take(principal.value.keyHash)
-      yield* HttpApp.appendPreResponseHandler((_req, res) =>
-        Effect.succeed(HttpServerResponse.setHeaders(res, {
-          "ratelimit-limit": String(decision.limit),
-          "ratelimit-remaining": String(decision.remaining),
-          "ratelimit-reset": String(decision.reset),
-          ...(decision.allowed ? {} : { "retry-after": String(decision.retryAfter) })
-        }))
-      )
-      if (!decision.allowed) {
-        return yield* Effect.fail(
-          new Errors.RateLimited({
-            message:
-              `rate limit of ${decision.limit} requests per minute exceeded; retry after ${decision.retryAfter} s`,
-            details: { retry_after: decision.retryAfter }
-          })
-        )
-      }
+      yield* enforce(yield* limiter.take(principal.value.keyHash), "requests per minute")
       yield* heartbeat.touch(principal.value.id)
       return principal.value
     })

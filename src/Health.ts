@@ -1,19 +1,41 @@
-import { HttpApiBuilder } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Errors, Health, ShoalApi } from "@shoal/domain"
-import { DateTime, Effect } from "effect"
+import { DateTime, Duration, Effect, Layer } from "effect"
+import { deadlineError, describeReason, retryAfterSeconds, unavailableReason } from "./Database/Unavailable.js"
+import { HealthRepo } from "./Health/Repo.js"
 
-/** `/health` answers 200 only while the database answers. */
+/** However slow the database, `/health` answers within this. */
+const deadline = Duration.seconds(1)
+
+const down = (e: unknown) =>
+  Effect.zipRight(
+    HttpApp.appendPreResponseHandler((_req, res) =>
+      Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(retryAfterSeconds)))
+    ),
+    Effect.suspend(() => {
+      const reason = unavailableReason(e)
+      const message = reason === "timeout"
+        ? `the database did not answer within ${Duration.format(deadline)}`
+        : reason === "unreachable"
+        ? describeReason(reason)
+        : "the database failed to answer"
+      return Effect.fail(new Errors.Unavailable({ message, details: { database: "down", reason: reason ?? "error" } }))
+    })
+  )
+
+/** `/health` answers 200 only while the database answers, and 503 saying why within a second when it does not. */
 export const HealthHttpLive = HttpApiBuilder.group(ShoalApi, "health", (handlers) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* HealthRepo
     return handlers.handle("health", () =>
-      sql`SELECT 1`.pipe(
-        Effect.timeout("2 seconds"),
+      repo.ping.pipe(
+        // a statement interrupted on a server waits for its cancellation, which a hung server never answers
+        Effect.disconnect,
+        Effect.timeoutFail({ duration: deadline, onTimeout: () => deadlineError("the health check", deadline) }),
         Effect.zipRight(DateTime.now),
         Effect.map((now) =>
           new Health.HealthResponse({ status: "success", database: "up", time: DateTime.formatIso(now) })
         ),
-        Effect.catchAll(() => Effect.fail(new Errors.Unavailable({ message: "the database is unreachable" })))
+        Effect.catchAll(down)
       ))
-  }))
+  })).pipe(Layer.provide(HealthRepo.Default))

@@ -251,6 +251,52 @@ describeApp({ REGISTRATION: "closed" })("closed registration", (it) => {
     }))
 })
 
+describeApp({ SIGNUP_RATE_LIMIT: "3" })("sign-up rate limit", (it) => {
+  it.effect("the 4th sign-up from one address within the hour is a 429 with Retry-After and RateLimit-*; it creates nothing", () =>
+    Effect.gen(function*() {
+      const signUpAs = (handle: string) =>
+        rawRequest("POST", "/api/accounts", { body: JSON.stringify({ handle, display_name: "Many" }) })
+      for (const remaining of [2, 1, 0]) {
+        const ok = yield* signUpAs(uniqueHandle("many"))
+        expect(ok.status).toBe(201)
+        expect(ok.headers["ratelimit-limit"]).toBe("3")
+        expect(ok.headers["ratelimit-remaining"]).toBe(String(remaining))
+      }
+      const handle = uniqueHandle("many")
+      const refused = yield* signUpAs(handle)
+      expectError(refused, 429, "rate_limited")
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0)
+      expect(refused.headers["ratelimit-limit"]).toBe("3")
+      expect(refused.headers["ratelimit-remaining"]).toBe("0")
+      expect(Number(refused.headers["ratelimit-reset"])).toBeGreaterThan(0)
+      // nothing was created: the handle is still free
+      expectError(yield* rawRequest("GET", `/api/identity/${handle}`), 404, "not_found")
+      // X-Forwarded-For is the client's say-so unless TRUST_PROXY: it changes nothing
+      const forged = yield* rawRequest("POST", "/api/accounts", {
+        body: JSON.stringify({ handle: uniqueHandle("many"), display_name: "Many" }),
+        headers: { "x-forwarded-for": "203.0.113.7" }
+      })
+      expectError(forged, 429, "rate_limited")
+    }))
+})
+
+describeApp({ SIGNUP_RATE_LIMIT: "1", TRUST_PROXY: "true" })("sign-up rate limit behind a proxy", (it) => {
+  it.effect("with TRUST_PROXY the address is the last X-Forwarded-For entry, the one the proxy added", () =>
+    Effect.gen(function*() {
+      const from = (forwardedFor: string) =>
+        rawRequest("POST", "/api/accounts", {
+          body: JSON.stringify({ handle: uniqueHandle("px"), display_name: "Proxied" }),
+          headers: { "x-forwarded-for": forwardedFor }
+        })
+      expect((yield* from("198.51.100.1, 203.0.113.7")).status).toBe(201)
+      expectError(yield* from("198.51.100.2, 203.0.113.7"), 429, "rate_limited")
+      expect((yield* from("203.0.113.8")).status).toBe(201)
+      // one IPv6 host, one /64
+      expect((yield* from("2001:db8:1:2::1")).status).toBe(201)
+      expectError(yield* from("2001:db8:1:2:ffff::9"), 429, "rate_limited")
+    }))
+})
+
 describe("keys", () => {
   it("look like sk_ + 32 random bytes base64url and only their hash is stored", async () => {
     const { generateKey, hashKey } = await import("../src/Accounts/Keys.js")

@@ -1,7 +1,9 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Accounts as Api, Auth, ShoalApi } from "@shoal/domain"
-import { Effect } from "effect"
+import { Config, Effect } from "effect"
 import { Accounts } from "../Accounts.js"
+import { clientAddress, limitKey } from "../Auth/ClientAddress.js"
+import { enforce, RateLimiter } from "../Auth/RateLimiter.js"
 import { idempotent } from "../Http/Idempotency.js"
 import { Profiles } from "../Profiles.js"
 
@@ -9,8 +11,14 @@ export const SignUpHttpLive = HttpApiBuilder.group(ShoalApi, "signup", (handlers
   Effect.gen(function*() {
     const accounts = yield* Accounts
     const profiles = yield* Profiles
+    const limiter = yield* RateLimiter
+    const trustProxy = yield* Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))
     return handlers.handle("signUp", ({ payload }) =>
       Effect.gen(function*() {
+        // public and keyless: limited per client address (SIGNUP_RATE_LIMIT an hour), counted before anything is made
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const decision = yield* limiter.takeSignUp(limitKey(clientAddress(request, trustProxy)))
+        if (decision !== undefined) yield* enforce(decision, "sign-ups per hour from one address")
         const { apiKey, id } = yield* accounts.signUp(payload)
         const user = yield* profiles.freshMe(id)
         return new Api.SignUpResponse({ status: "success", user, api_key: apiKey })

@@ -1,3 +1,5 @@
+import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { Errors } from "@shoal/domain"
 import { Clock, Config, Effect } from "effect"
 
 export interface Decision {
@@ -15,45 +17,87 @@ interface Bucket {
   at: number
 }
 
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+
+/** Takes a token from `key`'s bucket of `capacity` tokens, refilled continuously over `windowMs`. */
+const takeFrom = (buckets: Map<string, Bucket>, key: string, capacity: number, windowMs: number, now: number) => {
+  const perMs = capacity / windowMs
+  let b = buckets.get(key)
+  if (b === undefined) {
+    b = { tokens: capacity, at: now }
+    buckets.set(key, b)
+  } else {
+    b.tokens = Math.min(capacity, b.tokens + (now - b.at) * perMs)
+    b.at = now
+  }
+  const allowed = b.tokens >= 1
+  if (allowed) b.tokens -= 1
+  return {
+    allowed,
+    limit: capacity,
+    remaining: Math.floor(b.tokens),
+    reset: Math.ceil((capacity - b.tokens) / perMs / 1000),
+    retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000))
+  }
+}
+
 /**
- * Per-key token bucket: `RATE_LIMIT_PER_MINUTE` tokens (default 600), holding a minute's worth, refilled
- * continuously. In memory per node: a limit is a guard against floods, not a ledger.
+ * Token buckets, in memory per node (a limit is a guard against floods, not a ledger): per key,
+ * `RATE_LIMIT_PER_MINUTE` tokens (default 600) holding a minute's worth; per client address for public sign-up,
+ * `SIGNUP_RATE_LIMIT` per hour (default 20, `0` = no limit). Both refill continuously.
  */
 export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter", {
   scoped: Effect.gen(function*() {
     const perMinute = yield* Config.integer("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600))
+    const signUpsPerHour = yield* Config.integer("SIGNUP_RATE_LIMIT").pipe(Config.withDefault(20))
     const buckets = new Map<string, Bucket>()
+    const signUpBuckets = new Map<string, Bucket>()
 
     const take = (key: string, multiplier = 1) =>
-      Effect.map(Clock.currentTimeMillis, (now): Decision => {
-        const capacity = perMinute * multiplier
-        const perMs = capacity / 60_000
-        let b = buckets.get(key)
-        if (b === undefined) {
-          b = { tokens: capacity, at: now }
-          buckets.set(key, b)
-        } else {
-          b.tokens = Math.min(capacity, b.tokens + (now - b.at) * perMs)
-          b.at = now
-        }
-        const allowed = b.tokens >= 1
-        if (allowed) b.tokens -= 1
-        return {
-          allowed,
-          limit: capacity,
-          remaining: Math.floor(b.tokens),
-          reset: Math.ceil((capacity - b.tokens) / perMs / 1000),
-          retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000))
-        }
-      })
+      Effect.map(
+        Clock.currentTimeMillis,
+        (now): Decision => takeFrom(buckets, key, perMinute * multiplier, MINUTE, now)
+      )
 
-    // full buckets carry no information: drop them so the map stays the size of the active keys
+    /** A sign-up from `address`; undefined when sign-ups are not limited. */
+    const takeSignUp = (address: string) =>
+      Effect.map(
+        Clock.currentTimeMillis,
+        (now): Decision | undefined =>
+          signUpsPerHour > 0 ? takeFrom(signUpBuckets, address, signUpsPerHour, HOUR, now) : undefined
+      )
+
+    // full buckets carry no information: drop them so the maps stay the size of the active keys and addresses
     const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Effect.sync(() => {
-        for (const [k, b] of buckets) if (now - b.at > 60_000) buckets.delete(k)
+        for (const [k, b] of buckets) if (now - b.at > MINUTE) buckets.delete(k)
+        for (const [k, b] of signUpBuckets) if (now - b.at > HOUR) signUpBuckets.delete(k)
       }))
     yield* sweep.pipe(Effect.delay("1 minute"), Effect.forever, Effect.forkScoped)
 
-    return { take, perMinute } as const
+    return { take, takeSignUp, perMinute } as const
   })
 }) {}
+
+/**
+ * The contract's rate-limit answer for a request under HttpApi: `RateLimit-Limit/Remaining/Reset` on the response
+ * whatever it is, and past the limit a 429 `rate_limited` with `Retry-After`. `per` names the window in the message.
+ */
+export const enforce = (decision: Decision, per: string) =>
+  Effect.zipRight(
+    HttpApp.appendPreResponseHandler((_req, res) =>
+      Effect.succeed(HttpServerResponse.setHeaders(res, {
+        "ratelimit-limit": String(decision.limit),
+        "ratelimit-remaining": String(decision.remaining),
+        "ratelimit-reset": String(decision.reset),
+        ...(decision.allowed ? {} : { "retry-after": String(decision.retryAfter) })
+      }))
+    ),
+    decision.allowed ? Effect.void : Effect.fail(
+      new Errors.RateLimited({
+        message: `rate limit of ${decision.limit} ${per} exceeded; retry after ${decision.retryAfter} s`,
+        details: { retry_after: decision.retryAfter }
+      })
+    )
+  )

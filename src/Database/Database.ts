@@ -1,24 +1,104 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { SqlError } from "@effect/sql/SqlError"
+import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import Pg from "pg"
 import { lockDataDir } from "./DataDirLock.js"
 import { runMigrations } from "./Migrations.js"
 import * as Pglite from "./PgliteClient.js"
+import { databaseTimeout } from "./Unavailable.js"
 
-/** A real PostgreSQL server through @effect/sql-pg. */
-export const layerPg = (url: Redacted.Redacted) => PgClient.layer({ url, maxConnections: 10, applicationName: "shoal" })
+const isReadTimeout = (e: unknown) => e instanceof Error && e.message === "Query read timeout"
+
+/**
+ * A pool client that gives up on its connection when a statement outlives `query_timeout`. node-postgres fails the
+ * statement but keeps the connection, whose answer may never come (a hung server, a black-holed network): back in
+ * the pool, every later statement would queue behind it and time out too, for good. Marked unqueryable before the
+ * pool takes it back, it is dropped, and the next statement opens a fresh connection.
+ */
+class DeadlineClient extends Pg.Client {
+  override query(...args: Array<any>): any {
+    const abandon = () => {
+      ;(this as unknown as { _queryable: boolean })._queryable = false
+      ;(this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy()
+    }
+    const last = args.length - 1
+    if (typeof args[last] === "function") {
+      const callback = args[last]
+      args[last] = (err: unknown, res: unknown) => {
+        if (isReadTimeout(err)) abandon()
+        callback(err, res)
+      }
+    }
+    const result = (Pg.Client.prototype.query as (...a: Array<any>) => any).apply(this, args)
+    return result instanceof Promise
+      ? result.catch((err: unknown) => {
+        if (isReadTimeout(err)) abandon()
+        throw err
+      })
+      : result
+  }
+}
+
+/**
+ * A real PostgreSQL server through @effect/sql-pg, with deadlines (`DATABASE_TIMEOUT`): a connection, new or from
+ * the pool, must come within it (`connectionTimeoutMillis`); the server cancels a statement that runs longer
+ * (`statement_timeout`, the connection stays usable); and a statement the server does not answer at all fails a
+ * second after that (`query_timeout`, its connection dropped). node-postgres' own timers are used rather than an
+ * Effect timeout around statements: interrupting a statement in sql-pg waits for `pg_cancel_backend` on another
+ * connection, which a hung server never answers, so the caller would wait past the deadline. A connection the
+ * server closed is dropped by the pool and replaced on demand: when the server is back, so is the service.
+ */
+export const layerPg = (url: Redacted.Redacted) =>
+  Layer.unwrapEffect(Effect.map(databaseTimeout, (deadline) => {
+    const ms = Option.match(deadline, { onNone: () => undefined, onSome: Duration.toMillis })
+    const acquire = Effect.acquireRelease(
+      Effect.sync(() => {
+        const pool = new Pg.Pool({
+          connectionString: Redacted.value(url),
+          max: 10,
+          application_name: "shoal",
+          keepAlive: true,
+          Client: DeadlineClient,
+          ...(ms === undefined ? {} : {
+            connectionTimeoutMillis: ms,
+            statement_timeout: ms,
+            query_timeout: ms + 1000
+          })
+        })
+        // an idle connection the server drops is removed by the pool; without a listener it would crash the process
+        pool.on("error", () => {})
+        return pool
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+    ).pipe(
+      // as PgClient.layer does: a server that cannot be reached at start is a startup failure
+      Effect.tap((pool) =>
+        Effect.tryPromise({
+          try: () => pool.query("SELECT 1"),
+          catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+        })
+      )
+    )
+    return PgClient.layerFromPool({ acquire, applicationName: "shoal" })
+  }))
 
 /** Embedded PGlite under `dir`, one process per directory. */
 export const layerEmbedded = (dir: string) =>
   Pglite.layerFrom(Effect.zipRight(lockDataDir(dir), Pglite.open({ dataDir: dir })))
 
+type Chosen = Layer.Layer<
+  Layer.Layer.Success<ReturnType<typeof layerPg>> | Layer.Layer.Success<ReturnType<typeof layerEmbedded>>,
+  Layer.Layer.Error<ReturnType<typeof layerPg>> | Layer.Layer.Error<ReturnType<typeof layerEmbedded>>
+>
+
 /** SqlClient from config: `DATABASE_URL` → server, else PGlite under `DATA_DIR` (default ./.data). */
 export const layerFromConfig = Layer.unwrapEffect(
   Effect.gen(function*() {
     const url = yield* Config.option(Config.redacted("DATABASE_URL"))
-    if (Option.isSome(url) && Redacted.value(url.value).length > 0) return layerPg(url.value)
+    if (Option.isSome(url) && Redacted.value(url.value).length > 0) return layerPg(url.value) as Chosen
     const dir = yield* Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
-    return layerEmbedded(`${dir.replace(/\/$/, "")}/pg`)
+    return layerEmbedded(`${dir.replace(/\/$/, "")}/pg`) as Chosen
   })
 )
 

@@ -4,9 +4,10 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { PGlite } from "@electric-sql/pglite"
-import { Chunk, Context, Effect, Layer, type Scope, Stream } from "effect"
+import { Chunk, Context, type Duration, Effect, Layer, Option, type Scope, Stream } from "effect"
 import { FifoLock } from "./FifoLock.js"
 import * as Statements from "./PgliteStatements.js"
+import { databaseTimeout, deadlineError } from "./Unavailable.js"
 
 /** The embedded PGlite instance and its statement lock, for code that needs more than SqlClient (LISTEN). */
 export class Pglite extends Context.Tag("Database/Pglite")<Pglite, {
@@ -69,12 +70,34 @@ const errorMessage = (cause: unknown) => cause instanceof Error ? cause.message 
 
 /**
  * SqlClient over one PGlite session. One statement or one transaction at a time: a transaction holds the
- * FIFO lock to its end, so other fibers queue behind it instead of interleaving into it.
+ * FIFO lock to its end, so other fibers queue behind it instead of interleaving into it. With a `deadline`, a
+ * statement (or transaction) that waits longer than that for the lock fails with a SqlError: the database is
+ * as good as unavailable to it, and the request answers 503 rather than hanging. A statement that has the lock
+ * runs to its end: PGlite cannot cancel one.
  */
-export const makeClient = Effect.fn("Pglite.makeClient")(function*(db: PGlite) {
+export const makeClient = Effect.fn("Pglite.makeClient")(function*(
+  db: PGlite,
+  deadline: Option.Option<Duration.Duration> = Option.none()
+) {
   const lock = new FifoLock()
   const connection = makeConnection(db)
-  const acquirer = Effect.as(lock.scoped, connection)
+  const acquire = Option.match(deadline, {
+    onNone: () => lock.scoped,
+    // acquireRelease runs its acquisition uninterruptibly: the wait itself is made interruptible for the deadline
+    // (the lock hands itself on if it was granted in the same tick)
+    onSome: (duration) =>
+      Effect.acquireRelease(
+        lock.acquire.pipe(
+          Effect.interruptible,
+          Effect.timeoutFail({
+            duration,
+            onTimeout: () => deadlineError("waiting for the embedded database", duration)
+          })
+        ),
+        () => Effect.sync(() => lock.release())
+      )
+  })
+  const acquirer = Effect.as(acquire, connection)
   const client = yield* SqlClient.make({
     acquirer,
     compiler: makeCompiler(),
@@ -87,7 +110,7 @@ export const layerFrom = <E>(acquire: Effect.Effect<PGlite, E, Scope.Scope>) =>
   Layer.scopedContext(
     Effect.gen(function*() {
       const db = yield* acquire
-      const { client, lock } = yield* makeClient(db)
+      const { client, lock } = yield* makeClient(db, yield* databaseTimeout)
       return Context.make(SqlClient.SqlClient, client).pipe(Context.add(Pglite, { db, lock }))
     })
   ).pipe(Layer.provide(Reactivity.layer))

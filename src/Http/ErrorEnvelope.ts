@@ -1,5 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Errors } from "@shoal/domain"
+import { describeReason, type Reason, retryAfterSeconds } from "../Database/Unavailable.js"
 
 /** The contract's error body, for errors written outside HttpApi's encoder. */
 export const errorResponse = (
@@ -21,3 +22,13 @@ export const apiErrorResponse = (e: Errors.ApiError) => {
   const [code, status] = Errors.errorCodes[e._tag]
   return errorResponse(status, code, e.message, e.details)
 }
+
+/** 503 `unavailable` for a request that met the database down or past its deadline; details say which. */
+export const unavailableResponse = (reason: Reason) =>
+  errorResponse(
+    503,
+    "unavailable",
+    `${describeReason(reason)}; retry after ${retryAfterSeconds} s`,
+    { database: "down", reason },
+    { "retry-after": String(retryAfterSeconds) }
+  )

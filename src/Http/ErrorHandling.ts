@@ -2,7 +2,8 @@ import { HttpApiBuilder, HttpServerError, HttpServerRequest } from "@effect/plat
 import { HttpIncomingMessage } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { Cause, Effect, Option } from "effect"
-import { apiErrorResponse, errorResponse, isApiError } from "./ErrorEnvelope.js"
+import { unavailableReason } from "../Database/Unavailable.js"
+import { apiErrorResponse, errorResponse, isApiError, unavailableResponse } from "./ErrorEnvelope.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -104,6 +105,12 @@ const toResponse = (cause: Cause.Cause<unknown>) =>
           return errorResponse(404, "not_found", `no route for ${e.request.method} ${e.request.url.split("?")[0]}`)
         }
         if (e._tag === "RequestError") return requestErrorResponse(e)
+      }
+      // the database down or too slow is not a bug in this request: 503, come back later
+      const reason = unavailableReason(e)
+      if (reason !== undefined) {
+        yield* Effect.logWarning("database unavailable", cause)
+        return unavailableResponse(reason)
       }
     }
     yield* Effect.logError("unhandled failure", cause)

@@ -8,9 +8,12 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import { agentApi, EventWorkers, Maintenance, Services, Singletons } from "../../src/main.js"
 import { TestDatabase } from "./TestDatabase.js"
 
+/** `config` over the environment; sign-ups are not limited unless a test says so (suites sign up hundreds). */
 export const configLayer = (config: Record<string, string>) =>
   Layer.setConfigProvider(
-    ConfigProvider.fromMap(new Map(Object.entries(config))).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+    ConfigProvider.fromMap(new Map(Object.entries({ SIGNUP_RATE_LIMIT: "0", ...config }))).pipe(
+      ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+    )
   )
 
 /**
