@@ -1,8 +1,9 @@
-import { HttpApiBuilder, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { HttpIncomingMessage } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { HttpApiBuilder, HttpIncomingMessage, HttpMethod, HttpServerError, HttpServerRequest } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Config, Duration, Effect, identity, Option } from "effect"
 import { apiErrorResponse, errorResponse, isApiError } from "./ErrorEnvelope.js"
+import { declaresBody, readBody, withBody } from "./RequestChecks.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -44,12 +45,6 @@ const tooDeep = () =>
     "invalid_request",
     `the request body is nested more than ${MAX_JSON_DEPTH} levels deep`
   )
-
-/** The bodies HttpApi decodes as JSON: a JSON content type, or none at all. */
-const isJsonBody = (request: HttpServerRequest.HttpServerRequest) => {
-  const type = request.headers["content-type"]
-  return type === undefined || type.toLowerCase().includes("application/json")
-}
 
 const isDecodeError = (u: unknown): u is HttpApiDecodeError =>
   typeof u === "object" && u !== null && (u as { _tag?: string })._tag === "HttpApiDecodeError"
@@ -110,24 +105,49 @@ const toResponse = (cause: Cause.Cause<unknown>) =>
     return errorResponse(500, "internal_error", "the server failed to handle this request")
   })
 
-/** API-level middleware: body size and nesting limits, then the error envelope around everything below. */
-export const ErrorHandlingLive = HttpApiBuilder.middleware((app) =>
+/**
+ * The body, read here once for every route: refused if too large (413) or too deep (400). An empty body is the
+ * empty JSON body whatever its declared type (HttpApi's multipart parser would wait forever for an empty one).
+ */
+const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const length = request.headers["content-length"]
-    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge()
-    // the body text is cached by the request: reading it here costs nothing more when the route decodes it
-    const checked = isJsonBody(request)
-      ? Effect.matchEffect(request.text, {
-        onFailure: (e) => Effect.succeed(requestErrorResponse(e)),
-        onSuccess: (text) => nestedDeeperThan(text, MAX_JSON_DEPTH) ? Effect.succeed(tooDeep()) : app
-      })
-      : app
-    const bounded = request.method === "GET" || request.method === "HEAD"
-      ? app
-      : HttpIncomingMessage.withMaxBodySize(checked, Option.some(MAX_BODY_BYTES))
-    return yield* bounded.pipe(
-      Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause))
+    if (!HttpMethod.hasBody(request.method)) return yield* app
+    const type = request.headers["content-type"]
+    const plainJson = type === undefined || type.toLowerCase().includes("application/json")
+    if (!plainJson && declaresBody(request.headers)) {
+      return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
+    }
+    // a failed read (the client went away) is a RequestError: the envelope below maps it
+    const body = yield* Effect.orDie(readBody(request, MAX_BODY_BYTES, 0))
+    if (body._tag === "TooLarge") return tooLarge()
+    if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return tooDeep()
+    return yield* Effect.provideService(
+      app,
+      HttpServerRequest.HttpServerRequest,
+      withBody(request, body.text, !plainJson)
     )
   })
-)
+
+const tooSlow = (deadline: Duration.Duration) =>
+  errorResponse(503, "unavailable", `the server did not answer within ${Duration.format(deadline)}; try again`)
+
+/**
+ * API-level middleware: body size and nesting limits, then the error envelope around everything below, and a
+ * deadline (`HTTP_HANDLER_TIMEOUT`, default 30 seconds): every request is answered in bounded time, whatever a
+ * route or a body parser does. The event socket (an upgrade) lives as long as its connection and is exempt.
+ */
+export const ErrorHandlingLive = HttpApiBuilder.middleware(Effect.gen(function*() {
+  const deadline = yield* Config.duration("HTTP_HANDLER_TIMEOUT").pipe(Config.withDefault(Duration.seconds(30)))
+  return (app: HttpApp.Default) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const length = request.headers["content-length"]
+      if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge()
+      const handled = checked(app, request).pipe(
+        Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause))
+      )
+      return yield* request.headers.upgrade === undefined
+        ? Effect.timeoutTo(handled, { duration: deadline, onTimeout: () => tooSlow(deadline), onSuccess: identity })
+        : handled
+    })
+}))
