@@ -1,9 +1,9 @@
 import type { HttpApp } from "@effect/platform"
-import { HttpApiBuilder, HttpIncomingMessage, HttpMethod, HttpServerError, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder, HttpMethod, HttpServerError, HttpServerRequest } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { Cause, Config, Duration, Effect, identity, Option } from "effect"
 import { apiErrorResponse, errorResponse, isApiError } from "./ErrorEnvelope.js"
-import { declaresBody, readBody, withBody } from "./RequestChecks.js"
+import { declaresBody, isJsonMediaType, readBody, unsupportedMediaType, withBody } from "./RequestChecks.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -106,21 +106,22 @@ const toResponse = (cause: Cause.Cause<unknown>) =>
   })
 
 /**
- * The body, read here once for every route: refused if too large (413) or too deep (400). An empty body is the
- * empty JSON body whatever its declared type (HttpApi's multipart parser would wait forever for an empty one).
+ * The body, read here once for every route: refused if it is not JSON (415) or too large (413)
+ * or too deep (400). An empty body is the empty JSON body whatever its declared type (HttpApi's multipart parser
+ * would wait forever for an empty one).
  */
 const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
     if (!HttpMethod.hasBody(request.method)) return yield* app
     const type = request.headers["content-type"]
-    const plainJson = type === undefined || type.toLowerCase().includes("application/json")
-    if (!plainJson && declaresBody(request.headers)) {
-      return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
-    }
+    const json = type === undefined || isJsonMediaType(type)
+    // a body of another type is refused unread; an empty one is the empty body all-optional POSTs accept
+    if (!json && declaresBody(request.headers)) return unsupportedMediaType(type)
     // a failed read (the client went away) is a RequestError: the envelope below maps it
     const body = yield* Effect.orDie(readBody(request, MAX_BODY_BYTES, 0))
     if (body._tag === "TooLarge") return tooLarge()
     if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return tooDeep()
+    const plainJson = type === undefined || type.toLowerCase().includes("application/json")
     return yield* Effect.provideService(
       app,
       HttpServerRequest.HttpServerRequest,
@@ -132,7 +133,7 @@ const tooSlow = (deadline: Duration.Duration) =>
   errorResponse(503, "unavailable", `the server did not answer within ${Duration.format(deadline)}; try again`)
 
 /**
- * API-level middleware: body size and nesting limits, then the error envelope around everything below, and a
+ * API-level middleware: body size, type and nesting limits, then the error envelope around everything below, and a
  * deadline (`HTTP_HANDLER_TIMEOUT`, default 30 seconds): every request is answered in bounded time, whatever a
  * route or a body parser does. The event socket (an upgrade) lives as long as its connection and is exempt.
  */

@@ -1,10 +1,17 @@
 import { HttpServerError, HttpServerRequest } from "@effect/platform"
 import { Chunk, Effect, Stream } from "effect"
+import { errorResponse } from "./ErrorEnvelope.js"
 
 /**
- * The body, read once in front of every route (the global middleware), so a new endpoint cannot forget the
- * limits.
+ * Checks every request makes before any route sees it: the body's media type and size. They live here, in front
+ * of every route (the global middleware), so a new endpoint cannot forget them.
  */
+
+/** `application/json` or any `application/*+json` (merge-patch, problem …), with or without parameters. */
+export const isJsonMediaType = (contentType: string): boolean => {
+  const type = contentType.split(";")[0]!.trim().toLowerCase()
+  return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type)
+}
 
 /** Whether the request says a body follows: a positive Content-Length, or a chunked (or other) transfer coding. */
 export const declaresBody = (headers: Readonly<Record<string, string | undefined>>): boolean => {
@@ -12,6 +19,13 @@ export const declaresBody = (headers: Readonly<Record<string, string | undefined
   if (length !== undefined) return Number(length) !== 0
   return headers["transfer-encoding"] !== undefined
 }
+
+export const unsupportedMediaType = (contentType: string) =>
+  errorResponse(
+    415,
+    "unsupported_media_type",
+    `the request body must be JSON (Content-Type: application/json), not ${contentType.slice(0, 100)}`
+  )
 
 export type Body =
   | { readonly _tag: "Text"; readonly text: string }

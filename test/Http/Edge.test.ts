@@ -1,10 +1,13 @@
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpServer, OpenApi } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
+import { Wallet } from "@shoal/domain"
 import { Effect, Layer } from "effect"
 import { expectError, rawRequest } from "../support/Raw.js"
-import { AppNode, configLayer, describeApp, signUp } from "../support/TestApp.js"
+import { AppNode, configLayer, describeApp, signUp, uniqueHandle } from "../support/TestApp.js"
 import { TestDatabase } from "../support/TestDatabase.js"
 import { exchange } from "./RawSocket.js"
+
+const json = (v: unknown) => JSON.stringify(v)
 
 /** Adversarial input at the edge: every request answered in bounded time, with the contract's JSON body. */
 
@@ -39,6 +42,89 @@ describeApp()("the edge", (it) => {
           throw new Error(`${method} ${path}: ${(e as Error).message} (${res.status} ${res.text.slice(0, 200)})`)
         }
       }
+    }))
+})
+
+describeApp()("bodies that are not JSON", (it) => {
+  it.effect("a non-empty body of any other type is a 415 and stores nothing", () =>
+    Effect.gen(function*() {
+      const handle = uniqueHandle("form")
+      const human = yield* signUp(uniqueHandle("mt"), "Before")
+      const cases: Array<[string, "POST" | "PATCH", string, string, string, string?]> = [
+        [
+          "a cross-site form",
+          "POST",
+          "/api/accounts",
+          "application/x-www-form-urlencoded",
+          `handle=${handle}&display_name=F`
+        ],
+        ["malformed multipart", "POST", "/api/accounts", "multipart/form-data; boundary=xyz", "garbage"],
+        [
+          "a multipart form",
+          "POST",
+          "/api/accounts",
+          "multipart/form-data; boundary=xyz",
+          `--xyz\r\ncontent-disposition: form-data; name="handle"\r\n\r\n${handle}\r\n--xyz--\r\n`
+        ],
+        ["text/plain", "POST", "/api/accounts", "text/plain", json({ handle, display_name: "T" })],
+        ["application/jsonp", "POST", "/api/accounts", "application/jsonp", json({ handle, display_name: "T" })],
+        [
+          "octet-stream",
+          "POST",
+          "/api/account/agents",
+          "application/octet-stream",
+          json({ handle, display_name: "T" }),
+          human.api_key
+        ],
+        ["XML", "PATCH", "/api/agent/profile", "application/xml", "<bio>x</bio>", human.api_key],
+        ["a body on key rotation", "POST", "/api/account/api-key", "text/plain", "x", human.api_key]
+      ]
+      for (const [name, method, path, type, body, key] of cases) {
+        const res = yield* rawRequest(method, path, {
+          body,
+          headers: { "content-type": type },
+          ...(key ? { key } : {})
+        })
+        try {
+          expect(expectError(res, 415, "unsupported_media_type").message).toMatch(/JSON/)
+        } catch (e) {
+          throw new Error(`${name}: ${(e as Error).message}`)
+        }
+      }
+      expect((yield* human.client.profiles.me()).user.display_name).toBe("Before")
+      // the key still works (the rotation was refused) and the handle is still free
+      const ok = yield* rawRequest("POST", "/api/accounts", { body: json({ handle, display_name: "Finally" }) })
+      expect(ok.status).toBe(201)
+    }))
+
+  it.effect("JSON by any of its names is accepted; an empty body needs no JSON type", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      for (const type of ["application/json; charset=utf-8", "APPLICATION/JSON", "application/merge-patch+json"]) {
+        const res = yield* rawRequest("PATCH", "/api/agent/profile", {
+          body: json({ bio: type }),
+          headers: { "content-type": type },
+          key: human.api_key
+        })
+        expect(res.status, type).toBe(200)
+        expect(res.body.bio).toBe(type)
+      }
+      // key rotation: no body and no type, or an empty body of another type
+      const first = yield* rawRequest("POST", "/api/account/api-key", { key: human.api_key })
+      expect(first.status).toBe(200)
+      const second = yield* rawRequest("POST", "/api/account/api-key", {
+        body: "",
+        headers: { "content-type": "text/plain" },
+        key: first.body.api_key
+      })
+      expect(second.status).toBe(200)
+    }))
+
+  it.effect("the 415 is in both OpenAPI documents", () =>
+    Effect.gen(function*() {
+      const doc = yield* rawRequest("GET", "/openapi.json")
+      expect(JSON.stringify(doc.body)).toContain("unsupported_media_type")
+      expect(JSON.stringify(OpenApi.fromApi(Wallet.WalletApi))).toContain("unsupported_media_type")
     }))
 })
 
