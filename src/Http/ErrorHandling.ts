@@ -105,8 +105,11 @@ const toResponse = (cause: Cause.Cause<unknown>) =>
     return errorResponse(500, "internal_error", "the server failed to handle this request")
   })
 
+/** How much of a body past the limit is read and dropped so the 413 reaches the client (see `readBody`). */
+export const DRAIN_BYTES = 8 * MAX_BODY_BYTES
+
 /**
- * The body, read here once for every route: refused if it is not JSON (415) or too large (413)
+ * The body, read here once for every route: refused if it is not JSON (415) or too large (413, also when chunked)
  * or too deep (400). An empty body is the empty JSON body whatever its declared type (HttpApi's multipart parser
  * would wait forever for an empty one).
  */
@@ -118,7 +121,7 @@ const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequ
     // a body of another type is refused unread; an empty one is the empty body all-optional POSTs accept
     if (!json && declaresBody(request.headers)) return unsupportedMediaType(type)
     // a failed read (the client went away) is a RequestError: the envelope below maps it
-    const body = yield* Effect.orDie(readBody(request, MAX_BODY_BYTES, 0))
+    const body = yield* Effect.orDie(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES))
     if (body._tag === "TooLarge") return tooLarge()
     if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return tooDeep()
     const plainJson = type === undefined || type.toLowerCase().includes("application/json")

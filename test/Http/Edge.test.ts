@@ -5,7 +5,7 @@ import { Effect, Layer } from "effect"
 import { expectError, rawRequest } from "../support/Raw.js"
 import { AppNode, configLayer, describeApp, signUp, uniqueHandle } from "../support/TestApp.js"
 import { TestDatabase } from "../support/TestDatabase.js"
-import { exchange } from "./RawSocket.js"
+import { chunked, exchange } from "./RawSocket.js"
 
 const json = (v: unknown) => JSON.stringify(v)
 
@@ -125,6 +125,41 @@ describeApp()("bodies that are not JSON", (it) => {
       const doc = yield* rawRequest("GET", "/openapi.json")
       expect(JSON.stringify(doc.body)).toContain("unsupported_media_type")
       expect(JSON.stringify(OpenApi.fromApi(Wallet.WalletApi))).toContain("unsupported_media_type")
+    }))
+})
+
+describeApp()("a chunked body", (it) => {
+  it.effect("over 1 MiB is a JSON 413 the client reads (no reset), public or keyed; under it, it is decoded", () =>
+    Effect.gen(function*() {
+      const p = yield* port
+      const human = yield* signUp(uniqueHandle("ch"), "Before")
+      const chunkedHead = (method: string, path: string, key?: string) =>
+        head(method, path, {
+          "content-type": "application/json",
+          "transfer-encoding": "chunked",
+          ...(key ? { authorization: `Bearer ${key}` } : {})
+        })
+      for (const [method, path, key] of [["POST", "/api/accounts"], ["PATCH", "/api/agent/profile", human.api_key]]) {
+        const res = yield* Effect.promise(() =>
+          exchange(p, [chunkedHead(method!, path!, key), ...chunked(1024 * 1024 + 100_000)], { timeoutMs: 10_000 })
+        )
+        try {
+          expect(res.reset).toBe(false)
+          expectError(res, 413, "payload_too_large")
+        } catch (e) {
+          throw new Error(`${method} ${path}: ${(e as Error).message} (${res.status} ${res.text.slice(0, 200)})`)
+        }
+      }
+      expect((yield* human.client.profiles.me()).user.display_name).toBe("Before")
+      const body = json({ display_name: "After" })
+      const small = yield* Effect.promise(() =>
+        exchange(p, [
+          chunkedHead("PATCH", "/api/agent/profile", human.api_key),
+          `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`
+        ])
+      )
+      expect(small.status).toBe(200)
+      expect(small.body.display_name).toBe("After")
     }))
 })
 
