@@ -3,7 +3,16 @@ import { HttpApiBuilder, HttpMethod, HttpServerError, HttpServerRequest } from "
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { Cause, Config, Duration, Effect, identity, Option } from "effect"
 import { apiErrorResponse, errorResponse, isApiError } from "./ErrorEnvelope.js"
-import { declaresBody, isJsonMediaType, readBody, unsupportedMediaType, withBody } from "./RequestChecks.js"
+import {
+  declaresBody,
+  isJsonMediaType,
+  nulFieldsInJson,
+  nulFieldsInUrl,
+  nulResponse,
+  readBody,
+  unsupportedMediaType,
+  withBody
+} from "./RequestChecks.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -110,11 +119,15 @@ export const DRAIN_BYTES = 8 * MAX_BODY_BYTES
 
 /**
  * The body, read here once for every route: refused if it is not JSON (415) or too large (413, also when chunked)
- * or too deep (400). An empty body is the empty JSON body whatever its declared type (HttpApi's multipart parser
+ * or too deep (400); NUL characters are refused in it and in the URL (400 naming the field: PostgreSQL text
+ * cannot hold them, and checking here, not per field schema, covers every string of every future route). An
+ * empty body is the empty JSON body whatever its declared type (HttpApi's multipart parser
  * would wait forever for an empty one).
  */
 const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
+    const inUrl = nulFieldsInUrl(request.url)
+    if (inUrl.length > 0) return nulResponse(inUrl)
     if (!HttpMethod.hasBody(request.method)) return yield* app
     const type = request.headers["content-type"]
     const json = type === undefined || isJsonMediaType(type)
@@ -124,6 +137,8 @@ const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequ
     const body = yield* Effect.orDie(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES))
     if (body._tag === "TooLarge") return tooLarge()
     if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return tooDeep()
+    const inBody = nulFieldsInJson(body.text)
+    if (inBody.length > 0) return nulResponse(inBody)
     const plainJson = type === undefined || type.toLowerCase().includes("application/json")
     return yield* Effect.provideService(
       app,

@@ -3,8 +3,9 @@ import { Chunk, Effect, Stream } from "effect"
 import { errorResponse } from "./ErrorEnvelope.js"
 
 /**
- * Checks every request makes before any route sees it: the body's media type and size. They live here, in front
- * of every route (the global middleware), so a new endpoint cannot forget them.
+ * Checks every request makes before any route sees it: the body's media type, its size when it is streamed,
+ * and NUL characters anywhere in the input. They live here, in front of every route, so a new endpoint cannot
+ * forget them.
  */
 
 /** `application/json` or any `application/*+json` (merge-patch, problem …), with or without parameters. */
@@ -80,3 +81,77 @@ export const withBody = (
   // the node request's other members (url, method, response, upgrade …) are its own: delegate to it
   return Object.create(request, overrides)
 }
+
+export interface NulAt {
+  readonly field: string
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+const nulMessage = "must not contain NUL characters (\\u0000)"
+const named = (path: ReadonlyArray<PropertyKey>) => path.map((p) => String(p).replaceAll("\u0000", "\\u0000")).join(".")
+
+/** The fields (keys or string values) of a parsed JSON value holding a NUL character, at most `limit`. */
+export const nulFields = (value: unknown, limit = 20): Array<NulAt> => {
+  const found: Array<NulAt> = []
+  const walk = (v: unknown, path: Array<PropertyKey>) => {
+    if (found.length >= limit) return
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) found.push({ field: named(path), path: [...path], message: nulMessage })
+    } else if (Array.isArray(v)) {
+      v.forEach((x, i) => walk(x, [...path, i]))
+    } else if (typeof v === "object" && v !== null) {
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes("\u0000")) {
+          found.push({ field: named([...path, k]), path: [...path, k], message: "a key " + nulMessage })
+        } else walk(x, [...path, k])
+      }
+    }
+  }
+  walk(value, [])
+  return found
+}
+
+/** NUL characters in a JSON body's text: only an escape can put one there (JSON refuses raw control characters). */
+export const nulFieldsInJson = (text: string): Array<NulAt> => {
+  if (!/\\u0000/.test(text)) return []
+  try {
+    return nulFields(JSON.parse(text))
+  } catch {
+    return [] // not JSON: decoding says so
+  }
+}
+
+const decoded = (s: string) => {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
+
+/** NUL characters in the URL: the path (`field` "path") and each query parameter by name. */
+export const nulFieldsInUrl = (url: string): Array<NulAt> => {
+  if (!url.includes("%00") && !url.includes("\u0000")) return []
+  const q = url.indexOf("?")
+  const path = q < 0 ? url : url.slice(0, q)
+  const found: Array<NulAt> = []
+  if (decoded(path).includes("\u0000")) found.push({ field: "path", path: ["path"], message: nulMessage })
+  if (q >= 0) {
+    for (const [k, v] of new URLSearchParams(url.slice(q + 1))) {
+      if (k.includes("\u0000") || v.includes("\u0000")) {
+        found.push({ field: named([k]), path: [k], message: nulMessage })
+      }
+    }
+  }
+  return found
+}
+
+/** PostgreSQL text cannot hold NUL: refused here, for every string input, naming where it was. */
+export const nulResponse = (found: ReadonlyArray<NulAt>) =>
+  errorResponse(
+    400,
+    "invalid_request",
+    `${found[0]!.field.length > 0 ? found[0]!.field + ": " : ""}${found[0]!.message}`,
+    found
+  )

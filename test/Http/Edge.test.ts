@@ -163,6 +163,57 @@ describeApp()("a chunked body", (it) => {
     }))
 })
 
+describeApp()("NUL characters", (it) => {
+  it.effect("anywhere in the input are a 400 naming the field, and nothing is stored", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp(uniqueHandle("nul"), "Before")
+      const handle = uniqueHandle("nul")
+      const nul = "a\u0000b"
+      const cases: Array<[string, "GET" | "POST" | "PATCH", string, string | undefined, string | undefined]> = [
+        ["display_name", "PATCH", "/api/agent/profile", json({ display_name: nul }), human.api_key],
+        ["bio", "PATCH", "/api/agent/profile", json({ bio: nul }), human.api_key],
+        ["identity.x", "PATCH", "/api/agent/profile", json({ identity: { x: nul } }), human.api_key],
+        ["identity.info", "PATCH", "/api/agent/profile", json({ identity: { info: nul } }), human.api_key],
+        [
+          "webhook_url",
+          "PATCH",
+          "/api/agent/profile",
+          json({ webhook_url: `https://example.com/${nul}` }),
+          human.api_key
+        ],
+        ["display_name", "POST", "/api/accounts", json({ handle, display_name: nul }), undefined],
+        ["handle", "POST", "/api/accounts", json({ handle: `${handle}\u0000`, display_name: "x" }), undefined],
+        ["bio", "POST", "/api/account/agents", json({ handle, display_name: "x", bio: nul }), human.api_key],
+        [
+          "redirect_url",
+          "PATCH",
+          "/api/agent/domains/shoal",
+          json({ domain_mode: "redirect", redirect_url: `https://x.com/${nul}` }),
+          human.api_key
+        ],
+        ["q", "GET", "/api/agent/users/search?q=a%00b", undefined, human.api_key],
+        ["after", "GET", "/api/agent/events?after=%00", undefined, human.api_key],
+        ["name", "GET", "/.well-known/nostr.json?name=a%00", undefined, undefined],
+        ["path", "GET", "/api/identity/a%00b", undefined, undefined],
+        ["path", "POST", "/api/agent/webhooks/deliveries/a%00b/retry", undefined, human.api_key]
+      ]
+      for (const [field, method, path, body, key] of cases) {
+        const res = yield* rawRequest(method, path, { ...(body ? { body } : {}), ...(key ? { key } : {}) })
+        try {
+          const err = expectError(res, 400, "invalid_request")
+          expect(err.message).toMatch(/NUL/)
+          expect(err.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]))
+        } catch (e) {
+          throw new Error(`${method} ${path} ${field}: ${(e as Error).message}`)
+        }
+      }
+      const me = yield* human.client.profiles.me()
+      expect(me.user).toMatchObject({ display_name: "Before", bio: "", identity: {} })
+      const ok = yield* rawRequest("POST", "/api/accounts", { body: json({ handle, display_name: "Finally" }) })
+      expect(ok.status).toBe(201)
+    }))
+})
+
 const SlowRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.all([router.get("/api/test/never", Effect.never), router.post("/api/test/never", Effect.never)])
 )
