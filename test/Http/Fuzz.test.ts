@@ -3,9 +3,10 @@ import { HttpApi, HttpServer, OpenApi } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Errors, ShoalApi, Wallet } from "@shoal/domain"
-import { Arbitrary, Effect, Either, FastCheck as fc, Layer, ManagedRuntime, Option, Schema } from "effect"
+import { Auth, Errors, Ids, ShoalApi, Wallet } from "@shoal/domain"
+import { Arbitrary, Effect, Either, FastCheck as fc, Layer, ManagedRuntime, Option, Redacted, Schema } from "effect"
 import { Accounts } from "../../src/Accounts.js"
+import * as Database from "../../src/Database/Database.js"
 import { createHoldingServer } from "../../src/Http/HoldingServer.js"
 import { agentApi, Services, Singletons, WalletApiApp } from "../../src/main.js"
 import { configLayer, uniqueHandle } from "../support/TestApp.js"
@@ -23,6 +24,29 @@ import { TestDatabase } from "../support/TestDatabase.js"
 const RUNS = Number(process.env.FUZZ_RUNS ?? 600)
 const ANSWER_WITHIN_MS = 5_000
 
+/**
+ * On a PostgreSQL server other test files write to the same database at the same time: the fuzz gets a database
+ * of its own there (created, migrated, dropped), so its row counts see only its own requests.
+ */
+const OwnDatabase = Layer.unwrapScoped(Effect.gen(function*() {
+  const url = process.env.DATABASE_URL
+  if (!url) return TestDatabase
+  const name = `shoal_fuzz_${process.pid}_${Date.now()}`
+  const admin = (statement: string) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
+      Effect.provide(Database.layerPg(Redacted.make(url))),
+      Effect.scoped,
+      Effect.orDie
+    )
+  yield* Effect.acquireRelease(
+    admin(`CREATE DATABASE ${name}`),
+    () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  )
+  const own = new URL(url)
+  own.pathname = `/${name}`
+  return Database.layerMigrated(Database.layerPg(Redacted.make(own.toString())))
+}))
+
 // no event workers: only a request writes rows, so counts around a 4xx are exact
 const node = <E, R>(app: Layer.Layer<never, E, R>) =>
   app.pipe(
@@ -30,7 +54,7 @@ const node = <E, R>(app: Layer.Layer<never, E, R>) =>
     Layer.provideMerge(Singletons),
     // the server npm start runs (its timeouts and JSON transport errors), on a free port
     Layer.provideMerge(NodeHttpServer.layer(() => createHoldingServer(), { host: "127.0.0.1", port: 0 })),
-    Layer.provideMerge(TestDatabase),
+    Layer.provideMerge(OwnDatabase),
     Layer.provide(configLayer({ RATE_LIMIT_PER_MINUTE: "100000000" }))
   )
 
@@ -431,7 +455,14 @@ const fuzz = <E>(
               const handle = uniqueHandle("fz")
               const human = yield* accounts.signUp({ handle, display_name: "Fuzz" })
               const agentHandle = uniqueHandle("fza")
-              yield* accounts.createAgent({ id: human.id, userType: "human" } as any, {
+              const owner: Auth.Principal = {
+                id: human.id,
+                handle: Schema.decodeSync(Ids.Handle)(handle),
+                userType: "human",
+                ownerId: null,
+                keyHash: ""
+              }
+              yield* accounts.createAgent(owner, {
                 handle: agentHandle,
                 display_name: "Fuzz Agent"
               })
