@@ -195,6 +195,7 @@ describeApp()("NUL characters", (it) => {
         ["after", "GET", "/api/agent/events?after=%00", undefined, human.api_key],
         ["name", "GET", "/.well-known/nostr.json?name=a%00", undefined, undefined],
         ["path", "GET", "/api/identity/a%00b", undefined, undefined],
+        ["path", "GET", "/api/identity/%zz%00", undefined, undefined],
         ["path", "POST", "/api/agent/webhooks/deliveries/a%00b/retry", undefined, human.api_key]
       ]
       for (const [field, method, path, body, key] of cases) {
