@@ -1,7 +1,7 @@
 import type { HttpApp } from "@effect/platform"
 import { HttpApiBuilder, HttpMethod, HttpServerError, HttpServerRequest } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
-import { Cause, Config, Duration, Effect, identity, Option } from "effect"
+import { Cause, Effect, Option } from "effect"
 import { apiErrorResponse, errorResponse, isApiError } from "./ErrorEnvelope.js"
 import {
   declaresBody,
@@ -147,26 +147,14 @@ const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequ
     )
   })
 
-const tooSlow = (deadline: Duration.Duration) =>
-  errorResponse(503, "unavailable", `the server did not answer within ${Duration.format(deadline)}; try again`)
-
-/**
- * API-level middleware: body size, type and nesting limits, then the error envelope around everything below, and a
- * deadline (`HTTP_HANDLER_TIMEOUT`, default 30 seconds): every request is answered in bounded time, whatever a
- * route or a body parser does. The event socket (an upgrade) lives as long as its connection and is exempt.
- */
-export const ErrorHandlingLive = HttpApiBuilder.middleware(Effect.gen(function*() {
-  const deadline = yield* Config.duration("HTTP_HANDLER_TIMEOUT").pipe(Config.withDefault(Duration.seconds(30)))
-  return (app: HttpApp.Default) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const length = request.headers["content-length"]
-      if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge()
-      const handled = checked(app, request).pipe(
-        Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause))
-      )
-      return yield* request.headers.upgrade === undefined
-        ? Effect.timeoutTo(handled, { duration: deadline, onTimeout: () => tooSlow(deadline), onSuccess: identity })
-        : handled
-    })
-}))
+/** API-level middleware: body size, type and nesting limits, then the error envelope around everything below. */
+export const ErrorHandlingLive = HttpApiBuilder.middleware((app) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const length = request.headers["content-length"]
+    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge()
+    return yield* checked(app, request).pipe(
+      Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause))
+    )
+  })
+)

@@ -49,7 +49,8 @@ const reason = (cause: unknown): string => {
 /**
  * A Node HTTP server on `HOST`:`<portVariable>`; failing to listen names the address, the variable and why. A client
  * has `HTTP_HEADERS_TIMEOUT` (default 10 seconds) to send its request head and `HTTP_REQUEST_TIMEOUT` (default 30
- * seconds) for the whole request, then gets a JSON 408 and is closed.
+ * seconds) for the whole request, then gets a JSON 408 and is closed; a request not answered within
+ * `HTTP_HANDLER_TIMEOUT` (default 30 seconds) gets a JSON 503.
  */
 export const listen = (name: string, portVariable: string, defaultPort: number) =>
   Layer.unwrapEffect(Effect.gen(function*() {
@@ -61,7 +62,14 @@ export const listen = (name: string, portVariable: string, defaultPort: number) 
     const request = yield* Config.duration("HTTP_REQUEST_TIMEOUT").pipe(
       Config.withDefault(Duration.millis(defaultTimeouts.requestTimeoutMs))
     )
-    const timeouts = { headersTimeoutMs: Duration.toMillis(headers), requestTimeoutMs: Duration.toMillis(request) }
+    const handler = yield* Config.duration("HTTP_HANDLER_TIMEOUT").pipe(
+      Config.withDefault(Duration.millis(defaultTimeouts.handlerTimeoutMs))
+    )
+    const timeouts = {
+      headersTimeoutMs: Duration.toMillis(headers),
+      requestTimeoutMs: Duration.toMillis(request),
+      handlerTimeoutMs: Duration.toMillis(handler)
+    }
     return NodeHttpServer.layer(() => createHoldingServer(timeouts), { host, port }).pipe(
       Layer.mapError((cause) =>
         new ListenError({

@@ -1,4 +1,4 @@
-import { HttpServer, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { freePort } from "../../bench/support.js"
@@ -8,11 +8,17 @@ import { configLayer } from "../support/TestApp.js"
 import type { SocketAnswer } from "./RawSocket.js"
 import { exchange } from "./RawSocket.js"
 
+const ok = HttpRouter.empty.pipe(
+  HttpRouter.get("/", HttpServerResponse.text("ok")),
+  HttpRouter.get("/never", Effect.never),
+  HttpRouter.post("/never", Effect.never)
+)
+
 /** Errors node answers before the app: the server `listen` builds (the one `npm start` runs), over a raw socket. */
 const served = (config: Record<string, string>) =>
   Layer.unwrapEffect(
     Effect.map(Effect.promise(freePort), (port) =>
-      HttpServer.serve(HttpServerResponse.text("ok")).pipe(
+      HttpServer.serve(ok).pipe(
         Layer.provideMerge(listen("test API", "PORT", 8080)),
         Layer.provide(configLayer({ HOST: "127.0.0.1", PORT: String(port), ...config }))
       ))
@@ -36,7 +42,20 @@ const jsonError = (res: SocketAnswer, status: number, code: string) => {
 /** A request head sent a line at a time, forever (until the server closes). */
 const drip = ["GET / HTTP/1.1\r\n", ...Array.from({ length: 200 }, (_, i) => `x-drip-${i}: 1\r\n`)]
 
-layer(served({ HTTP_HEADERS_TIMEOUT: "1 second" }), { excludeTestServices: true })("transport errors", (it) => {
+layer(served({ HTTP_HEADERS_TIMEOUT: "1 second", HTTP_HANDLER_TIMEOUT: "1 second" }), {
+  excludeTestServices: true
+})("transport errors", (it) => {
+  it.effect("a handler that never answers is cut off at HTTP_HANDLER_TIMEOUT with a JSON 503", () =>
+    Effect.gen(function*() {
+      for (const method of ["GET", "POST"]) {
+        const res = yield* send([
+          `${method} /never HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}`
+        ])
+        jsonError(res, 503, "unavailable")
+        expect(res.ms).toBeLessThan(4_000)
+      }
+    }))
+
   it.effect("a well-formed request reaches the app", () =>
     Effect.gen(function*() {
       const res = yield* send(["GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"])
