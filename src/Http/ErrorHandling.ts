@@ -1,9 +1,19 @@
-import { HttpApiBuilder, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { HttpIncomingMessage } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { HttpApiBuilder, HttpMethod, HttpServerError, HttpServerRequest } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { Cause, Effect, Option } from "effect"
 import { unavailableReason } from "../Database/Unavailable.js"
 import { apiErrorResponse, errorResponse, isApiError, unavailableResponse } from "./ErrorEnvelope.js"
+import {
+  declaresBody,
+  isJsonMediaType,
+  nulFieldsInJson,
+  nulFieldsInUrl,
+  nulResponse,
+  readBody,
+  unsupportedMediaType,
+  withBody
+} from "./RequestChecks.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -45,12 +55,6 @@ const tooDeep = () =>
     "invalid_request",
     `the request body is nested more than ${MAX_JSON_DEPTH} levels deep`
   )
-
-/** The bodies HttpApi decodes as JSON: a JSON content type, or none at all. */
-const isJsonBody = (request: HttpServerRequest.HttpServerRequest) => {
-  const type = request.headers["content-type"]
-  return type === undefined || type.toLowerCase().includes("application/json")
-}
 
 const isDecodeError = (u: unknown): u is HttpApiDecodeError =>
   typeof u === "object" && u !== null && (u as { _tag?: string })._tag === "HttpApiDecodeError"
@@ -117,23 +121,46 @@ const toResponse = (cause: Cause.Cause<unknown>) =>
     return errorResponse(500, "internal_error", "the server failed to handle this request")
   })
 
-/** API-level middleware: body size and nesting limits, then the error envelope around everything below. */
+/** How much of a body past the limit is read and dropped so the 413 reaches the client (see `readBody`). */
+export const DRAIN_BYTES = 8 * MAX_BODY_BYTES
+
+/**
+ * The body, read here once for every route: refused if it is not JSON (415) or too large (413, also when chunked)
+ * or too deep (400); NUL characters are refused in it and in the URL (400 naming the field: PostgreSQL text
+ * cannot hold them, and checking here, not per field schema, covers every string of every future route). An
+ * empty body is the empty JSON body whatever its declared type (HttpApi's multipart parser
+ * would wait forever for an empty one).
+ */
+const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const inUrl = nulFieldsInUrl(request.url)
+    if (inUrl.length > 0) return nulResponse(inUrl)
+    if (!HttpMethod.hasBody(request.method)) return yield* app
+    const type = request.headers["content-type"]
+    const json = type === undefined || isJsonMediaType(type)
+    // a body of another type is refused unread; an empty one is the empty body all-optional POSTs accept
+    if (!json && declaresBody(request.headers)) return unsupportedMediaType(type)
+    // a failed read (the client went away) is a RequestError: the envelope below maps it
+    const body = yield* Effect.orDie(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES))
+    if (body._tag === "TooLarge") return tooLarge()
+    if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return tooDeep()
+    const inBody = nulFieldsInJson(body.text)
+    if (inBody.length > 0) return nulResponse(inBody)
+    const plainJson = type === undefined || type.toLowerCase().includes("application/json")
+    return yield* Effect.provideService(
+      app,
+      HttpServerRequest.HttpServerRequest,
+      withBody(request, body.text, !plainJson)
+    )
+  })
+
+/** API-level middleware: body size, type and nesting limits, then the error envelope around everything below. */
 export const ErrorHandlingLive = HttpApiBuilder.middleware((app) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const length = request.headers["content-length"]
     if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge()
-    // the body text is cached by the request: reading it here costs nothing more when the route decodes it
-    const checked = isJsonBody(request)
-      ? Effect.matchEffect(request.text, {
-        onFailure: (e) => Effect.succeed(requestErrorResponse(e)),
-        onSuccess: (text) => nestedDeeperThan(text, MAX_JSON_DEPTH) ? Effect.succeed(tooDeep()) : app
-      })
-      : app
-    const bounded = request.method === "GET" || request.method === "HEAD"
-      ? app
-      : HttpIncomingMessage.withMaxBodySize(checked, Option.some(MAX_BODY_BYTES))
-    return yield* bounded.pipe(
+    return yield* checked(app, request).pipe(
       Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause))
     )
   })

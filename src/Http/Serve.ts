@@ -1,9 +1,9 @@
 import type { HttpApi, HttpApiGroup } from "@effect/platform"
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Config, Data, Effect, Layer } from "effect"
+import { Config, Data, Duration, Effect, Layer } from "effect"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
-import { createHoldingServer } from "./HoldingServer.js"
+import { createHoldingServer, defaultTimeouts } from "./HoldingServer.js"
 
 /**
  * One HttpApi as an app over whatever HttpServer is provided: its groups, extra routes (`Router.use` layers such as
@@ -46,12 +46,31 @@ const reason = (cause: unknown): string => {
   return inner?.code ?? inner?.message ?? String(cause)
 }
 
-/** A Node HTTP server on `HOST`:`<portVariable>`; failing to listen names the address, the variable and why. */
+/**
+ * A Node HTTP server on `HOST`:`<portVariable>`; failing to listen names the address, the variable and why. A client
+ * has `HTTP_HEADERS_TIMEOUT` (default 10 seconds) to send its request head and `HTTP_REQUEST_TIMEOUT` (default 30
+ * seconds) for the whole request, then gets a JSON 408 and is closed; a request not answered within
+ * `HTTP_HANDLER_TIMEOUT` (default 30 seconds) gets a JSON 503.
+ */
 export const listen = (name: string, portVariable: string, defaultPort: number) =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
     const port = yield* Config.port(portVariable).pipe(Config.withDefault(defaultPort))
-    return NodeHttpServer.layer(createHoldingServer, { host, port }).pipe(
+    const headers = yield* Config.duration("HTTP_HEADERS_TIMEOUT").pipe(
+      Config.withDefault(Duration.millis(defaultTimeouts.headersTimeoutMs))
+    )
+    const request = yield* Config.duration("HTTP_REQUEST_TIMEOUT").pipe(
+      Config.withDefault(Duration.millis(defaultTimeouts.requestTimeoutMs))
+    )
+    const handler = yield* Config.duration("HTTP_HANDLER_TIMEOUT").pipe(
+      Config.withDefault(Duration.millis(defaultTimeouts.handlerTimeoutMs))
+    )
+    const timeouts = {
+      headersTimeoutMs: Duration.toMillis(headers),
+      requestTimeoutMs: Duration.toMillis(request),
+      handlerTimeoutMs: Duration.toMillis(handler)
+    }
+    return NodeHttpServer.layer(() => createHoldingServer(timeouts), { host, port }).pipe(
       Layer.mapError((cause) =>
         new ListenError({
           message: `the ${name} cannot listen on ${host}:${port} (${portVariable}): ${reason(cause)}`,

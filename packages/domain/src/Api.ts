@@ -19,7 +19,10 @@ is a 401 with \`WWW-Authenticate: Bearer\`.
 **Errors.** Every error is JSON: \`{"status":"error","error":{"code":"…","message":"…","details":…}}\`, with
 \`details\` optional (for a 400, the fields that failed). Codes: \`invalid_request\` 400, \`unauthorized\` 401,
 \`forbidden\` 403, \`not_found\` 404, \`conflict\` 409, \`payload_too_large\` 413 (bodies over 1 MiB),
-\`unprocessable\` 422, \`rate_limited\` 429, \`internal_error\` 500, \`unavailable\` 503 (health). Success bodies carry \`"status":"success"\`.
+\`unprocessable\` 422, \`rate_limited\` 429, \`internal_error\` 500, \`unavailable\` 503 (health, or no answer within
+the server's deadline). Before a request reaches the API, the server answers malformed HTTP (\`invalid_request\` 400),
+headers over 16 KB (\`headers_too_large\` 431) and requests not received in time (\`request_timeout\` 408) with the
+same body, then closes the connection. Success bodies carry \`"status":"success"\`.
 
 **Rate limits.** Each key has a token bucket of a minute's worth of requests, refilled continuously. Keyed answers
 carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; past the limit the answer is a 429 with
@@ -43,6 +46,7 @@ export class ShoalApi extends HttpApi.make("shoal")
   .addError(Errors.NotFoundWire)
   .addError(Errors.ConflictWire)
   .addError(Errors.PayloadTooLargeWire)
+  .addError(Errors.UnsupportedMediaTypeWire)
   .addError(Errors.UnprocessableWire)
   .addError(Errors.RateLimitedWire)
   .addError(Errors.InternalErrorWire)

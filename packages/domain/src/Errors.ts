@@ -37,9 +37,12 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", fields) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", fields) {}
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", fields) {}
+export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", fields) {}
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", fields) {}
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", fields) {}
 export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", fields) {}
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", fields) {}
+export class HeadersTooLarge extends Schema.TaggedError<HeadersTooLarge>()("HeadersTooLarge", fields) {}
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields) {}
 export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", fields) {}
 
@@ -48,9 +51,12 @@ export const UnauthorizedWire = wire(Unauthorized, "unauthorized", 401)
 export const ForbiddenWire = wire(Forbidden, "forbidden", 403)
 export const NotFoundWire = wire(NotFound, "not_found", 404)
 export const ConflictWire = wire(Conflict, "conflict", 409)
+export const RequestTimeoutWire = wire(RequestTimeout, "request_timeout", 408)
 export const PayloadTooLargeWire = wire(PayloadTooLarge, "payload_too_large", 413)
+export const UnsupportedMediaTypeWire = wire(UnsupportedMediaType, "unsupported_media_type", 415)
 export const UnprocessableWire = wire(Unprocessable, "unprocessable", 422)
 export const RateLimitedWire = wire(RateLimited, "rate_limited", 429)
+export const HeadersTooLargeWire = wire(HeadersTooLarge, "headers_too_large", 431)
 export const InternalErrorWire = wire(InternalError, "internal_error", 500)
 export const UnavailableWire = wire(Unavailable, "unavailable", 503)
 
@@ -60,9 +66,12 @@ export type ApiError =
   | Forbidden
   | NotFound
   | Conflict
+  | RequestTimeout
   | PayloadTooLarge
+  | UnsupportedMediaType
   | Unprocessable
   | RateLimited
+  | HeadersTooLarge
   | InternalError
   | Unavailable
 
@@ -73,9 +82,12 @@ export const errorCodes = {
   Forbidden: ["forbidden", 403],
   NotFound: ["not_found", 404],
   Conflict: ["conflict", 409],
+  RequestTimeout: ["request_timeout", 408],
   PayloadTooLarge: ["payload_too_large", 413],
+  UnsupportedMediaType: ["unsupported_media_type", 415],
   Unprocessable: ["unprocessable", 422],
   RateLimited: ["rate_limited", 429],
+  HeadersTooLarge: ["headers_too_large", 431],
   InternalError: ["internal_error", 500],
   Unavailable: ["unavailable", 503]
 } as const satisfies Record<ApiError["_tag"], readonly [string, number]>

@@ -22,7 +22,12 @@ const isHttpUrl = (s: string) => {
 export const HttpUrl = Schema.String.pipe(
   Schema.maxLength(2_048, { message: () => "a URL is at most 2048 characters" }),
   Schema.filter(isHttpUrl, { message: () => "must be an http(s) URL" }),
-  Schema.annotations({ identifier: "HttpUrl", jsonSchema: { format: "uri" } })
+  Schema.annotations({
+    identifier: "HttpUrl",
+    jsonSchema: { format: "uri" },
+    // property tests: generate URLs rather than filter random strings (which almost never pass)
+    arbitrary: () => (fc) => fc.webUrl({ validSchemes: ["http", "https"] }).filter((u) => u.length <= 2_048)
+  })
 )
 
 export const Email = Schema.String.pipe(

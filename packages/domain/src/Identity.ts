@@ -39,7 +39,11 @@ export const npubToHex = (npub: string): Either.Either<string, string> => {
 }
 
 export const Npub = Schema.String.pipe(
-  Schema.filter((s) => Either.match(npubToHex(s), { onLeft: (m) => m, onRight: () => true }))
+  Schema.filter((s) => Either.match(npubToHex(s), { onLeft: (m) => m, onRight: () => true }), {
+    // property tests: encode random keys rather than filter random strings
+    arbitrary: () => (fc) =>
+      fc.uint8Array({ minLength: 32, maxLength: 32 }).map((key) => bech32.encode("npub", bech32.toWords(key)))
+  })
 )
 
 // no control characters: the values end up in DNS TXT records and JSON documents

@@ -60,6 +60,7 @@ export class WalletApi extends HttpApi.make("wallet")
   .addError(Errors.InvalidRequestWire)
   .addError(Errors.NotFoundWire)
   .addError(Errors.PayloadTooLargeWire)
+  .addError(Errors.UnsupportedMediaTypeWire)
   .addError(Errors.RateLimitedWire)
   .addError(Errors.InternalErrorWire)
   .annotate(

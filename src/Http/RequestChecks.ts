@@ -1,0 +1,150 @@
+import { HttpServerError, HttpServerRequest } from "@effect/platform"
+import { Chunk, Effect, Stream } from "effect"
+import { errorResponse } from "./ErrorEnvelope.js"
+
+/**
+ * Checks every request makes before any route sees it: the body's media type, its size when it is streamed,
+ * and NUL characters anywhere in the input. They live here, in front of every route, so a new endpoint cannot
+ * forget them.
+ */
+
+/** `application/json` or any `application/*+json` (merge-patch, problem …), with or without parameters. */
+export const isJsonMediaType = (contentType: string): boolean => {
+  const type = contentType.split(";")[0]!.trim().toLowerCase()
+  return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type)
+}
+
+/** Whether the request says a body follows: a positive Content-Length, or a chunked (or other) transfer coding. */
+export const declaresBody = (headers: Readonly<Record<string, string | undefined>>): boolean => {
+  const length = headers["content-length"]
+  if (length !== undefined) return Number(length) !== 0
+  return headers["transfer-encoding"] !== undefined
+}
+
+export const unsupportedMediaType = (contentType: string) =>
+  errorResponse(
+    415,
+    "unsupported_media_type",
+    `the request body must be JSON (Content-Type: application/json), not ${contentType.slice(0, 100)}`
+  )
+
+export type Body =
+  | { readonly _tag: "Text"; readonly text: string }
+  | { readonly _tag: "TooLarge" }
+
+/**
+ * The body as text, at most `max` bytes. Past the limit the rest is read and dropped (up to `drain` more bytes), so
+ * the client has finished sending when the 413 goes out and sees the answer, not a reset. A client that goes on
+ * past that is cut off.
+ */
+export const readBody = (request: HttpServerRequest.HttpServerRequest, max: number, drain: number) =>
+  Stream.runFoldWhile(
+    request.stream,
+    { chunks: Chunk.empty<Uint8Array>(), bytes: 0 },
+    (s) => s.bytes <= max + drain,
+    (s, chunk) => ({
+      chunks: s.bytes + chunk.length <= max ? Chunk.append(s.chunks, chunk) : s.chunks,
+      bytes: s.bytes + chunk.length
+    })
+  ).pipe(
+    Effect.map((s): Body => {
+      if (s.bytes > max) return { _tag: "TooLarge" }
+      const all = new Uint8Array(s.bytes)
+      let at = 0
+      for (const c of s.chunks) {
+        all.set(c, at)
+        at += c.length
+      }
+      return { _tag: "Text", text: new TextDecoder().decode(all) }
+    })
+  )
+
+/**
+ * The request as the routes see it once its body has been read here: the same request, with `text` and `json`
+ * answering the body already read and, for `application/*+json` or an empty body of another type, a JSON content
+ * type (HttpApi decodes by content type and would otherwise hand the route bytes, or wait for a multipart body).
+ */
+export const withBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  text: string,
+  asJson: boolean
+): HttpServerRequest.HttpServerRequest => {
+  const json = Effect.try({
+    try: () => (text === "" ? null : JSON.parse(text)) as unknown,
+    catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
+  })
+  const overrides: PropertyDescriptorMap = {
+    text: { value: Effect.succeed(text) },
+    json: { value: json }
+  }
+  if (asJson) overrides.headers = { value: { ...request.headers, "content-type": "application/json" } }
+  // the node request's other members (url, method, response, upgrade …) are its own: delegate to it
+  return Object.create(request, overrides)
+}
+
+export interface NulAt {
+  readonly field: string
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+const nulMessage = "must not contain NUL characters (\\u0000)"
+const named = (path: ReadonlyArray<PropertyKey>) => path.map((p) => String(p).replaceAll("\u0000", "\\u0000")).join(".")
+
+/** The fields (keys or string values) of a parsed JSON value holding a NUL character, at most `limit`. */
+export const nulFields = (value: unknown, limit = 20): Array<NulAt> => {
+  const found: Array<NulAt> = []
+  const walk = (v: unknown, path: Array<PropertyKey>) => {
+    if (found.length >= limit) return
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) found.push({ field: named(path), path: [...path], message: nulMessage })
+    } else if (Array.isArray(v)) {
+      v.forEach((x, i) => walk(x, [...path, i]))
+    } else if (typeof v === "object" && v !== null) {
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes("\u0000")) {
+          found.push({ field: named([...path, k]), path: [...path, k], message: "a key " + nulMessage })
+        } else walk(x, [...path, k])
+      }
+    }
+  }
+  walk(value, [])
+  return found
+}
+
+/** NUL characters in a JSON body's text: only an escape can put one there (JSON refuses raw control characters). */
+export const nulFieldsInJson = (text: string): Array<NulAt> => {
+  if (!/\\u0000/.test(text)) return []
+  try {
+    return nulFields(JSON.parse(text))
+  } catch {
+    return [] // not JSON: decoding says so
+  }
+}
+
+/** NUL characters in the URL: the path (`field` "path") and each query parameter by name. */
+export const nulFieldsInUrl = (url: string): Array<NulAt> => {
+  if (!url.includes("%00") && !url.includes("\u0000")) return []
+  const q = url.indexOf("?")
+  const path = q < 0 ? url : url.slice(0, q)
+  const found: Array<NulAt> = []
+  // %00 decodes to NUL wherever it is, even in a path another escape makes malformed
+  if (/%00/.test(path)) found.push({ field: "path", path: ["path"], message: nulMessage })
+  if (q >= 0) {
+    for (const [k, v] of new URLSearchParams(url.slice(q + 1))) {
+      if (k.includes("\u0000") || v.includes("\u0000")) {
+        found.push({ field: named([k]), path: [k], message: nulMessage })
+      }
+    }
+  }
+  return found
+}
+
+/** PostgreSQL text cannot hold NUL: refused here, for every string input, naming where it was. */
+export const nulResponse = (found: ReadonlyArray<NulAt>) =>
+  errorResponse(
+    400,
+    "invalid_request",
+    `${found[0]!.field.length > 0 ? found[0]!.field + ": " : ""}${found[0]!.message}`,
+    found
+  )
