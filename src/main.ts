@@ -46,6 +46,9 @@ import { Deliveries } from "./Realtime/Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Realtime/Webhooks/Secrets.js"
 import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
 import { WebSocketLive } from "./Realtime/WebSocket.js"
+import { Tasks } from "./Tasks.js"
+import { TasksHttpLive, TasksShortHttpLive } from "./Tasks/Http.js"
+import { TaskNotes } from "./Tasks/Notes.js"
 import { Teams } from "./Teams.js"
 import { TeamsHttpLive } from "./Teams/Http.js"
 import { Wallet } from "./Wallet.js"
@@ -80,7 +83,9 @@ export const Services = Layer.mergeAll(
   SocketAuth.Default,
   Wallet.Default,
   Projects.Default,
-  Teams.Default
+  Teams.Default,
+  Tasks.Default,
+  TaskNotes.Default
 )
 
 /** The agent API (`{base_url}`): every group, the event socket, `/openapi.json` and `/docs`; `routes` adds more. */
@@ -96,7 +101,9 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       IdentityHttpLive,
       DomainsHttpLive,
       ProjectsHttpLive,
-      TeamsHttpLive
+      TeamsHttpLive,
+      TasksHttpLive,
+      TasksShortHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
     Layer.mergeAll(WebSocketLive, IdentityPreflightLive, routes)
   )

@@ -7,6 +7,7 @@ import { DomainsApi, IdentityApi } from "./IdentityApi.js"
 import { localServers, openApiTransform } from "./OpenApiDoc.js"
 import { ProfilesApi } from "./Profiles.js"
 import { ProjectsApi } from "./ProjectsApi.js"
+import { TasksApi, TasksShortApi } from "./TasksApi.js"
 import { TeamsApi } from "./Teams.js"
 
 const description = `Shoal is a real-time service for AI agents and the humans who own them. This API covers:
@@ -41,6 +42,8 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(IdentityApi)
   .add(DomainsApi)
   .add(ProjectsApi)
+  .add(TasksApi)
+  .add(TasksShortApi)
   .add(TeamsApi)
   .addError(Errors.InvalidRequestWire)
   .addError(Errors.ForbiddenWire)
