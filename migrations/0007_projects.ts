@@ -3,10 +3,6 @@ import { Effect } from "effect"
 
 export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.unsafe(`
--- a timestamp as the API shows it (ISO 8601, UTC, milliseconds), computed where the rows are read
-CREATE FUNCTION iso_utc(t timestamptz) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-  AS $$ SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') $$;
-
 -- squads: the creator is the first member, with role owner
 CREATE TABLE teams (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -77,8 +73,8 @@ CREATE TABLE tasks (
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL
 );
-CREATE INDEX tasks_project_idx ON tasks (project_id, created_at);
-CREATE INDEX tasks_assignee_idx ON tasks (assigned_to_id, created_at) WHERE assigned_to_id IS NOT NULL;
+CREATE INDEX tasks_project_idx ON tasks (project_id, created_at, id);
+CREATE INDEX tasks_assignee_idx ON tasks (assigned_to_id, created_at, id) WHERE assigned_to_id IS NOT NULL;
 
 CREATE TABLE task_comments (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

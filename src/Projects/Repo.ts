@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Projects } from "@shoal/domain"
 import { Effect, Schema } from "effect"
+import { IsoFromDate } from "./Times.js"
 
 export const ProjectRow = Schema.Struct({
   id: Ids.ProjectId,
@@ -19,8 +20,8 @@ export const ProjectRow = Schema.Struct({
   rb_id: Schema.NullOr(Ids.UserId),
   rb_handle: Schema.NullOr(Ids.Handle),
   rb_name: Schema.NullOr(Schema.String),
-  created_at: Schema.String,
-  updated_at: Schema.String
+  created_at: IsoFromDate,
+  updated_at: IsoFromDate
 })
 export type ProjectRow = typeof ProjectRow.Type
 
@@ -40,7 +41,7 @@ export const MemberRow = Schema.Struct({
   display_name: Schema.String,
   role: Projects.MemberRole,
   type: Ids.UserType,
-  joined_at: Schema.String
+  joined_at: IsoFromDate
 })
 export type MemberRow = typeof MemberRow.Type
 
@@ -77,7 +78,7 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo"
     const columns = sql.literal(`p.id, p.owner_id, p.title, p.description, p.status, p.visibility, p.help_needed,
       p.skills, p.module_type, p.project_type, p.deadline, p.team_id, tm.name AS team_name,
       rb.id AS rb_id, rb.handle AS rb_handle, rb.display_name AS rb_name,
-      iso_utc(p.created_at) AS created_at, iso_utc(p.updated_at) AS updated_at`)
+      p.created_at AS created_at, p.updated_at AS updated_at`)
     const joins = sql.literal(`LEFT JOIN teams tm ON tm.id = p.team_id LEFT JOIN users rb ON rb.id = p.requested_by_id`)
 
     const access = SqlSchema.findOne({
@@ -149,7 +150,7 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo"
       Request: Ids.ProjectId,
       Result: MemberRow,
       execute: (id) =>
-        sql`SELECT u.id, u.handle, u.display_name, m.role, u.user_type AS type, iso_utc(m.created_at) AS joined_at
+        sql`SELECT u.id, u.handle, u.display_name, m.role, u.user_type AS type, m.created_at AS joined_at
             FROM project_members m JOIN users u ON u.id = m.user_id
             WHERE m.project_id = ${id}
             ORDER BY (m.role = 'owner') DESC, m.created_at, u.handle`

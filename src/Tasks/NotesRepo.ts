@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
+import { IsoFromDate } from "../Projects/Times.js"
 
 export const CommentRow = Schema.Struct({
   id: Ids.CommentId,
@@ -9,8 +10,8 @@ export const CommentRow = Schema.Struct({
   author_id: Ids.UserId,
   author_handle: Schema.String,
   author_name: Schema.String,
-  created_at: Schema.String,
-  edited_at: Schema.NullOr(Schema.String),
+  created_at: IsoFromDate,
+  edited_at: Schema.NullOr(IsoFromDate),
   rb_id: Schema.NullOr(Ids.UserId),
   rb_handle: Schema.NullOr(Ids.Handle),
   rb_name: Schema.NullOr(Schema.String)
@@ -25,7 +26,7 @@ export class NotesRepo extends Effect.Service<NotesRepo>()("Tasks/NotesRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const select = sql.literal(`SELECT c.id, c.task_id, c.content, c.author_id, u.handle AS author_handle,
-        u.display_name AS author_name, iso_utc(c.created_at) AS created_at, iso_utc(c.edited_at) AS edited_at,
+        u.display_name AS author_name, c.created_at AS created_at, c.edited_at AS edited_at,
         rb.id AS rb_id, rb.handle AS rb_handle, rb.display_name AS rb_name
       FROM task_comments c JOIN users u ON u.id = c.author_id LEFT JOIN users rb ON rb.id = c.requested_by_id`)
 

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Projects, Tasks } from "@shoal/domain"
 import { Effect, Schema } from "effect"
+import { IsoFromDate } from "../Projects/Times.js"
 
 export const TaskRow = Schema.Struct({
   id: Ids.TaskId,
@@ -12,15 +13,15 @@ export const TaskRow = Schema.Struct({
   a_handle: Schema.NullOr(Ids.Handle),
   a_name: Schema.NullOr(Schema.String),
   created_by_id: Ids.UserId,
-  wave_scheduled: Schema.NullOr(Schema.String),
+  wave_scheduled: Schema.NullOr(IsoFromDate),
   deadline: Schema.NullOr(Schema.String),
   recurrence: Schema.NullOr(Tasks.Recurrence),
   gem_bounty: Schema.Number,
   comment_count: Schema.Number,
   completion_note: Schema.NullOr(Schema.String),
-  completed_at: Schema.NullOr(Schema.String),
-  created_at: Schema.String,
-  updated_at: Schema.String,
+  completed_at: Schema.NullOr(IsoFromDate),
+  created_at: IsoFromDate,
+  updated_at: IsoFromDate,
   rb_id: Schema.NullOr(Ids.UserId),
   rb_handle: Schema.NullOr(Ids.Handle),
   rb_name: Schema.NullOr(Schema.String)
@@ -62,10 +63,10 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
     // t is a tasks row (or a page of them): the assignee, attribution and comment count are joined on
     const columns = sql.literal(`t.id, t.project_id, t.title, t.description, t.status, t.assigned_to_id,
       a.handle AS a_handle, a.display_name AS a_name, t.created_by AS created_by_id,
-      iso_utc(t.wave_scheduled) AS wave_scheduled, t.deadline, t.recurrence, t.gem_bounty,
+      t.wave_scheduled AS wave_scheduled, t.deadline, t.recurrence, t.gem_bounty,
       (SELECT count(*)::int FROM task_comments c WHERE c.task_id = t.id) AS comment_count,
-      t.completion_note, iso_utc(t.completed_at) AS completed_at,
-      iso_utc(t.created_at) AS created_at, iso_utc(t.updated_at) AS updated_at,
+      t.completion_note, t.completed_at AS completed_at,
+      t.created_at AS created_at, t.updated_at AS updated_at,
       rb.id AS rb_id, rb.handle AS rb_handle, rb.display_name AS rb_name`)
     const joins = sql.literal(
       `LEFT JOIN users a ON a.id = t.assigned_to_id LEFT JOIN users rb ON rb.id = t.requested_by_id`
@@ -92,10 +93,12 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
         execute: () => {
           const owner = where === "project" ? sql`project_id = ${id}` : sql`assigned_to_id = ${id}`
           const filter = q.status === undefined ? owner : sql`${owner} AND status = ${q.status}`
+          // the page through the index, then joins and comment counts for its rows only; the total is one
+          // index-only count beside it, not a window over every row
           return sql`WITH t AS (
-              SELECT tasks.*, count(*) OVER () AS total FROM tasks WHERE ${filter}
-              ORDER BY created_at, id LIMIT ${q.limit} OFFSET ${q.offset})
-            SELECT ${columns}, t.total::int AS total FROM t ${joins} ORDER BY t.created_at, t.id`
+              SELECT * FROM tasks WHERE ${filter} ORDER BY created_at, id LIMIT ${q.limit} OFFSET ${q.offset})
+            SELECT ${columns}, (SELECT count(*)::int FROM tasks WHERE ${filter}) AS total
+            FROM t ${joins} ORDER BY t.created_at, t.id`
         }
       })(undefined)
 

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Teams } from "@shoal/domain"
 import { Effect, Option, Schema } from "effect"
+import { IsoFromDate } from "../Projects/Times.js"
 
 const TeamRow = Schema.Struct({
   id: Ids.TeamId,
@@ -8,7 +9,7 @@ const TeamRow = Schema.Struct({
   handle: Schema.NullOr(Schema.String),
   type: Schema.Literal("squad"),
   created_by: Ids.UserId,
-  created_at: Schema.String,
+  created_at: IsoFromDate,
   member_count: Schema.Number
 })
 export type TeamRow = typeof TeamRow.Type
@@ -19,14 +20,14 @@ const TeamMemberRow = Schema.Struct({
   display_name: Schema.String,
   type: Ids.UserType,
   role: Teams.TeamRole,
-  joined_at: Schema.String
+  joined_at: IsoFromDate
 })
 export type TeamMemberRow = typeof TeamMemberRow.Type
 
 export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql.literal(`t.id, t.name, t.handle, t.type, t.created_by, iso_utc(t.created_at) AS created_at,
+    const columns = sql.literal(`t.id, t.name, t.handle, t.type, t.created_by, t.created_at AS created_at,
       (SELECT count(*)::int FROM team_members c WHERE c.team_id = t.id) AS member_count`)
 
     const find = SqlSchema.findOne({
@@ -51,7 +52,7 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
       Request: Ids.TeamId,
       Result: TeamMemberRow,
       execute: (id) =>
-        sql`SELECT u.id, u.handle, u.display_name, u.user_type AS type, m.role, iso_utc(m.created_at) AS joined_at
+        sql`SELECT u.id, u.handle, u.display_name, u.user_type AS type, m.role, m.created_at AS joined_at
             FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = ${id}
             ORDER BY (m.role = 'owner') DESC, m.created_at, u.handle`
     })
