@@ -227,14 +227,8 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
       const done = task.status === "completed" || task.status === "pending_approval"
       const now = new Date(yield* Clock.currentTimeMillis)
       const { next, row } = yield* Effect.gen(function*() {
-        if (!done) {
-          yield* repo.update(id, {
-            ...task,
-            status: Bounty.completionStatus(task),
-            wave_scheduled: task.wave_scheduled === null ? null : new Date(task.wave_scheduled),
-            requested_by_id: task.rb_id,
-            completion_note: note ?? task.completion_note
-          }, now)
+        // conditional, so concurrent completions settle a bounty once: only the one that made the transition does
+        if (!done && (yield* repo.markCompleted(id, Bounty.completionStatus(task), note ?? null, now))) {
           yield* Bounty.settleOnCompletion(task)
         }
         // a retried completion finds the occurrence the first one made

@@ -142,6 +142,16 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
             updated_at = ${now}
           WHERE id = ${id}`
 
+    /** Completes the task unless it is already done (or closed); true when this call made the transition. */
+    const markCompleted = (id: Ids.TaskId, status: Tasks.TaskStatus, note: string | null, now: Date) =>
+      Effect.map(
+        sql<{ id: string }>`UPDATE tasks SET status = ${status}, completion_note = coalesce(${note}, completion_note),
+            completed_at = ${now}, updated_at = ${now}
+          WHERE id = ${id} AND status NOT IN ('completed', 'pending_approval', 'cancelled', 'archived')
+          RETURNING id`,
+        (rows) => rows.length > 0
+      )
+
     const setWave = (id: Ids.TaskId, wave: Date, now: Date) =>
       sql`UPDATE tasks SET wave_scheduled = ${wave}, updated_at = ${now} WHERE id = ${id}`
 
@@ -173,6 +183,8 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
         v: TaskValues & { readonly project_id: Ids.ProjectId; readonly completion_note: string | null },
         now: Date
       ) => Effect.orDie(update(id, v, now)),
+      markCompleted: (id: Ids.TaskId, status: Tasks.TaskStatus, note: string | null, now: Date) =>
+        Effect.orDie(markCompleted(id, status, note, now)),
       setWave: (id: Ids.TaskId, wave: Date, now: Date) => Effect.orDie(setWave(id, wave, now)),
       nextOccurrence: (id: Ids.TaskId) => Effect.orDie(nextOccurrence(id)),
       byId: (id: Ids.TaskId) => Effect.orDie(byId(id))
