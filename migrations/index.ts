@@ -5,6 +5,7 @@ import m0003 from "./0003_identity.js"
 import m0004 from "./0004_event_fanouts.js"
 import m0005 from "./0005_events_json_text.js"
 import m0006 from "./0006_domains_unique_tld.js"
+import m0007 from "./0007_projects.js"
 
 /** Forward-only: append new files here, never edit a landed one. */
 export const loader = Migrator.fromRecord({
@@ -13,5 +14,6 @@ export const loader = Migrator.fromRecord({
   "0003_identity": m0003,
   "0004_event_fanouts": m0004,
   "0005_events_json_text": m0005,
-  "0006_domains_unique_tld": m0006
+  "0006_domains_unique_tld": m0006,
+  "0007_projects": m0007
 })

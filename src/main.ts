@@ -28,6 +28,8 @@ import { RecordSourceLive } from "./Identity/RecordSourceLive.js"
 import { Profiles } from "./Profiles.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
 import { ProfilesHttpLive } from "./Profiles/Http.js"
+import { Projects } from "./Projects.js"
+import { ProjectsHttpLive } from "./Projects/Http.js"
 import { AgentHub } from "./Realtime/AgentHub.js"
 import { Blocks } from "./Realtime/Blocks.js"
 import { DispatcherLive } from "./Realtime/Dispatcher.js"
@@ -44,6 +46,11 @@ import { Deliveries } from "./Realtime/Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Realtime/Webhooks/Secrets.js"
 import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
 import { WebSocketLive } from "./Realtime/WebSocket.js"
+import { Tasks } from "./Tasks.js"
+import { TasksHttpLive, TasksShortHttpLive } from "./Tasks/Http.js"
+import { TaskNotes } from "./Tasks/Notes.js"
+import { Teams } from "./Teams.js"
+import { TeamsHttpLive } from "./Teams/Http.js"
 import { Wallet } from "./Wallet.js"
 import { WalletAccountHttpLive, WalletSettingsHttpLive } from "./Wallet/Http.js"
 
@@ -74,7 +81,11 @@ export const Services = Layer.mergeAll(
   Deliveries.Default,
   WebhookSecrets.Default,
   SocketAuth.Default,
-  Wallet.Default
+  Wallet.Default,
+  Projects.Default,
+  Teams.Default,
+  Tasks.Default,
+  TaskNotes.Default
 )
 
 /** The agent API (`{base_url}`): every group, the event socket, `/openapi.json` and `/docs`; `routes` adds more. */
@@ -88,7 +99,11 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       ProfilesHttpLive,
       EventsHttpLive,
       IdentityHttpLive,
-      DomainsHttpLive
+      DomainsHttpLive,
+      ProjectsHttpLive,
+      TeamsHttpLive,
+      TasksHttpLive,
+      TasksShortHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
     Layer.mergeAll(WebSocketLive, IdentityPreflightLive, routes)
   )

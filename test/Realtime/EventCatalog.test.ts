@@ -53,7 +53,10 @@ layer(app, { excludeTestServices: true })("event catalog", (it) => {
         id: "t1",
         title: "Write docs",
         project_id: "p1",
-        project_name: "Docs"
+        project_name: "Docs",
+        permalink: "http://localhost:8080/projects/p1/tasks/t1",
+        assigned_by_id: "u1",
+        assigned_by_handle: "alice"
       })
       yield* emitEvent([human.user.id], "gems.earned", { amount: 12, source: "task_completion", task_id: "t1" })
       const frames = Chunk.toReadonlyArray(yield* Fiber.join(collected).pipe(Effect.timeout("15 seconds")))

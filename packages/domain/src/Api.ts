@@ -6,12 +6,15 @@ import { HealthApi } from "./Health.js"
 import { DomainsApi, IdentityApi } from "./IdentityApi.js"
 import { localServers, openApiTransform } from "./OpenApiDoc.js"
 import { ProfilesApi } from "./Profiles.js"
+import { ProjectsApi } from "./ProjectsApi.js"
+import { TasksApi, TasksShortApi } from "./TasksApi.js"
+import { TeamsApi } from "./Teams.js"
 
 const description = `Shoal is a real-time service for AI agents and the humans who own them. This API covers:
 accounts and API keys (a human signs up, then creates agents and rotates their keys), profiles and identity values,
 the event stream (polled here; the same events arrive over the WebSocket at \`/api/agent/ws\` and by webhook, whose
-deliveries can be inspected and retried), signed identity proofs with their keys and NIP-05, and naming-system
-domain settings.
+deliveries can be inspected and retried), signed identity proofs with their keys and NIP-05, naming-system
+domain settings, projects with their tasks, comments and checklists, and squads.
 
 **Keys.** Send the key as \`Authorization: Bearer <key>\` or \`X-API-Key: <key>\`. A missing, unknown or revoked key
 is a 401 with \`WWW-Authenticate: Bearer\`.
@@ -41,6 +44,10 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(EventsApi)
   .add(IdentityApi)
   .add(DomainsApi)
+  .add(ProjectsApi)
+  .add(TasksApi)
+  .add(TasksShortApi)
+  .add(TeamsApi)
   .addError(Errors.InvalidRequestWire)
   .addError(Errors.ForbiddenWire)
   .addError(Errors.NotFoundWire)

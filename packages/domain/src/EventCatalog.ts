@@ -40,11 +40,15 @@ export const TaskAssigned = event("task.assigned", "TaskAssigned", "A task was a
   id: Schema.String.annotations({ description: "the task's id" }),
   title: Schema.String,
   project_id: Schema.String,
-  project_name: Schema.String
+  project_name: Schema.String,
+  permalink: Schema.String.annotations({ description: "the task's page" }),
+  assigned_by_id: Schema.String.annotations({ description: "who assigned it" }),
+  assigned_by_handle: Handle
 })
 
 export const TaskComment = event("task.comment", "TaskComment", "Someone commented on a task of the agent.", {
   task_id: Schema.String,
+  task_title: Schema.String,
   comment_id: Schema.String,
   author_handle: Handle,
   content: Schema.String

@@ -1,0 +1,214 @@
+import { SqlClient } from "@effect/sql"
+import type { Auth, Ids } from "@shoal/domain"
+import { Errors, Projects as Api } from "@shoal/domain"
+import { Clock, Effect, Option } from "effect"
+import { PublicUrl } from "./Identity/PublicUrl.js"
+import { requestedBy, resolveAttribution } from "./Projects/Attribution.js"
+import { PeopleRepo } from "./Projects/PeopleRepo.js"
+import * as Policy from "./Projects/Policy.js"
+import { type ProjectRow, ProjectsRepo, type ProjectValues } from "./Projects/Repo.js"
+import { TeamsRepo } from "./Teams/Repo.js"
+
+/** The module_type → project_type table of the specification; a pair outside it is a 400. */
+export const checkTypes = (moduleType: string | null, projectType: string | null) => {
+  if (projectType === null) return Effect.void
+  const allowed: ReadonlyArray<string> | undefined = moduleType === null
+    ? undefined
+    : Api.projectTypes[moduleType as Api.ModuleType]
+  if (allowed !== undefined && allowed.includes(projectType)) return Effect.void
+  return Effect.fail(
+    new Errors.InvalidRequest({
+      message: moduleType === null
+        ? `project_type "${projectType}" needs a module_type`
+        : `project_type "${projectType}" is not allowed for module_type "${moduleType}"; allowed: ${
+          allowed!.join(", ")
+        }`,
+      details: { field: "project_type", module_type: moduleType, allowed: allowed ?? [] }
+    })
+  )
+}
+
+/** Projects: search, create, change, delete, members; tasks of a project are the Tasks service's. */
+export class Projects extends Effect.Service<Projects>()("Projects", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* ProjectsRepo
+    const people = yield* PeopleRepo
+    const teams = yield* TeamsRepo
+    const publicUrl = yield* Effect.orDie(PublicUrl)
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const toProject = (row: ProjectRow): Api.Project =>
+      new Api.Project({
+        id: row.id,
+        title: row.title,
+        description: row.description,
+        status: row.status,
+        visibility: row.visibility,
+        help_needed: row.help_needed,
+        skills: row.skills,
+        module_type: row.module_type,
+        project_type: row.project_type,
+        deadline: row.deadline,
+        team_id: row.team_id,
+        team_name: row.team_name,
+        owner_id: row.owner_id,
+        permalink: `${publicUrl}/projects/${row.id}`,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+        requested_by: requestedBy(row)
+      }, true)
+
+    const load = (caller: Auth.Principal, id: Ids.ProjectId) =>
+      Effect.flatMap(repo.access(id, caller.id), (row) => Policy.visible(id, row))
+
+    /** The caller, or the human that owns the caller, must be in the squad. */
+    const checkTeam = (caller: Auth.Principal, teamId: Ids.TeamId | null) =>
+      Effect.gen(function*() {
+        if (teamId === null) return
+        const team = yield* teams.find(teamId)
+        if (Option.isNone(team)) return yield* new Errors.NotFound({ message: `no squad with id ${teamId}` })
+        const ids = caller.ownerId === null ? [caller.id] : [caller.id, caller.ownerId]
+        if (!(yield* teams.anyMember(teamId, ids))) {
+          return yield* new Errors.Forbidden({
+            message: "setting team_id needs the caller (or the caller's owner) to be a member of that squad"
+          })
+        }
+      })
+
+    const list = Effect.fn("Projects.list")(function*(caller: Auth.Principal, q: Api.ProjectListQuery) {
+      const page = q.page ?? 1
+      const limit = q.limit ?? 50
+      const yes = (v: string | undefined) => v === "true" || v === "1"
+      const filter = {
+        caller: caller.id,
+        q: q.q,
+        scope: yes(q.member_only) ? "member_only" as const : yes(q.mine) ? "mine" as const : "visible" as const,
+        moduleType: q.module_type,
+        limit,
+        offset: (page - 1) * limit
+      }
+      const rows = yield* repo.list(filter)
+      // past the last page the window count has no row to ride on: ask for the first row for the total
+      const total = rows.length > 0
+        ? rows[0]!.total
+        : page > 1
+        ? yield* Effect.map(repo.list({ ...filter, limit: 1, offset: 0 }), (r) => r[0]?.total ?? 0)
+        : 0
+      return {
+        projects: rows.map(toProject),
+        meta: new Api.PageMeta({ total, pages: Math.ceil(total / limit), page, limit })
+      }
+    })
+
+    const create = Effect.fn("Projects.create")(function*(caller: Auth.Principal, input: Api.NewProject) {
+      const moduleType = input.module_type ?? null
+      const projectType = input.project_type ?? null
+      yield* checkTypes(moduleType, projectType)
+      yield* checkTeam(caller, input.team_id ?? null)
+      const attribution = yield* resolveAttribution(people, input)
+      const values: ProjectValues = {
+        title: input.title,
+        description: input.description ?? "",
+        status: input.status ?? "active",
+        visibility: input.visibility ?? "private",
+        help_needed: input.help_needed ?? "",
+        skills: input.skills ?? [],
+        module_type: moduleType,
+        project_type: projectType,
+        deadline: input.deadline ?? null,
+        team_id: input.team_id ?? null,
+        requested_by_id: attribution.id
+      }
+      const row = yield* Effect.gen(function*() {
+        const id = yield* repo.insert(caller.id, values, yield* now)
+        return yield* Effect.flatMap(repo.access(id, caller.id), Effect.orDieWith(() => "created project vanished"))
+      }).pipe(sql.withTransaction, Effect.orDie)
+      return { project: toProject(row), warning: attribution.warning }
+    })
+
+    const get = Effect.fn("Projects.get")(function*(caller: Auth.Principal, id: Ids.ProjectId) {
+      return toProject(yield* load(caller, id))
+    })
+
+    const update = Effect.fn("Projects.update")(
+      function*(caller: Auth.Principal, id: Ids.ProjectId, patch: Api.ProjectPatch) {
+        const row = yield* load(caller, id)
+        yield* Policy.requireManager(row, "change it")
+        const values: ProjectValues = {
+          title: patch.title ?? row.title,
+          description: patch.description ?? row.description,
+          status: patch.status ?? row.status,
+          visibility: patch.visibility ?? row.visibility,
+          help_needed: patch.help_needed ?? row.help_needed,
+          skills: patch.skills ?? row.skills,
+          module_type: patch.module_type !== undefined ? patch.module_type : row.module_type,
+          project_type: patch.project_type !== undefined ? patch.project_type : row.project_type,
+          deadline: patch.deadline !== undefined ? patch.deadline : row.deadline,
+          team_id: patch.team_id !== undefined ? patch.team_id : row.team_id,
+          requested_by_id: row.rb_id
+        }
+        yield* checkTypes(values.module_type, values.project_type)
+        if (values.team_id !== row.team_id) yield* checkTeam(caller, values.team_id)
+        const attribution = yield* resolveAttribution(people, patch)
+        const stored = { ...values, requested_by_id: attribution.id ?? values.requested_by_id }
+        const updated = yield* Effect.gen(function*() {
+          yield* repo.update(id, stored, yield* now)
+          return yield* Effect.flatMap(repo.access(id, caller.id), Effect.orDieWith(() => "updated project vanished"))
+        }).pipe(sql.withTransaction, Effect.orDie)
+        return { project: toProject(updated), warning: attribution.warning }
+      }
+    )
+
+    const remove = Effect.fn("Projects.remove")(function*(caller: Auth.Principal, id: Ids.ProjectId) {
+      const row = yield* load(caller, id)
+      yield* Policy.requireManager(row, "delete it")
+      yield* Effect.gen(function*() {
+        const active = yield* repo.countActiveTasks(id)
+        if (active > 0) {
+          return yield* new Errors.Conflict({
+            message: `cannot delete a project with ${active} active task${
+              active === 1 ? "" : "s"
+            }; move them to another project first (POST /api/agent/projects/${id}/tasks/move)`,
+            details: { active_tasks: active }
+          })
+        }
+        yield* repo.remove(id)
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      return `project "${row.title}" deleted`
+    })
+
+    const members = Effect.fn("Projects.members")(function*(caller: Auth.Principal, id: Ids.ProjectId) {
+      yield* load(caller, id)
+      return yield* repo.members(id)
+    })
+
+    const addParticipant = Effect.fn("Projects.addParticipant")(
+      function*(caller: Auth.Principal, id: Ids.ProjectId, input: typeof Api.AddParticipant.Type) {
+        const row = yield* load(caller, id)
+        yield* Policy.requireParticipant(row, "add participants")
+        const role = input.role ?? "member"
+        if (role === "manager") yield* Policy.requireManager(row, "name managers")
+        const user = yield* people.byHandle(input.handle)
+        if (Option.isNone(user)) return yield* new Errors.NotFound({ message: `no user with handle "${input.handle}"` })
+        const added = yield* repo.addMember(id, user.value.id, role, yield* now)
+        const member = (yield* repo.members(id)).find((m) => m.id === user.value.id)!
+        return { added, member }
+      }
+    )
+
+    const moveTasks = Effect.fn("Projects.moveTasks")(
+      function*(caller: Auth.Principal, id: Ids.ProjectId, target: Ids.ProjectId) {
+        const from = yield* load(caller, id)
+        yield* Policy.requireParticipant(from, "move its tasks")
+        const to = yield* load(caller, target)
+        yield* Policy.requireParticipant(to, "receive tasks")
+        if (id === target) return 0
+        return yield* repo.moveActiveTasks(id, target, yield* now).pipe(sql.withTransaction, Effect.orDie)
+      }
+    )
+
+    return { list, create, get, update, remove, members, addParticipant, moveTasks } as const
+  }),
+  dependencies: [ProjectsRepo.Default, PeopleRepo.Default, TeamsRepo.Default]
+}) {}

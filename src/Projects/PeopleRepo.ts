@@ -1,0 +1,44 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Ids } from "@shoal/domain"
+import { Effect, Option, Schema } from "effect"
+
+export const PersonRow = Schema.Struct({
+  id: Ids.UserId,
+  handle: Ids.Handle,
+  display_name: Schema.String,
+  user_type: Ids.UserType,
+  owner_id: Schema.NullOr(Ids.UserId)
+})
+export type PersonRow = typeof PersonRow.Type
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Users as projects and tasks name them: by handle (assignees, participants) or by id or handle (attribution). */
+export class PeopleRepo extends Effect.Service<PeopleRepo>()("Projects/PeopleRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const byHandle = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: PersonRow,
+      execute: (handle) =>
+        sql`SELECT id, handle, display_name, user_type, owner_id FROM users WHERE handle = ${handle.toLowerCase()}`
+    })
+
+    const byId = SqlSchema.findOne({
+      Request: Ids.UserId,
+      Result: PersonRow,
+      execute: (id) => sql`SELECT id, handle, display_name, user_type, owner_id FROM users WHERE id = ${id}`
+    })
+
+    /** A uuid is looked up as an id, anything else as a handle. */
+    const byIdOrHandle = (value: string): Effect.Effect<Option.Option<PersonRow>> =>
+      (uuid.test(value) ? byId(value.toLowerCase() as Ids.UserId) : byHandle(value.trim())).pipe(Effect.orDie)
+
+    return {
+      byHandle: (h: string) => Effect.orDie(byHandle(h)),
+      byId: (id: Ids.UserId) => Effect.orDie(byId(id)),
+      byIdOrHandle
+    } as const
+  })
+}) {}

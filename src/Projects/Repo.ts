@@ -1,0 +1,197 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Ids, Projects } from "@shoal/domain"
+import { Effect, Schema } from "effect"
+import { IsoFromDate } from "./Times.js"
+
+export const ProjectRow = Schema.Struct({
+  id: Ids.ProjectId,
+  owner_id: Ids.UserId,
+  title: Schema.String,
+  description: Schema.String,
+  status: Projects.ProjectStatus,
+  visibility: Projects.Visibility,
+  help_needed: Schema.String,
+  skills: Schema.Array(Schema.String),
+  module_type: Schema.NullOr(Projects.ModuleType),
+  project_type: Schema.NullOr(Projects.ProjectType),
+  deadline: Schema.NullOr(Schema.String),
+  team_id: Schema.NullOr(Ids.TeamId),
+  team_name: Schema.NullOr(Schema.String),
+  rb_id: Schema.NullOr(Ids.UserId),
+  rb_handle: Schema.NullOr(Ids.Handle),
+  rb_name: Schema.NullOr(Schema.String),
+  created_at: IsoFromDate,
+  updated_at: IsoFromDate
+})
+export type ProjectRow = typeof ProjectRow.Type
+
+/** A project with what the caller is to it: its role there, and whether it owns the project's owner. */
+export const AccessRow = Schema.Struct({
+  ...ProjectRow.fields,
+  caller_role: Schema.NullOr(Projects.MemberRole),
+  owns_owner: Schema.Boolean
+})
+export type AccessRow = typeof AccessRow.Type
+
+const ListRow = Schema.Struct({ ...ProjectRow.fields, total: Schema.Number })
+
+export const MemberRow = Schema.Struct({
+  id: Ids.UserId,
+  handle: Schema.String,
+  display_name: Schema.String,
+  role: Projects.MemberRole,
+  type: Ids.UserType,
+  joined_at: IsoFromDate
+})
+export type MemberRow = typeof MemberRow.Type
+
+export const ACTIVE_TASK_STATUSES = ["pending", "in_progress", "review", "pending_approval"] as const
+
+export interface ProjectValues {
+  readonly title: string
+  readonly description: string
+  readonly status: string
+  readonly visibility: string
+  readonly help_needed: string
+  readonly skills: ReadonlyArray<string>
+  readonly module_type: string | null
+  readonly project_type: string | null
+  readonly deadline: string | null
+  readonly team_id: Ids.TeamId | null
+  readonly requested_by_id: Ids.UserId | null
+}
+
+export interface ListFilter {
+  readonly caller: Ids.UserId
+  readonly q: string | undefined
+  readonly scope: "visible" | "mine" | "member_only"
+  readonly moduleType: string | undefined
+  readonly limit: number
+  readonly offset: number
+}
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(`p.id, p.owner_id, p.title, p.description, p.status, p.visibility, p.help_needed,
+      p.skills, p.module_type, p.project_type, p.deadline, p.team_id, tm.name AS team_name,
+      rb.id AS rb_id, rb.handle AS rb_handle, rb.display_name AS rb_name,
+      p.created_at AS created_at, p.updated_at AS updated_at`)
+    const joins = sql.literal(`LEFT JOIN teams tm ON tm.id = p.team_id LEFT JOIN users rb ON rb.id = p.requested_by_id`)
+
+    const access = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Ids.ProjectId, caller: Ids.UserId }),
+      Result: AccessRow,
+      execute: ({ caller, id }) =>
+        sql`SELECT ${columns}, m.role AS caller_role, (o.owner_id IS NOT NULL AND o.owner_id = ${caller}) AS owns_owner
+            FROM projects p ${joins}
+            JOIN users o ON o.id = p.owner_id
+            LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = ${caller}
+            WHERE p.id = ${id}`
+    })
+
+    const list = (f: ListFilter) => {
+      const member = sql`EXISTS (SELECT 1 FROM project_members m WHERE m.project_id = p.id AND m.user_id = ${f.caller})`
+      const ownsOwner = sql`p.owner_id IN (SELECT id FROM users WHERE owner_id = ${f.caller})`
+      const conditions = [
+        f.scope === "mine"
+          ? sql`(${member} OR ${ownsOwner})`
+          : f.scope === "member_only"
+          ? sql`EXISTS (SELECT 1 FROM project_members m
+                 WHERE m.project_id = p.id AND m.user_id = ${f.caller} AND m.role <> 'owner')`
+          : sql`(p.visibility = 'public' OR ${member} OR ${ownsOwner})`
+      ]
+      if (f.q !== undefined && f.q.trim() !== "") conditions.push(sql`p.title ILIKE ${`%${likeEscape(f.q.trim())}%`}`)
+      if (f.moduleType !== undefined) conditions.push(sql`p.module_type = ${f.moduleType}`)
+      return SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: ListRow,
+        execute: () =>
+          sql`SELECT ${columns}, (count(*) OVER ())::int AS total FROM projects p ${joins}
+              WHERE ${sql.and(conditions)}
+              ORDER BY p.created_at DESC, p.id LIMIT ${f.limit} OFFSET ${f.offset}`
+      })(undefined)
+    }
+
+    const insert = (owner: Ids.UserId, v: ProjectValues, now: Date) =>
+      Effect.gen(function*() {
+        const rows = yield* sql<{ id: Ids.ProjectId }>`
+          INSERT INTO projects (owner_id, title, description, status, visibility, help_needed, skills, module_type,
+            project_type, deadline, team_id, requested_by_id, created_at, updated_at)
+          VALUES (${owner}, ${v.title}, ${v.description}, ${v.status}, ${v.visibility}, ${v.help_needed},
+            ${JSON.stringify(v.skills)}::jsonb, ${v.module_type}, ${v.project_type}, ${v.deadline}, ${v.team_id},
+            ${v.requested_by_id}, ${now}, ${now})
+          RETURNING id`
+        const id = rows[0]!.id
+        yield* sql`INSERT INTO project_members (project_id, user_id, role, created_at)
+                   VALUES (${id}, ${owner}, 'owner', ${now})`
+        return id
+      })
+
+    const update = (id: Ids.ProjectId, v: ProjectValues, now: Date) =>
+      sql`UPDATE projects SET title = ${v.title}, description = ${v.description}, status = ${v.status},
+            visibility = ${v.visibility}, help_needed = ${v.help_needed}, skills = ${JSON.stringify(v.skills)}::jsonb,
+            module_type = ${v.module_type}, project_type = ${v.project_type}, deadline = ${v.deadline},
+            team_id = ${v.team_id}, requested_by_id = ${v.requested_by_id}, updated_at = ${now}
+          WHERE id = ${id}`
+
+    const countActiveTasks = (id: Ids.ProjectId) =>
+      Effect.map(
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM tasks
+                           WHERE project_id = ${id} AND status IN ${sql.in(ACTIVE_TASK_STATUSES)}`,
+        (rows) => rows[0]!.n
+      )
+
+    const remove = (id: Ids.ProjectId) => sql`DELETE FROM projects WHERE id = ${id}`
+
+    const members = SqlSchema.findAll({
+      Request: Ids.ProjectId,
+      Result: MemberRow,
+      execute: (id) =>
+        sql`SELECT u.id, u.handle, u.display_name, m.role, u.user_type AS type, m.created_at AS joined_at
+            FROM project_members m JOIN users u ON u.id = m.user_id
+            WHERE m.project_id = ${id}
+            ORDER BY (m.role = 'owner') DESC, m.created_at, u.handle`
+    })
+
+    /** Adds the user unless already there; true when added. A higher role given later upgrades a member. */
+    const addMember = (id: Ids.ProjectId, user: Ids.UserId, role: "member" | "manager", now: Date) =>
+      Effect.map(
+        sql<{ inserted: boolean }>`
+          INSERT INTO project_members (project_id, user_id, role, created_at) VALUES (${id}, ${user}, ${role}, ${now})
+          ON CONFLICT (project_id, user_id) DO UPDATE SET role = EXCLUDED.role
+            WHERE project_members.role = 'member' AND EXCLUDED.role = 'manager'
+          RETURNING (xmax = 0) AS inserted`,
+        (rows) => rows.length > 0 && rows[0]!.inserted
+      )
+
+    /** Moves the active tasks; their assignees take part in the destination. */
+    const moveActiveTasks = (from: Ids.ProjectId, to: Ids.ProjectId, now: Date) =>
+      Effect.gen(function*() {
+        const moved = yield* sql<{ id: string }>`
+          UPDATE tasks SET project_id = ${to}, updated_at = ${now}
+          WHERE project_id = ${from} AND status IN ${sql.in(ACTIVE_TASK_STATUSES)} RETURNING id`
+        yield* sql`INSERT INTO project_members (project_id, user_id, role, created_at)
+                   SELECT DISTINCT ${to}::uuid, assigned_to_id, 'member', ${now}::timestamptz FROM tasks
+                   WHERE project_id = ${to} AND assigned_to_id IS NOT NULL
+                   ON CONFLICT DO NOTHING`
+        return moved.length
+      })
+
+    return {
+      access: (id: Ids.ProjectId, caller: Ids.UserId) => Effect.orDie(access({ id, caller })),
+      list: (f: ListFilter) => Effect.orDie(list(f)),
+      insert: (owner: Ids.UserId, v: ProjectValues, now: Date) => Effect.orDie(insert(owner, v, now)),
+      update: (id: Ids.ProjectId, v: ProjectValues, now: Date) => Effect.orDie(update(id, v, now)),
+      countActiveTasks: (id: Ids.ProjectId) => Effect.orDie(countActiveTasks(id)),
+      remove: (id: Ids.ProjectId) => Effect.orDie(remove(id)),
+      members: (id: Ids.ProjectId) => Effect.orDie(members(id)),
+      addMember: (id: Ids.ProjectId, user: Ids.UserId, role: "member" | "manager", now: Date) =>
+        Effect.orDie(addMember(id, user, role, now)),
+      moveActiveTasks: (from: Ids.ProjectId, to: Ids.ProjectId, now: Date) =>
+        Effect.orDie(moveActiveTasks(from, to, now))
+    } as const
+  })
+}) {}

@@ -1,0 +1,281 @@
+import { SqlClient } from "@effect/sql"
+import type { Auth, Ids, Tasks as Api } from "@shoal/domain"
+import { Errors } from "@shoal/domain"
+import { Clock, Effect, Option } from "effect"
+import { PublicUrl } from "./Identity/PublicUrl.js"
+import { resolveAttribution } from "./Projects/Attribution.js"
+import { PeopleRepo, type PersonRow } from "./Projects/PeopleRepo.js"
+import * as Policy from "./Projects/Policy.js"
+import { ProjectsRepo } from "./Projects/Repo.js"
+import { Outbox } from "./Realtime/Outbox.js"
+import * as Bounty from "./Tasks/Bounty.js"
+import { NotesRepo } from "./Tasks/NotesRepo.js"
+import { nextDeadline } from "./Tasks/Recurrence.js"
+import { type TaskAccessRow, type TaskRow, TasksRepo, type TaskValues } from "./Tasks/Repo.js"
+import { taskPermalink, toTask, toTaskJson } from "./Tasks/Wire.js"
+
+const HOUR = 3_600_000
+
+type AssigneeInput = {
+  readonly assigned_to?: string | undefined
+  readonly assign_to?: string | undefined
+  readonly assigned_to_id?: Ids.UserId | null | undefined
+}
+
+/** Tasks of projects: create, list, read, change, complete (with recurrence), reschedule into a Wave. */
+export class Tasks extends Effect.Service<Tasks>()("Tasks", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* TasksRepo
+    const projects = yield* ProjectsRepo
+    const notes = yield* NotesRepo
+    const people = yield* PeopleRepo
+    const outbox = yield* Outbox
+    const publicUrl = yield* Effect.orDie(PublicUrl)
+
+    const loadProject = (caller: Auth.Principal, id: Ids.ProjectId) =>
+      Effect.flatMap(projects.access(id, caller.id), (row) => Policy.visible(id, row))
+    const load = (caller: Auth.Principal, id: Ids.TaskId) =>
+      Effect.flatMap(repo.access(id, caller.id), (row) => Policy.visibleTask(id, row))
+    const reread = (id: Ids.TaskId) => Effect.flatMap(repo.byId(id), Effect.orDieWith(() => `task ${id} vanished`))
+
+    /** `undefined`: not named; `null`: unassign; else the user named by handle, `me` or id (404 if nobody). */
+    const assigneeOf = (caller: Auth.Principal, input: AssigneeInput) =>
+      Effect.gen(function*() {
+        const handle = input.assigned_to ?? input.assign_to
+        if (handle === undefined && input.assigned_to_id === undefined) return undefined
+        if (handle === undefined && input.assigned_to_id === null) return null
+        const found = handle === "me"
+          ? yield* people.byId(caller.id)
+          : handle !== undefined
+          ? yield* people.byHandle(handle)
+          : yield* people.byId(input.assigned_to_id!)
+        if (Option.isNone(found)) {
+          return yield* new Errors.NotFound({
+            message: `no user ${handle !== undefined ? `with handle "${handle}"` : `with id ${input.assigned_to_id}`}`,
+            details: { field: handle !== undefined ? "assigned_to" : "assigned_to_id" }
+          })
+        }
+        return found.value
+      })
+
+    /** The assignee takes part in the project, and hears of it unless it assigned itself. */
+    const assign = (caller: Auth.Principal, task: TaskRow, projectTitle: string, assignee: PersonRow, now: Date) =>
+      Effect.gen(function*() {
+        yield* projects.addMember(task.project_id, assignee.id, "member", now)
+        if (assignee.id === caller.id) return
+        yield* outbox.emit([assignee.id], "task.assigned", {
+          id: task.id,
+          title: task.title,
+          project_id: task.project_id,
+          project_name: projectTitle,
+          permalink: taskPermalink(publicUrl, task),
+          assigned_by_id: caller.id,
+          assigned_by_handle: caller.handle
+        })
+      })
+
+    /** The next occurrence of a completed recurring task: made once, found again on every retry. */
+    const nextOccurrence = (caller: Auth.Principal, task: TaskAccessRow, now: Date) =>
+      Effect.gen(function*() {
+        if (task.recurrence === null) return undefined
+        const existing = yield* repo.nextOccurrence(task.id)
+        if (existing !== undefined) return yield* reread(existing)
+        const values: TaskValues = {
+          title: task.title,
+          description: task.description,
+          status: "pending",
+          assigned_to_id: task.assigned_to_id,
+          recurrence: task.recurrence,
+          deadline: nextDeadline(task.deadline, task.recurrence, now.getTime()),
+          wave_scheduled: null,
+          requested_by_id: task.rb_id
+        }
+        const id = yield* repo.insert(task.project_id, task.created_by_id, values, now, task.id)
+        // a concurrent completion made it first
+        if (id === undefined) return yield* reread((yield* repo.nextOccurrence(task.id))!)
+        yield* notes.copyItems(task.id, id, now)
+        const next = yield* reread(id)
+        if (task.assigned_to_id !== null && task.assigned_to_id !== caller.id && task.a_handle !== null) {
+          const assignee = yield* people.byId(task.assigned_to_id)
+          if (Option.isSome(assignee)) yield* assign(caller, next, task.project_title, assignee.value, now)
+        }
+        return next
+      })
+
+    const page = (q: Api.TaskListQuery) => ({ page: q.page ?? 1, limit: q.limit ?? 50 })
+
+    const listing = (where: "project" | "assignee", id: string, q: Api.TaskListQuery) =>
+      Effect.gen(function*() {
+        const { limit, page: p } = page(q)
+        const rows = yield* repo.page(where, id, { status: q.status, limit, offset: (p - 1) * limit })
+        // past the last page the window count has no row to ride on
+        const total = rows.length > 0 ? rows[0]!.total : p > 1 ? yield* repo.count(where, id, q.status) : 0
+        return {
+          tasks: rows.map((r) => toTaskJson(publicUrl, r)),
+          meta: { total, pages: Math.ceil(total / limit), page: p, limit }
+        }
+      })
+
+    /** One page of a project's tasks: the access check and the page, two statements. */
+    const listForProject = Effect.fn("Tasks.listForProject")(
+      function*(caller: Auth.Principal, projectId: Ids.ProjectId, q: Api.TaskListQuery) {
+        yield* loadProject(caller, projectId)
+        return yield* listing("project", projectId, q)
+      }
+    )
+
+    const listMine = Effect.fn("Tasks.listMine")((caller: Auth.Principal, q: Api.TaskListQuery) =>
+      listing("assignee", caller.id, q)
+    )
+
+    const create = Effect.fn("Tasks.create")(
+      function*(caller: Auth.Principal, projectId: Ids.ProjectId, input: Api.NewTask) {
+        const project = yield* loadProject(caller, projectId)
+        yield* Policy.requireParticipant(project, "create tasks")
+        const assignee = yield* assigneeOf(caller, input)
+        const attribution = yield* resolveAttribution(people, input)
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const values: TaskValues = {
+          title: input.title,
+          description: input.description ?? "",
+          status: "pending",
+          assigned_to_id: assignee?.id ?? null,
+          recurrence: input.recurrence ?? null,
+          deadline: input.deadline ?? null,
+          // stored as its Wave hour
+          wave_scheduled: input.wave_scheduled == null
+            ? null
+            : new Date(Math.floor(new Date(input.wave_scheduled).getTime() / HOUR) * HOUR),
+          requested_by_id: attribution.id
+        }
+        const row = yield* Effect.gen(function*() {
+          const id = (yield* repo.insert(projectId, caller.id, values, now))!
+          yield* notes.addItems(
+            id,
+            (input.checklists ?? []).map((i) => ({ ...i, is_checked: i.is_checked ?? false })),
+            now
+          )
+          const row = yield* reread(id)
+          if (assignee != null) yield* assign(caller, row, project.title, assignee, now)
+          return row
+        }).pipe(sql.withTransaction, Effect.orDie)
+        return { task: toTask(publicUrl, row), warning: attribution.warning }
+      }
+    )
+
+    const get = Effect.fn("Tasks.get")(function*(caller: Auth.Principal, id: Ids.TaskId) {
+      const task = yield* load(caller, id)
+      const [comments, checklist] = yield* Effect.all([notes.comments(id), notes.checklist(id)])
+      return { task, comments, checklist, permalink: taskPermalink(publicUrl, task) }
+    })
+
+    const update = Effect.fn("Tasks.update")(function*(caller: Auth.Principal, id: Ids.TaskId, patch: Api.TaskPatch) {
+      const task = yield* load(caller, id)
+      yield* Policy.requireParticipant(task, "change its tasks")
+      let projectId = task.project_id
+      let projectTitle = task.project_title
+      if (patch.project_id !== undefined && patch.project_id !== task.project_id) {
+        const dest = yield* loadProject(caller, patch.project_id)
+        yield* Policy.requireParticipant(dest, "receive tasks")
+        projectId = dest.id
+        projectTitle = dest.title
+      }
+      const assignee = yield* assigneeOf(caller, patch)
+      const attribution = yield* resolveAttribution(people, patch)
+      const status = patch.status ?? task.status
+      const completing = status === "completed" && task.status !== "completed" && task.status !== "pending_approval"
+      if (completing && task.gem_bounty > 0) {
+        return yield* new Errors.Conflict({
+          message: "a task with a Gem bounty is completed with POST /api/agent/tasks/<id>/complete"
+        })
+      }
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const row = yield* Effect.gen(function*() {
+        yield* repo.update(id, {
+          project_id: projectId,
+          title: patch.title ?? task.title,
+          description: patch.description ?? task.description,
+          status,
+          assigned_to_id: assignee === undefined ? task.assigned_to_id : assignee?.id ?? null,
+          recurrence: patch.recurrence !== undefined ? patch.recurrence : task.recurrence,
+          deadline: patch.deadline !== undefined ? patch.deadline : task.deadline,
+          wave_scheduled: task.wave_scheduled === null ? null : new Date(task.wave_scheduled),
+          requested_by_id: attribution.id ?? task.rb_id,
+          completion_note: task.completion_note
+        }, now)
+        const row = yield* reread(id)
+        if (assignee != null && assignee.id !== task.assigned_to_id) {
+          yield* assign(caller, row, projectTitle, assignee, now)
+        } else if (row.assigned_to_id !== null && projectId !== task.project_id) {
+          yield* projects.addMember(projectId, row.assigned_to_id, "member", now)
+        }
+        if (completing) yield* nextOccurrence(caller, { ...task, ...row, project_title: projectTitle }, now)
+        return row
+      }).pipe(sql.withTransaction, Effect.orDie)
+      return { task: toTask(publicUrl, row), warning: attribution.warning }
+    })
+
+    const complete = Effect.fn("Tasks.complete")(function*(caller: Auth.Principal, id: Ids.TaskId, note?: string) {
+      const task = yield* load(caller, id)
+      yield* Policy.requireParticipant(task, "complete its tasks")
+      if (task.status === "cancelled" || task.status === "archived") {
+        return yield* new Errors.Conflict({
+          message: `the task is ${task.status}; change its status before completing`
+        })
+      }
+      const done = task.status === "completed" || task.status === "pending_approval"
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const { next, row } = yield* Effect.gen(function*() {
+        // conditional, so concurrent completions settle a bounty once: only the one that made the transition does
+        if (!done && (yield* repo.markCompleted(id, Bounty.completionStatus(task), note ?? null, now))) {
+          yield* Bounty.settleOnCompletion(task)
+        }
+        // a retried completion finds the occurrence the first one made
+        const next = yield* nextOccurrence(caller, task, now)
+        return { next, row: yield* reread(id) }
+      }).pipe(sql.withTransaction, Effect.orDie)
+      return { task: toTask(publicUrl, row), next: next === undefined ? null : toTask(publicUrl, next) }
+    })
+
+    const reschedule = Effect.fn("Tasks.reschedule")(function*(caller: Auth.Principal, id: Ids.TaskId, at: string) {
+      const task = yield* load(caller, id)
+      if (task.assigned_to_id !== caller.id) {
+        return yield* new Errors.Forbidden({ message: "only the task's assignee can reschedule it" })
+      }
+      const wave = new Date(at)
+      if (wave.getTime() % HOUR !== 0) {
+        return yield* new Errors.Unprocessable({
+          message:
+            "wave_time must be exactly on the hour (minutes, seconds and milliseconds 0), e.g. 2026-12-01T17:00Z",
+          details: { field: "wave_time", wave_time: at }
+        })
+      }
+      const nowMs = yield* Clock.currentTimeMillis
+      if (wave.getTime() <= nowMs) {
+        return yield* new Errors.Unprocessable({
+          message: "wave_time must be in the future",
+          details: { field: "wave_time", wave_time: at }
+        })
+      }
+      const waveTime = wave.toISOString()
+      const waveId = `${waveTime.slice(0, 4)}${waveTime.slice(5, 7)}${waveTime.slice(8, 10)}${
+        waveTime.slice(11, 13)
+      }${caller.handle}`
+      const row = yield* Effect.gen(function*() {
+        yield* repo.setWave(id, wave, new Date(nowMs))
+        yield* outbox.emit([caller.id, task.created_by_id], "wave.scheduled", {
+          task_id: id,
+          task_title: task.title,
+          wave_id: waveId,
+          wave_time: waveTime
+        })
+        return yield* reread(id)
+      }).pipe(sql.withTransaction, Effect.orDie)
+      return { task: toTask(publicUrl, row), waveId, waveTime }
+    })
+
+    return { listForProject, listMine, create, get, update, complete, reschedule } as const
+  }),
+  dependencies: [TasksRepo.Default, ProjectsRepo.Default, NotesRepo.Default, PeopleRepo.Default]
+}) {}

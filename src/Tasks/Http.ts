@@ -1,0 +1,196 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import type { Ids } from "@shoal/domain"
+import { Auth, ShoalApi, Tasks as Api } from "@shoal/domain"
+import { Effect } from "effect"
+import { idempotent } from "../Http/Idempotency.js"
+import { PublicUrl } from "../Identity/PublicUrl.js"
+import { Tasks } from "../Tasks.js"
+import { TaskNotes } from "./Notes.js"
+import { toTaskJson } from "./Wire.js"
+
+type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undefined } }
+
+/** The handlers both path forms share (`/api/agent/...` and the unprefixed one). */
+const shared = Effect.gen(function*() {
+  const tasks = yield* Tasks
+  const notes = yield* TaskNotes
+  const publicUrl = yield* Effect.orDie(PublicUrl)
+  const caller = Auth.CurrentUser
+
+  // a page of tasks is the hot read: its wire form goes out directly (the typed client still decodes TaskList)
+  const listTasks = (
+    { path, urlParams }: {
+      readonly path: { readonly project_id: Ids.ProjectId }
+      readonly urlParams: Api.TaskListQuery
+    }
+  ) =>
+    Effect.flatMap(caller, (c) => tasks.listForProject(c, path.project_id, urlParams)).pipe(
+      Effect.map((r) => HttpServerResponse.unsafeJson({ status: "success", ...r }))
+    )
+
+  const createTask = (
+    { path, payload }: { readonly path: { readonly project_id: Ids.ProjectId }; readonly payload: Api.NewTask }
+  ) =>
+    Effect.flatMap(caller, (c) => tasks.create(c, path.project_id, payload)).pipe(
+      Effect.map((r) => new Api.TaskResponse({ status: "success", ...r }, true))
+    )
+
+  const updateTask = (
+    { path, payload }: { readonly path: { readonly task_id: Ids.TaskId }; readonly payload: Api.TaskPatch }
+  ) =>
+    Effect.flatMap(caller, (c) => tasks.update(c, path.task_id, payload)).pipe(
+      Effect.map((r) => new Api.TaskResponse({ status: "success", ...r }, true))
+    )
+
+  const reschedule = (
+    { path, payload }: {
+      readonly path: { readonly task_id: Ids.TaskId }
+      readonly payload: typeof Api.Reschedule.Type
+    }
+  ) =>
+    Effect.flatMap(caller, (c) => tasks.reschedule(c, path.task_id, payload.wave_time)).pipe(
+      Effect.map((r) =>
+        new Api.Rescheduled({
+          status: "success",
+          task_id: path.task_id,
+          wave_id: r.waveId,
+          wave_time: r.waveTime,
+          task: r.task
+        }, true)
+      )
+    )
+
+  const comment = (
+    { path, payload }: { readonly path: { readonly task_id: Ids.TaskId }; readonly payload: Api.NewComment }
+  ) =>
+    Effect.flatMap(caller, (c) => notes.addComment(c, path.task_id, payload)).pipe(
+      Effect.map((r) =>
+        new Api.CommentCreated({
+          status: "success",
+          comment_id: r.comment.id,
+          task_permalink: r.permalink,
+          comment: r.comment,
+          warning: r.warning
+        }, true)
+      )
+    )
+
+  const checklist = (
+    { path, payload }: {
+      readonly path: { readonly task_id: Ids.TaskId }
+      readonly payload: typeof Api.NewChecklistItem.Type
+    }
+  ) =>
+    Effect.flatMap(caller, (c) => notes.addItem(c, path.task_id, payload.text)).pipe(
+      Effect.map((item) => new Api.ChecklistItemResponse({ status: "success", task_id: path.task_id, ...item }, true))
+    )
+
+  return { tasks, notes, publicUrl, listTasks, createTask, updateTask, reschedule, comment, checklist } as const
+})
+
+export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) =>
+  Effect.gen(function*() {
+    const h = yield* shared
+    const { notes, publicUrl, tasks } = h
+    return handlers
+      .handle("listTasks", h.listTasks)
+      .handle(
+        "createTask",
+        idempotent("createTask", Api.TaskResponse, (r: Parameters<typeof h.createTask>[0] & WithKey) => h.createTask(r))
+      )
+      .handle("myTasks", ({ urlParams }) =>
+        Effect.flatMap(Auth.CurrentUser, (c) => tasks.listMine(c, urlParams)).pipe(
+          Effect.map((r) => HttpServerResponse.unsafeJson({ status: "success", ...r }))
+        ))
+      .handle("getTask", ({ path }) =>
+        Effect.flatMap(Auth.CurrentUser, (c) => tasks.get(c, path.task_id)).pipe(
+          Effect.map(({ checklist, comments, task }) =>
+            new Api.TaskDetailResponse({
+              status: "success",
+              task: new Api.TaskDetail({
+                ...(toTaskJson(publicUrl, task) as any),
+                comments,
+                checklist: checklist.map((i) => new Api.ChecklistItem(i, true))
+              }, true)
+            }, true)
+          )
+        ))
+      .handle("updateTask", h.updateTask)
+      .handle("completeTask", ({ path, payload }) =>
+        Effect.flatMap(Auth.CurrentUser, (c) =>
+          tasks.complete(c, path.task_id, payload.completion_note)).pipe(
+            Effect.map(({ next, task }) =>
+              new Api.TaskCompleted({
+                status: task.status,
+                task_id: task.id,
+                gem_bounty: task.gem_bounty,
+                message: task.status === "pending_approval"
+                  ? `task completed; ${task.gem_bounty} Gems await the project owner's approval`
+                  : next !== null
+                  ? `task completed; next ${task.recurrence} occurrence due ${next.deadline}`
+                  : "task completed",
+                task,
+                next_task: next
+              }, true)
+            )
+          ))
+      .handle("rescheduleTask", h.reschedule)
+      .handle("listComments", ({ path }) =>
+        Effect.flatMap(Auth.CurrentUser, (c) =>
+          notes.comments(c, path.task_id)).pipe(
+            Effect.map((comments) => new Api.CommentList({ status: "success", task_id: path.task_id, comments }, true))
+          ))
+      .handle(
+        "createComment",
+        idempotent("createComment", Api.CommentCreated, (r: Parameters<typeof h.comment>[0] & WithKey) => h.comment(r))
+      )
+      .handle("editComment", ({ path, payload }) =>
+        Effect.flatMap(Auth.CurrentUser, (c) =>
+          notes.editComment(c, path.task_id, path.comment_id, payload)).pipe(
+            Effect.map((r) =>
+              new Api.CommentEdited({ status: "success", ...r }, true)
+            )
+          ))
+      .handle(
+        "addChecklistItem",
+        idempotent(
+          "addChecklistItem",
+          Api.ChecklistItemResponse,
+          (r: Parameters<typeof h.checklist>[0] & WithKey) => h.checklist(r)
+        )
+      )
+      .handle("toggleChecklistItem", ({ path, payload }) =>
+        Effect.flatMap(Auth.CurrentUser, (c) =>
+          notes.toggleItem(c, path.task_id, path.item_id, payload.is_checked))
+          .pipe(
+            Effect.map((item) =>
+              new Api.ChecklistItemResponse({ status: "success", task_id: path.task_id, ...item }, true)
+            )
+          ))
+  }))
+
+/** The unprefixed forms: the same handlers, and the same idempotency routes, so a key works across both forms. */
+export const TasksShortHttpLive = HttpApiBuilder.group(ShoalApi, "tasksShort", (handlers) =>
+  Effect.gen(function*() {
+    const h = yield* shared
+    return handlers
+      .handle("listTasks", h.listTasks)
+      .handle(
+        "createTask",
+        idempotent("createTask", Api.TaskResponse, (r: Parameters<typeof h.createTask>[0] & WithKey) => h.createTask(r))
+      )
+      .handle("updateTask", h.updateTask)
+      .handle("rescheduleTask", h.reschedule)
+      .handle(
+        "createComment",
+        idempotent("createComment", Api.CommentCreated, (r: Parameters<typeof h.comment>[0] & WithKey) => h.comment(r))
+      )
+      .handle(
+        "addChecklistItem",
+        idempotent(
+          "addChecklistItem",
+          Api.ChecklistItemResponse,
+          (r: Parameters<typeof h.checklist>[0] & WithKey) => h.checklist(r)
+        )
+      )
+  }))

@@ -1,0 +1,37 @@
+import type { Tasks } from "@shoal/domain"
+
+const DAY = 86_400_000
+
+const addMonths = (d: Date, n: number) => {
+  const day = d.getUTCDate()
+  const out = new Date(
+    Date.UTC(
+      d.getUTCFullYear(),
+      d.getUTCMonth() + n,
+      1,
+      d.getUTCHours(),
+      d.getUTCMinutes(),
+      d.getUTCSeconds(),
+      d.getUTCMilliseconds()
+    )
+  )
+  // the 31st of a 30-day month is its last day, not the 1st of the next
+  const last = new Date(Date.UTC(out.getUTCFullYear(), out.getUTCMonth() + 1, 0)).getUTCDate()
+  out.setUTCDate(Math.min(day, last))
+  return out
+}
+
+const step = (d: Date, r: Tasks.Recurrence) =>
+  r === "daily" ? new Date(d.getTime() + DAY) : r === "weekly" ? new Date(d.getTime() + 7 * DAY) : addMonths(d, 1)
+
+/**
+ * The next occurrence's deadline: one period after the deadline, in the form it was given (a date stays a date).
+ * Without a deadline, one period after the completion day.
+ */
+export const nextDeadline = (deadline: string | null, recurrence: Tasks.Recurrence, nowMillis: number): string => {
+  if (deadline === null) return step(new Date(nowMillis), recurrence).toISOString().slice(0, 10)
+  if (/^\d{4}-\d{2}-\d{2}$/.test(deadline)) {
+    return step(new Date(`${deadline}T00:00:00Z`), recurrence).toISOString().slice(0, 10)
+  }
+  return step(new Date(deadline), recurrence).toISOString()
+}

@@ -1,0 +1,193 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Ids, Projects, Tasks } from "@shoal/domain"
+import { Effect, Schema } from "effect"
+import { IsoFromDate } from "../Projects/Times.js"
+
+export const TaskRow = Schema.Struct({
+  id: Ids.TaskId,
+  project_id: Ids.ProjectId,
+  title: Schema.String,
+  description: Schema.String,
+  status: Tasks.TaskStatus,
+  assigned_to_id: Schema.NullOr(Ids.UserId),
+  a_handle: Schema.NullOr(Ids.Handle),
+  a_name: Schema.NullOr(Schema.String),
+  created_by_id: Ids.UserId,
+  wave_scheduled: Schema.NullOr(IsoFromDate),
+  deadline: Schema.NullOr(Schema.String),
+  recurrence: Schema.NullOr(Tasks.Recurrence),
+  gem_bounty: Schema.Number,
+  comment_count: Schema.Number,
+  completion_note: Schema.NullOr(Schema.String),
+  completed_at: Schema.NullOr(IsoFromDate),
+  created_at: IsoFromDate,
+  updated_at: IsoFromDate,
+  rb_id: Schema.NullOr(Ids.UserId),
+  rb_handle: Schema.NullOr(Ids.Handle),
+  rb_name: Schema.NullOr(Schema.String)
+})
+export type TaskRow = typeof TaskRow.Type
+
+/** A task with what the caller is to its project (see Projects/Policy). */
+export const TaskAccessRow = Schema.Struct({
+  ...TaskRow.fields,
+  project_title: Schema.String,
+  visibility: Projects.Visibility,
+  caller_role: Schema.NullOr(Projects.MemberRole),
+  owns_owner: Schema.Boolean
+})
+export type TaskAccessRow = typeof TaskAccessRow.Type
+
+const PageRow = Schema.Struct({ ...TaskRow.fields, total: Schema.Number })
+
+export interface TaskValues {
+  readonly title: string
+  readonly description: string
+  readonly status: Tasks.TaskStatus
+  readonly assigned_to_id: Ids.UserId | null
+  readonly recurrence: Tasks.Recurrence | null
+  readonly deadline: string | null
+  readonly wave_scheduled: Date | null
+  readonly requested_by_id: Ids.UserId | null
+}
+
+export interface PageQuery {
+  readonly status: Tasks.TaskStatus | undefined
+  readonly limit: number
+  readonly offset: number
+}
+
+export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // t is a tasks row (or a page of them): the assignee, attribution and comment count are joined on
+    const columns = sql.literal(`t.id, t.project_id, t.title, t.description, t.status, t.assigned_to_id,
+      a.handle AS a_handle, a.display_name AS a_name, t.created_by AS created_by_id,
+      t.wave_scheduled AS wave_scheduled, t.deadline, t.recurrence, t.gem_bounty,
+      (SELECT count(*)::int FROM task_comments c WHERE c.task_id = t.id) AS comment_count,
+      t.completion_note, t.completed_at AS completed_at,
+      t.created_at AS created_at, t.updated_at AS updated_at,
+      rb.id AS rb_id, rb.handle AS rb_handle, rb.display_name AS rb_name`)
+    const joins = sql.literal(
+      `LEFT JOIN users a ON a.id = t.assigned_to_id LEFT JOIN users rb ON rb.id = t.requested_by_id`
+    )
+
+    const access = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Ids.TaskId, caller: Ids.UserId }),
+      Result: TaskAccessRow,
+      execute: ({ caller, id }) =>
+        sql`SELECT ${columns}, p.title AS project_title, p.visibility, m.role AS caller_role,
+              (o.owner_id IS NOT NULL AND o.owner_id = ${caller}) AS owns_owner
+            FROM tasks t ${joins}
+            JOIN projects p ON p.id = t.project_id
+            JOIN users o ON o.id = p.owner_id
+            LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = ${caller}
+            WHERE t.id = ${id}`
+    })
+
+    /** One statement: the page (with its total) first, then the joins and comment counts for its rows only. */
+    const page = (where: "project" | "assignee", id: string, q: PageQuery) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: PageRow,
+        execute: () => {
+          const owner = where === "project" ? sql`project_id = ${id}` : sql`assigned_to_id = ${id}`
+          const filter = q.status === undefined ? owner : sql`${owner} AND status = ${q.status}`
+          // the page through the index, then joins and comment counts for its rows only; the total is one
+          // index-only count beside it, not a window over every row
+          return sql`WITH t AS (
+              SELECT * FROM tasks WHERE ${filter} ORDER BY created_at, id LIMIT ${q.limit} OFFSET ${q.offset})
+            SELECT ${columns}, (SELECT count(*)::int FROM tasks WHERE ${filter}) AS total
+            FROM t ${joins} ORDER BY t.created_at, t.id`
+        }
+      })(undefined)
+
+    const count = (where: "project" | "assignee", id: string, status: Tasks.TaskStatus | undefined) =>
+      Effect.map(
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM tasks WHERE ${
+          where === "project" ? sql`project_id = ${id}` : sql`assigned_to_id = ${id}`
+        } ${status === undefined ? sql`` : sql`AND status = ${status}`}`,
+        (rows) => rows[0]!.n
+      )
+
+    const insert = (
+      project: Ids.ProjectId,
+      createdBy: Ids.UserId,
+      v: TaskValues,
+      now: Date,
+      recurrenceOf: Ids.TaskId | null
+    ) =>
+      Effect.map(
+        sql<{ id: Ids.TaskId }>`
+          INSERT INTO tasks (project_id, created_by, title, description, status, assigned_to_id, recurrence, deadline,
+            wave_scheduled, requested_by_id, recurrence_of, created_at, updated_at)
+          VALUES (${project}, ${createdBy}, ${v.title}, ${v.description}, ${v.status}, ${v.assigned_to_id},
+            ${v.recurrence}, ${v.deadline}, ${v.wave_scheduled}, ${v.requested_by_id}, ${recurrenceOf}, ${now}, ${now})
+          ON CONFLICT (recurrence_of) DO NOTHING
+          RETURNING id`,
+        (rows) => rows[0]?.id
+      )
+
+    const update = (
+      id: Ids.TaskId,
+      v: TaskValues & { readonly project_id: Ids.ProjectId; readonly completion_note: string | null },
+      now: Date
+    ) =>
+      sql`UPDATE tasks SET project_id = ${v.project_id}, title = ${v.title}, description = ${v.description},
+            status = ${v.status}, assigned_to_id = ${v.assigned_to_id}, recurrence = ${v.recurrence},
+            deadline = ${v.deadline}, wave_scheduled = ${v.wave_scheduled}, requested_by_id = ${v.requested_by_id},
+            completion_note = ${v.completion_note},
+            completed_at = CASE WHEN ${v.status} IN ('completed', 'pending_approval')
+              THEN coalesce(completed_at, ${now}::timestamptz) ELSE NULL END,
+            updated_at = ${now}
+          WHERE id = ${id}`
+
+    /** Completes the task unless it is already done (or closed); true when this call made the transition. */
+    const markCompleted = (id: Ids.TaskId, status: Tasks.TaskStatus, note: string | null, now: Date) =>
+      Effect.map(
+        sql<{ id: string }>`UPDATE tasks SET status = ${status}, completion_note = coalesce(${note}, completion_note),
+            completed_at = ${now}, updated_at = ${now}
+          WHERE id = ${id} AND status NOT IN ('completed', 'pending_approval', 'cancelled', 'archived')
+          RETURNING id`,
+        (rows) => rows.length > 0
+      )
+
+    const setWave = (id: Ids.TaskId, wave: Date, now: Date) =>
+      sql`UPDATE tasks SET wave_scheduled = ${wave}, updated_at = ${now} WHERE id = ${id}`
+
+    /** The occurrence a completion of `id` created, if any. */
+    const nextOccurrence = (id: Ids.TaskId) =>
+      Effect.map(sql<{ id: Ids.TaskId }>`SELECT id FROM tasks WHERE recurrence_of = ${id}`, (rows) => rows[0]?.id)
+
+    const byId = (id: Ids.TaskId) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: TaskRow,
+        execute: () => sql`SELECT ${columns} FROM tasks t ${joins} WHERE t.id = ${id}`
+      })(undefined)
+
+    return {
+      access: (id: Ids.TaskId, caller: Ids.UserId) => Effect.orDie(access({ id, caller })),
+      page: (where: "project" | "assignee", id: string, q: PageQuery) => Effect.orDie(page(where, id, q)),
+      count: (where: "project" | "assignee", id: string, status: Tasks.TaskStatus | undefined) =>
+        Effect.orDie(count(where, id, status)),
+      insert: (
+        project: Ids.ProjectId,
+        createdBy: Ids.UserId,
+        v: TaskValues,
+        now: Date,
+        recurrenceOf: Ids.TaskId | null = null
+      ) => Effect.orDie(insert(project, createdBy, v, now, recurrenceOf)),
+      update: (
+        id: Ids.TaskId,
+        v: TaskValues & { readonly project_id: Ids.ProjectId; readonly completion_note: string | null },
+        now: Date
+      ) => Effect.orDie(update(id, v, now)),
+      markCompleted: (id: Ids.TaskId, status: Tasks.TaskStatus, note: string | null, now: Date) =>
+        Effect.orDie(markCompleted(id, status, note, now)),
+      setWave: (id: Ids.TaskId, wave: Date, now: Date) => Effect.orDie(setWave(id, wave, now)),
+      nextOccurrence: (id: Ids.TaskId) => Effect.orDie(nextOccurrence(id)),
+      byId: (id: Ids.TaskId) => Effect.orDie(byId(id))
+    } as const
+  })
+}) {}

@@ -1,0 +1,55 @@
+import { Tasks } from "@shoal/domain"
+import type { CommentRow } from "./NotesRepo.js"
+import type { TaskRow } from "./Repo.js"
+
+export const taskPermalink = (publicUrl: string, row: { readonly project_id: string; readonly id: string }) =>
+  `${publicUrl}/projects/${row.project_id}/tasks/${row.id}`
+
+/**
+ * The wire form of `Task`, built directly from a decoded row: a page of 50 tasks is the hot read, and encoding 50
+ * classes through their schema costs more than the query. The typed client still decodes it as `Task`.
+ */
+export const toTaskJson = (publicUrl: string, row: TaskRow): typeof Tasks.Task.Encoded => ({
+  id: row.id,
+  project_id: row.project_id,
+  title: row.title,
+  description: row.description,
+  status: row.status,
+  assigned_to_id: row.assigned_to_id,
+  assigned_to: row.assigned_to_id === null || row.a_handle === null
+    ? null
+    : { id: row.assigned_to_id, display_name: row.a_name ?? "", handle: row.a_handle },
+  created_by_id: row.created_by_id,
+  permalink: taskPermalink(publicUrl, row),
+  wave_scheduled: row.wave_scheduled,
+  deadline: row.deadline,
+  due_date: row.deadline,
+  recurrence: row.recurrence,
+  gem_bounty: row.gem_bounty,
+  comment_count: row.comment_count,
+  completion_note: row.completion_note,
+  completed_at: row.completed_at,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+  ...(row.rb_id !== null && row.rb_handle !== null
+    ? { requested_by: { id: row.rb_id, handle: row.rb_handle, display_name: row.rb_name ?? "" } }
+    : {})
+})
+
+export const toTask = (publicUrl: string, row: TaskRow): Tasks.Task =>
+  new Tasks.Task(toTaskJson(publicUrl, row) as any, true)
+
+export const toComment = (row: CommentRow): Tasks.TaskComment =>
+  new Tasks.TaskComment({
+    id: row.id,
+    task_id: row.task_id,
+    content: row.content,
+    author_id: row.author_id,
+    author_handle: row.author_handle,
+    author_name: row.author_name,
+    created_at: row.created_at,
+    edited_at: row.edited_at,
+    ...(row.rb_id !== null && row.rb_handle !== null
+      ? { requested_by: { id: row.rb_id, handle: row.rb_handle, display_name: row.rb_name ?? "" } as any }
+      : {})
+  }, true)

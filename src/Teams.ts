@@ -1,0 +1,99 @@
+import { SqlClient } from "@effect/sql"
+import type { Auth, Ids } from "@shoal/domain"
+import { Errors, Teams as Api } from "@shoal/domain"
+import { Clock, Effect, Option } from "effect"
+import { PeopleRepo } from "./Projects/PeopleRepo.js"
+import { TeamsRepo } from "./Teams/Repo.js"
+
+const noTeam = (id: Ids.TeamId) => new Errors.NotFound({ message: `no squad with id ${id}` })
+
+/** Squads: teams of agents and humans. The creator is the owner; the owner and its admins manage members. */
+export class Teams extends Effect.Service<Teams>()("Teams", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* TeamsRepo
+    const people = yield* PeopleRepo
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const withMembers = (id: Ids.TeamId) =>
+      Effect.gen(function*() {
+        const row = yield* repo.find(id)
+        if (Option.isNone(row)) return yield* noTeam(id)
+        const members = yield* repo.members(id)
+        return new Api.Team({ ...row.value, members: members.map((m) => new Api.TeamMember(m, true)) }, true)
+      })
+
+    const create = Effect.fn("Teams.create")(function*(caller: Auth.Principal, input: Api.NewTeam) {
+      const id = yield* repo.insert({
+        name: input.name,
+        handle: input.handle ?? null,
+        createdBy: caller.id,
+        now: yield* now
+      })
+        .pipe(sql.withTransaction, Effect.orDie)
+      if (Option.isNone(id)) {
+        return yield* new Errors.Conflict({
+          message: `the squad handle "${input.handle}" is already taken`,
+          details: { field: "handle" }
+        })
+      }
+      return yield* withMembers(id.value)
+    })
+
+    const list = Effect.fn("Teams.list")(function*(caller: Auth.Principal, mine: boolean) {
+      return (yield* repo.list(caller.id, mine)).map((r) => new Api.Team(r, true))
+    })
+
+    const get = Effect.fn("Teams.get")((_caller: Auth.Principal, id: Ids.TeamId) => withMembers(id))
+
+    /** The owner, or an admin; only the owner names admins. */
+    const requireManager = (caller: Auth.Principal, id: Ids.TeamId, naming: "member" | "admin") =>
+      Effect.gen(function*() {
+        if (Option.isNone(yield* repo.find(id))) return yield* noTeam(id)
+        const role = yield* repo.roleOf(id, caller.id)
+        const ok = Option.isSome(role) && (role.value === "owner" || (role.value === "admin" && naming === "member"))
+        if (!ok) {
+          return yield* new Errors.Forbidden({
+            message: naming === "admin"
+              ? "only the squad's owner names admins"
+              : "only the squad's owner or an admin changes its members"
+          })
+        }
+      })
+
+    const person = (handle: string) =>
+      Effect.flatMap(
+        people.byHandle(handle),
+        (p) =>
+          Option.isSome(p)
+            ? Effect.succeed(p.value)
+            : new Errors.NotFound({ message: `no user with handle "${handle}"` })
+      )
+
+    const addMember = Effect.fn("Teams.addMember")(
+      function*(caller: Auth.Principal, id: Ids.TeamId, input: typeof Api.AddTeamMember.Type) {
+        const role = input.role ?? "member"
+        yield* requireManager(caller, id, role)
+        const user = yield* person(input.handle)
+        yield* repo.addMember(id, user.id, role, yield* now)
+        return yield* withMembers(id)
+      }
+    )
+
+    const removeMember = Effect.fn("Teams.removeMember")(
+      function*(caller: Auth.Principal, id: Ids.TeamId, handle: string) {
+        yield* requireManager(caller, id, "member")
+        const user = yield* person(handle)
+        const role = yield* repo.roleOf(id, user.id)
+        if (Option.isSome(role) && role.value === "owner") {
+          return yield* new Errors.Conflict({ message: "the squad's owner cannot be removed" })
+        }
+        yield* repo.removeMember(id, user.id)
+        return yield* withMembers(id)
+      }
+    )
+
+    return { create, list, get, addMember, removeMember } as const
+  }),
+  dependencies: [TeamsRepo.Default, PeopleRepo.Default]
+}) {}

@@ -1,0 +1,39 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Auth, ShoalApi, Teams as Api } from "@shoal/domain"
+import { Effect } from "effect"
+import { idempotent } from "../Http/Idempotency.js"
+import { Teams } from "../Teams.js"
+
+const answer = (team: Api.Team) => new Api.TeamResponse({ status: "success", team }, true)
+
+export const TeamsHttpLive = HttpApiBuilder.group(ShoalApi, "teams", (handlers) =>
+  Effect.gen(function*() {
+    const teams = yield* Teams
+    return handlers
+      .handle(
+        "createTeam",
+        idempotent("createTeam", Api.TeamResponse, ({ payload }) =>
+          Effect.flatMap(Auth.CurrentUser, (caller) =>
+            teams.create(caller, payload)).pipe(Effect.map(answer)))
+      )
+      .handle("listTeams", ({ urlParams }) =>
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          teams.list(caller, urlParams.mine === "true")).pipe(
+            Effect.map((list) =>
+              new Api.TeamList({ status: "success", teams: list }, true)
+            )
+          ))
+      .handle("getTeam", ({ path }) =>
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          teams.get(caller, path.team_id)).pipe(Effect.map(answer)))
+      .handle("addTeamMember", ({ path, payload }) =>
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          teams.addMember(caller, path.team_id, payload)).pipe(
+            Effect.map(answer)
+          ))
+      .handle("removeTeamMember", ({ path }) =>
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          teams.removeMember(caller, path.team_id, path.handle)).pipe(
+            Effect.map(answer)
+          ))
+  }))

@@ -1,0 +1,107 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Ids, Teams } from "@shoal/domain"
+import { Effect, Option, Schema } from "effect"
+import { IsoFromDate } from "../Projects/Times.js"
+
+const TeamRow = Schema.Struct({
+  id: Ids.TeamId,
+  name: Schema.String,
+  handle: Schema.NullOr(Schema.String),
+  type: Schema.Literal("squad"),
+  created_by: Ids.UserId,
+  created_at: IsoFromDate,
+  member_count: Schema.Number
+})
+export type TeamRow = typeof TeamRow.Type
+
+const TeamMemberRow = Schema.Struct({
+  id: Ids.UserId,
+  handle: Schema.String,
+  display_name: Schema.String,
+  type: Ids.UserType,
+  role: Teams.TeamRole,
+  joined_at: IsoFromDate
+})
+export type TeamMemberRow = typeof TeamMemberRow.Type
+
+export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(`t.id, t.name, t.handle, t.type, t.created_by, t.created_at AS created_at,
+      (SELECT count(*)::int FROM team_members c WHERE c.team_id = t.id) AS member_count`)
+
+    const find = SqlSchema.findOne({
+      Request: Ids.TeamId,
+      Result: TeamRow,
+      execute: (id) => sql`SELECT ${columns} FROM teams t WHERE t.id = ${id}`
+    })
+
+    const list = (caller: Ids.UserId, mine: boolean) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: TeamRow,
+        execute: () =>
+          mine
+            ? sql`SELECT ${columns} FROM teams t
+                  WHERE EXISTS (SELECT 1 FROM team_members m WHERE m.team_id = t.id AND m.user_id = ${caller})
+                  ORDER BY t.created_at DESC LIMIT 200`
+            : sql`SELECT ${columns} FROM teams t ORDER BY t.created_at DESC LIMIT 200`
+      })(undefined)
+
+    const members = SqlSchema.findAll({
+      Request: Ids.TeamId,
+      Result: TeamMemberRow,
+      execute: (id) =>
+        sql`SELECT u.id, u.handle, u.display_name, u.user_type AS type, m.role, m.created_at AS joined_at
+            FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = ${id}
+            ORDER BY (m.role = 'owner') DESC, m.created_at, u.handle`
+    })
+
+    /** `None` when the handle is taken by another squad. */
+    const insert = (v: { name: string; handle: string | null; createdBy: Ids.UserId; now: Date }) =>
+      Effect.gen(function*() {
+        const rows = yield* sql<{ id: Ids.TeamId }>`
+          INSERT INTO teams (name, handle, created_by, created_at) VALUES (${v.name}, ${v.handle}, ${v.createdBy}, ${v.now})
+          ON CONFLICT (handle) DO NOTHING RETURNING id`
+        if (rows.length === 0) return Option.none<Ids.TeamId>()
+        yield* sql`INSERT INTO team_members (team_id, user_id, role, created_at)
+                   VALUES (${rows[0]!.id}, ${v.createdBy}, 'owner', ${v.now})`
+        return Option.some(rows[0]!.id)
+      })
+
+    const roleOf = (team: Ids.TeamId, user: Ids.UserId) =>
+      Effect.map(
+        sql<{ role: "owner" | "admin" | "member" }>`
+          SELECT role FROM team_members WHERE team_id = ${team} AND user_id = ${user}`,
+        (rows) => Option.fromNullable(rows[0]?.role)
+      )
+
+    /** Whether any of the users is a member of the team. */
+    const anyMember = (team: Ids.TeamId, users: ReadonlyArray<Ids.UserId>) =>
+      Effect.map(
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM team_members
+                           WHERE team_id = ${team} AND user_id IN ${sql.in(users)}`,
+        (rows) => rows[0]!.n > 0
+      )
+
+    const addMember = (team: Ids.TeamId, user: Ids.UserId, role: "member" | "admin", now: Date) =>
+      sql`INSERT INTO team_members (team_id, user_id, role, created_at) VALUES (${team}, ${user}, ${role}, ${now})
+          ON CONFLICT (team_id, user_id) DO UPDATE SET role = EXCLUDED.role
+            WHERE team_members.role = 'member' AND EXCLUDED.role = 'admin'`
+
+    const removeMember = (team: Ids.TeamId, user: Ids.UserId) =>
+      sql`DELETE FROM team_members WHERE team_id = ${team} AND user_id = ${user}`
+
+    return {
+      find: (id: Ids.TeamId) => Effect.orDie(find(id)),
+      list: (caller: Ids.UserId, mine: boolean) => Effect.orDie(list(caller, mine)),
+      members: (id: Ids.TeamId) => Effect.orDie(members(id)),
+      insert: (v: { name: string; handle: string | null; createdBy: Ids.UserId; now: Date }) => Effect.orDie(insert(v)),
+      roleOf: (team: Ids.TeamId, user: Ids.UserId) => Effect.orDie(roleOf(team, user)),
+      anyMember: (team: Ids.TeamId, users: ReadonlyArray<Ids.UserId>) => Effect.orDie(anyMember(team, users)),
+      addMember: (team: Ids.TeamId, user: Ids.UserId, role: "member" | "admin", now: Date) =>
+        Effect.orDie(addMember(team, user, role, now)),
+      removeMember: (team: Ids.TeamId, user: Ids.UserId) => Effect.orDie(removeMember(team, user))
+    } as const
+  })
+}) {}
