@@ -9,9 +9,19 @@ import { agentApi, EventWorkers, Maintenance, Services, Singletons } from "../..
 import { TestDatabase } from "./TestDatabase.js"
 
 /** `config` over the environment; sign-ups are not limited unless a test says so (suites sign up hundreds). */
+/**
+ * Test files share one database on a server, so one file's webhook worker would deliver another file's webhooks
+ * with its own settings (a loopback receiver refused by the default guard is a failed attempt there). A worker runs
+ * only in files that deliver webhooks, which allow the private receivers they listen on.
+ */
+const testDefaults = (config: Record<string, string>) => ({
+  SIGNUP_RATE_LIMIT: "0",
+  WEBHOOK_WORKER: config.WEBHOOK_ALLOW_PRIVATE === "true" ? "true" : "false"
+})
+
 export const configLayer = (config: Record<string, string>) =>
   Layer.setConfigProvider(
-    ConfigProvider.fromMap(new Map(Object.entries({ SIGNUP_RATE_LIMIT: "0", ...config }))).pipe(
+    ConfigProvider.fromMap(new Map(Object.entries({ ...testDefaults(config), ...config }))).pipe(
       ConfigProvider.orElse(() => ConfigProvider.fromEnv())
     )
   )
