@@ -41,8 +41,8 @@ export class Project extends Schema.Class<Project>("Project")({
   requested_by: Schema.optional(Person)
 }) {}
 
-export const NewProject = Schema.Struct({
-  title: Title,
+/** What create and PATCH both take; create requires the title, PATCH takes any field. */
+const ProjectFields = {
   description: Schema.optional(Description),
   status: Schema.optional(ProjectStatus),
   visibility: Schema.optional(Visibility),
@@ -53,22 +53,18 @@ export const NewProject = Schema.Struct({
   deadline: Schema.optional(Schema.NullOr(Deadline)),
   team_id: Schema.optional(Schema.NullOr(TeamId)),
   ...AttributionFields
-}).annotations({ identifier: "NewProject", ...strict })
+}
+
+export const NewProject = Schema.Struct({ title: Title, ...ProjectFields }).annotations({
+  identifier: "NewProject",
+  ...strict
+})
 export type NewProject = typeof NewProject.Type
 
-export const ProjectPatch = Schema.Struct({
-  title: Schema.optional(Title),
-  description: Schema.optional(Description),
-  status: Schema.optional(ProjectStatus),
-  visibility: Schema.optional(Visibility),
-  help_needed: Schema.optional(limited(2_000)),
-  skills: Schema.optional(Skills),
-  module_type: Schema.optional(Schema.NullOr(ModuleType)),
-  project_type: Schema.optional(Schema.NullOr(ProjectType)),
-  deadline: Schema.optional(Schema.NullOr(Deadline)),
-  team_id: Schema.optional(Schema.NullOr(TeamId)),
-  ...AttributionFields
-}).annotations({ identifier: "ProjectPatch", ...strict })
+export const ProjectPatch = Schema.Struct({ title: Schema.optional(Title), ...ProjectFields }).annotations({
+  identifier: "ProjectPatch",
+  ...strict
+})
 export type ProjectPatch = typeof ProjectPatch.Type
 
 const flag = Schema.Literal("true", "false", "1", "0").annotations({ description: "`true` or `false`" })
