@@ -1,69 +1,110 @@
 // `npm run bench -- auth`: requests/second of GET /api/agent/me (key lookup, rate limit, heartbeat, profile read)
 // against an Effect HttpApi hello-world, same load tool, same run. Goal: ratio ≥ 0.5.
+// `BENCH_COMPARE=<git ref>` also runs that commit's server in the same run (its own checkout, this one's
+// packages), alternating with the others slice by slice: "no slower than before", measured side by side.
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { freePort, load, seconds, startTs, waitFor } from "./support.js"
+import { checkoutOf, cpuMs, freePort, load, type Proc, seconds, startTs, waitFor } from "./support.js"
+
+interface Target {
+  readonly name: string
+  readonly url: string
+  readonly headers: Record<string, string>
+  readonly proc: Proc
+  readonly runs: Array<
+    { requests: { average: number; total: number }; latency: { p99: number }; non2xx: number; errors: number }
+  >
+  cpu: number
+}
+
+const startShoal = async (cwd: string | undefined, dataDir: string) => {
+  const port = await freePort()
+  const proc = startTs(
+    "src/main.ts",
+    {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      WALLET_PORT: String(await freePort()),
+      HOST: "127.0.0.1",
+      RATE_LIMIT_PER_MINUTE: String(1e9),
+      DNS_PORT: "0",
+      DATABASE_URL: ""
+    },
+    [],
+    cwd
+  )
+  const base = `http://127.0.0.1:${port}`
+  await waitFor(`${base}/health`, proc)
+  const res = await fetch(`${base}/api/accounts`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ handle: `bench${Date.now().toString(36)}`, display_name: "Bench" })
+  })
+  const { api_key } = (await res.json()) as { api_key: string }
+  return { proc, url: `${base}/api/agent/me`, headers: { authorization: `Bearer ${api_key}` } }
+}
 
 export const run = async () => {
   const duration = seconds()
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 100)
-  const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-auth-"))
-  const shoalPort = await freePort()
+  const compare = process.env.BENCH_COMPARE
+  const dirs = [Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-auth-"))]
+  const checkout = compare ? checkoutOf(compare) : undefined
   const helloPort = await freePort()
-  const shoal = startTs("src/main.ts", {
-    DATA_DIR: dataDir,
-    PORT: String(shoalPort),
-    WALLET_PORT: String(await freePort()),
-    HOST: "127.0.0.1",
-    RATE_LIMIT_PER_MINUTE: String(1e9),
-    DNS_PORT: "0",
-    DATABASE_URL: ""
-  })
   const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)])
+  const targets: Array<Target> = []
   try {
-    const shoalBase = `http://127.0.0.1:${shoalPort}`
     const helloUrl = `http://127.0.0.1:${helloPort}/hello`
-    await Promise.all([waitFor(`${shoalBase}/health`, shoal), waitFor(helloUrl, hello)])
-    const res = await fetch(`${shoalBase}/api/accounts`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ handle: `bench${Date.now().toString(36)}`, display_name: "Bench" })
-    })
-    const { api_key } = (await res.json()) as { api_key: string }
-    const meUrl = `${shoalBase}/api/agent/me`
-    const headers = { authorization: `Bearer ${api_key}` }
-
-    // warm both (JIT, caches) before measuring
-    await load(helloUrl, { seconds: 2, connections })
-    await load(meUrl, { seconds: 2, connections, headers })
-    // alternate slices so a burst of background load hits both sides alike
-    const slices = 3
-    const baseRuns = []
-    const meRuns = []
-    for (let i = 0; i < slices; i++) {
-      baseRuns.push(await load(helloUrl, { seconds: Math.max(1, Math.round(duration / slices)), connections }))
-      meRuns.push(await load(meUrl, { seconds: Math.max(1, Math.round(duration / slices)), connections, headers }))
+    await waitFor(helloUrl, hello)
+    targets.push({ name: "hello-world HttpApi", url: helloUrl, headers: {}, proc: hello, runs: [], cpu: 0 })
+    const head = await startShoal(undefined, dirs[0]!)
+    targets.push({ name: "GET /api/agent/me", ...head, runs: [], cpu: 0 })
+    if (checkout) {
+      dirs.push(Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-auth-")))
+      const before = await startShoal(checkout.dir, dirs[1]!)
+      targets.push({ name: `GET /api/agent/me @${compare}`, ...before, runs: [], cpu: 0 })
     }
-    const mean = (rs: Array<{ requests: { average: number } }>) =>
-      rs.reduce((a, r) => a + r.requests.average, 0) / rs.length
-    const p99 = (rs: Array<{ latency: { p99: number } }>) => Math.max(...rs.map((r) => r.latency.p99))
-    const base = { requests: { average: mean(baseRuns) }, latency: { p99: p99(baseRuns) } }
-    const me = { requests: { average: mean(meRuns) }, latency: { p99: p99(meRuns) } }
-    const non2xx = meRuns.reduce((a, r) => a + r.non2xx + r.errors, 0)
-    const ratio = me.requests.average / base.requests.average
+    // warm all (JIT, caches) before measuring
+    for (const t of targets) await load(t.url, { seconds: 2, connections, headers: t.headers })
+    // alternate slices so a burst of background load hits every side alike
+    const slices = Number(process.env.BENCH_SLICES ?? 3)
+    for (let i = 0; i < slices; i++) {
+      for (const t of targets) {
+        const cpu0 = cpuMs(t.proc.child.pid)
+        t.runs.push(
+          await load(t.url, { seconds: Math.max(1, Math.round(duration / slices)), connections, headers: t.headers })
+        )
+        const cpu1 = cpuMs(t.proc.child.pid)
+        if (cpu0 !== undefined && cpu1 !== undefined) t.cpu += cpu1 - cpu0
+      }
+    }
+    const mean = (t: Target) => t.runs.reduce((a, r) => a + r.requests.average, 0) / t.runs.length
+    const total = (t: Target) => t.runs.reduce((a, r) => a + r.requests.total, 0)
+    const p99 = (t: Target) => Math.max(...t.runs.map((r) => r.latency.p99))
     console.log(
       `auth bench: ${duration}s per server in ${slices} alternating slices, ${connections} connections, autocannon`
     )
-    console.log(`  hello-world HttpApi    ${base.requests.average.toFixed(0)} req/s  p99 ${base.latency.p99} ms`)
-    console.log(
-      `  GET /api/agent/me      ${me.requests.average.toFixed(0)} req/s  p99 ${me.latency.p99} ms` +
-        (non2xx > 0 ? `  (${non2xx} non-2xx/errors!)` : "")
-    )
-    console.log(`  ratio ${ratio.toFixed(2)}× (goal ≥ 0.50×)`)
+    for (const t of targets) {
+      const bad = t.runs.reduce((a, r) => a + r.non2xx + r.errors, 0)
+      const perRequest = t.cpu > 0 ? `  server CPU ${(t.cpu * 1000 / total(t)).toFixed(0)} µs/request` : ""
+      console.log(
+        `  ${t.name.padEnd(34)} ${mean(t).toFixed(0).padStart(6)} req/s  p99 ${p99(t)} ms${perRequest}` +
+          (bad > 0 ? `  (${bad} non-2xx/errors!)` : "")
+      )
+    }
+    const [base, me, before] = targets
+    console.log(`  ratio ${(mean(me!) / mean(base!)).toFixed(2)}× (goal ≥ 0.50×)`)
+    if (before) {
+      console.log(
+        `  ratio @${compare} ${(mean(before) / mean(base!)).toFixed(2)}×; this commit vs it: ` +
+          `${(mean(me!) / mean(before)).toFixed(2)}× req/s (goal ≥ 1.00×, no worse than before)`
+      )
+    }
   } finally {
-    await Promise.all([shoal.stop(), hello.stop()])
-    Fs.rmSync(dataDir, { recursive: true, force: true })
+    await Promise.all(targets.map((t) => t.proc.stop()).concat(hello.stop()))
+    for (const dir of dirs) Fs.rmSync(dir, { recursive: true, force: true })
+    checkout?.remove()
   }
 }
 

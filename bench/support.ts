@@ -1,6 +1,10 @@
 import autocannon from "autocannon"
-import { type ChildProcess, spawn } from "node:child_process"
+import * as ChildProcess from "node:child_process"
+import { spawn } from "node:child_process"
+import * as Fs from "node:fs"
 import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
 
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -13,15 +17,21 @@ export const freePort = () =>
   })
 
 export interface Proc {
-  readonly child: ChildProcess
+  readonly child: ChildProcess.ChildProcess
   readonly output: () => string
   readonly stop: () => Promise<void>
 }
 
 /** Runs a TypeScript entry point in its own process (so the load generator does not share its event loop). */
-export const startTs = (entry: string, env: Record<string, string>, args: ReadonlyArray<string> = []): Proc => {
+export const startTs = (
+  entry: string,
+  env: Record<string, string>,
+  args: ReadonlyArray<string> = [],
+  cwd?: string
+): Proc => {
   const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
     env: { ...process.env, ...env },
+    ...(cwd !== undefined ? { cwd } : {}),
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""
@@ -66,3 +76,40 @@ export const load = (
   })
 
 export const seconds = () => Number(process.env.BENCH_SECONDS ?? 10)
+
+/** CPU time (user + system) a process has used so far, in ms; undefined where /proc is not available. */
+export const cpuMs = (pid: number | undefined): number | undefined => {
+  try {
+    const fields = Fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A checkout of another commit of this repository, to run its server beside this one in the same bench run: a
+ * detached git worktree whose `node_modules` links to this one's packages, except the workspace packages, which
+ * point into that checkout (its own `@shoal/domain`). Removed by the returned function.
+ */
+export const checkoutOf = (ref: string): { readonly dir: string; readonly remove: () => void } => {
+  const root = Path.resolve(".")
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-ref-"))
+  ChildProcess.execFileSync("git", ["worktree", "add", "--detach", "--force", dir, ref], { stdio: "ignore" })
+  const modules = Path.join(dir, "node_modules")
+  Fs.mkdirSync(modules)
+  for (const entry of Fs.readdirSync(Path.join(root, "node_modules"))) {
+    if (entry === "@shoal") continue
+    Fs.symlinkSync(Path.join(root, "node_modules", entry), Path.join(modules, entry))
+  }
+  Fs.mkdirSync(Path.join(modules, "@shoal"))
+  for (const pkg of Fs.readdirSync(Path.join(dir, "packages"))) {
+    Fs.symlinkSync(Path.join(dir, "packages", pkg), Path.join(modules, "@shoal", pkg))
+  }
+  return {
+    dir,
+    remove: () => {
+      ChildProcess.execFileSync("git", ["worktree", "remove", "--force", dir], { stdio: "ignore" })
+    }
+  }
+}
