@@ -131,11 +131,12 @@ export const DRAIN_BYTES = 8 * MAX_BODY_BYTES
  * empty body is the empty JSON body whatever its declared type (HttpApi's multipart parser
  * would wait forever for an empty one).
  */
-const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function*() {
-    const inUrl = nulFieldsInUrl(request.url)
-    if (inUrl.length > 0) return nulResponse(inUrl)
-    if (!HttpMethod.hasBody(request.method)) return yield* app
+const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest): HttpApp.Default => {
+  const inUrl = nulFieldsInUrl(request.url)
+  if (inUrl.length > 0) return Effect.succeed(nulResponse(inUrl))
+  // the hot path (GET, DELETE …) goes straight on, without a generator
+  if (!HttpMethod.hasBody(request.method)) return app
+  return Effect.gen(function*() {
     const type = request.headers["content-type"]
     const json = type === undefined || isJsonMediaType(type)
     // a body of another type is refused unread; an empty one is the empty body all-optional POSTs accept
@@ -153,15 +154,16 @@ const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequ
       withBody(request, body.text, !plainJson)
     )
   })
+}
+
+const answerFailure = <E>(cause: Cause.Cause<E>) =>
+  Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause)
 
 /** API-level middleware: body size, type and nesting limits, then the error envelope around everything below. */
 export const ErrorHandlingLive = HttpApiBuilder.middleware((app) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const length = request.headers["content-length"]
-    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge()
-    return yield* checked(app, request).pipe(
-      Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause))
-    )
+    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Effect.succeed(tooLarge())
+    return Effect.catchAllCause(checked(app, request), answerFailure)
   })
 )

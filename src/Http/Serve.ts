@@ -1,7 +1,16 @@
 import type { HttpApi, HttpApiGroup } from "@effect/platform"
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import {
+  Etag,
+  FileSystem,
+  HttpApiBuilder,
+  HttpApiSwagger,
+  HttpMiddleware,
+  HttpPlatform,
+  HttpServer,
+  Path
+} from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Config, Data, Duration, Effect, Layer } from "effect"
+import { Config, Context, Data, Duration, Effect, Layer, Scope } from "effect"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { createHoldingServer, defaultTimeouts } from "./HoldingServer.js"
 
@@ -11,12 +20,36 @@ import { createHoldingServer, defaultTimeouts } from "./HoldingServer.js"
  * router in a shared tag: two APIs in one process each need their own router, or both would answer on both ports.
  * The services the groups call come from outside, so both APIs share one of each.
  */
+/**
+ * `HttpApiBuilder.serve()`, except that each request starts from a small context: only the server's own services.
+ * Node's handler forks every request from the context the server was started in, and Effect copies that whole
+ * context each time it adds to it (the request, the route, the caller …, several times per request): with every
+ * feature's services in it, the copies showed in profiles and grew with each feature. Handlers take their
+ * services when their layer is built (a group merges its own context back in), so nothing they use is lost.
+ */
+const serveLean = Layer.scopedDiscard(Effect.gen(function*() {
+  const app = yield* HttpApiBuilder.httpApp
+  const server = yield* HttpServer.HttpServer
+  const context = yield* Effect.context<
+    HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path | Scope.Scope
+  >()
+  const lean = Context.pick(
+    HttpServer.HttpServer,
+    HttpPlatform.HttpPlatform,
+    Etag.Generator,
+    FileSystem.FileSystem,
+    Path.Path,
+    Scope.Scope
+  )(context)
+  yield* Effect.mapInputContext(server.serve(app), (_: Context.Context<never>) => lean)
+})).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
+
 export const apiApp = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R, GE, GR, XE, XR>(
   api: HttpApi.HttpApi<Id, Groups, E, R>,
   groups: Layer.Layer<HttpApiGroup.HttpApiGroup.ToService<Id, Groups>, GE, GR>,
   routes: Layer.Layer<never, XE, XR>
 ) =>
-  HttpApiBuilder.serve().pipe(
+  serveLean.pipe(
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(ErrorHandlingLive),

@@ -10,9 +10,10 @@ import { expectError, rawRequest } from "../support/Raw.js"
 import { emit, emitEvent, emitLoose, openSocket, realSleep, RealtimeApp, waitFor } from "../support/Realtime.js"
 import { createAgent, signUp } from "../support/TestApp.js"
 
-// live clock: the server behaves as deployed; WS_AUTH_TIMEOUT is shortened so the 4401 case stays quick, and the
+// live clock: the server behaves as deployed; WS_AUTH_TIMEOUT is shortened so the 4401 case stays quick (but long
+// enough for a client on a loaded machine to send its first frame: 400 ms was not), and the
 // send-buffer bound lowered so a stalled reader trips it without megabytes of test data
-const app = RealtimeApp({ WS_AUTH_TIMEOUT: "400 millis", WS_MAX_BUFFERED_BYTES: String(256 * 1024) })
+const app = RealtimeApp({ WS_AUTH_TIMEOUT: "2 seconds", WS_MAX_BUFFERED_BYTES: String(256 * 1024) })
 
 layer(app, { excludeTestServices: true })("events", (it) => {
   it.effect("polling pages by after/limit in cursor order; without after it starts at the oldest event", () =>
