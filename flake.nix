@@ -42,6 +42,8 @@
           npm-test = self.packages.${system}.shoal.overrideAttrs (old: {
             pname = "shoal-npm-test";
             doCheck = true;
+            # dig: the DNS suite also asks through a real resolver client
+            nativeBuildInputs = old.nativeBuildInputs ++ [ pkgs.dnsutils ];
           });
           # the module in two VMs: embedded database; local PostgreSQL with DNS on port 53
           vm = pkgs.testers.runNixOSTest (import ./nix/vm-test.nix { module = self.nixosModules.default; });
