@@ -9,8 +9,11 @@ let
   privileged = port: port > 0 && port < 1024;
   needsBindCapability = lib.any privileged [ cfg.port cfg.walletPort cfg.dnsPort ];
 
+  # services.postgresql.settings.port: the port option in newer NixOS; in 24.11 it carries the value of
+  # services.postgresql.port in the generated configuration; otherwise PostgreSQL's default
+  postgresqlPort = config.services.postgresql.settings.port or 5432;
   localDatabaseUrl =
-    "postgresql:///${cfg.database.name}?host=/run/postgresql&port=${toString config.services.postgresql.settings.port}&user=${cfg.user}";
+    "postgresql:///${cfg.database.name}?host=/run/postgresql&port=${toString postgresqlPort}&user=${cfg.user}";
 
   environment = {
     HOST = cfg.host;
