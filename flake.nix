@@ -36,6 +36,12 @@
         {
           # builds: compiles the TypeScript, prunes the dev dependencies
           package = self.packages.${system}.shoal;
+          # services.shoal's options, unit, capabilities and assertions through the module system, no VM
+          module-eval =
+            let failures = import ./nix/module-eval.nix { inherit lib; };
+            in
+            if failures == [ ] then pkgs.runCommand "shoal-module-eval" { } "touch $out"
+            else throw "services.shoal: ${lib.concatStringsSep "; " failures}";
         }
         // lib.optionalAttrs pkgs.stdenv.isLinux {
           # the whole suite inside the build sandbox, on the embedded database

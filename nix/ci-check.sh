@@ -7,7 +7,9 @@
 #     here, if the lock did not match the flake's inputs);
 #  3. the source filter (nix/source.nix, builtins only) evaluates, and lets through exactly the files git does
 #     not ignore, less the Nix and CI files;
-#  4. the npm lock pinning (nix/npm-lock.nix, builtins only) evaluates, and with the tarballs npm's cache holds
+#  4. with NIXPKGS_LIB pointing at nixpkgs' lib (not fetchable here), the module evaluates as nix/module-eval.nix
+#     expects;
+#  5. the npm lock pinning (nix/npm-lock.nix, builtins only) evaluates, and with the tarballs npm's cache holds
 #     standing in for the ones Nix would fetch, the package's own steps (nix/build.sh: offline install, build,
 #     pruned install) run in a copy of the filtered tree with an empty npm cache, and the installed tree serves
 #     /health with plain node, stops with exit 0 on SIGTERM, and its CLI works.
@@ -70,6 +72,16 @@ if [ "$expected" != "$actual" ]; then
   exit 1
 fi
 echo "$(echo "$actual" | wc -l) files, the same as git's (no node_modules, .data, dist): $src"
+
+echo "-- the NixOS module through the module system (nix/module-eval.nix)"
+# needs nixpkgs' lib, which these machines cannot fetch: NIXPKGS_LIB=/path/to/nixpkgs/lib runs it
+if [ -n "${NIXPKGS_LIB:-}" ]; then
+  failures="$(nix-instantiate --eval --strict --json nix/module-eval.nix --arg lib "import $NIXPKGS_LIB")"
+  [ "$failures" = "[]" ] || { echo "services.shoal: $failures"; exit 1; }
+  echo "services.shoal evaluates as expected with the lib at $NIXPKGS_LIB"
+else
+  echo "NOTICE: NIXPKGS_LIB unset; the module was not evaluated (nix flake check does, as checks.module-eval)"
+fi
 
 echo "-- npm lock pinning (nix/npm-lock.nix) and the package's steps outside Nix"
 work="$(mktemp -d)"
