@@ -29,7 +29,12 @@ export const startTs = (
   args: ReadonlyArray<string> = [],
   cwd?: string
 ): Proc => {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+  // BENCH_PROFILE=<dir>: the servers under test write a V8 CPU profile there when they stop (open it in Chrome's
+  // DevTools or speedscope), to see where the time goes
+  const profile = process.env.BENCH_PROFILE && entry !== "bench/hello-server.ts"
+    ? ["--cpu-prof", `--cpu-prof-dir=${Path.resolve(process.env.BENCH_PROFILE)}`]
+    : []
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", entry, ...args], {
     env: { ...process.env, ...env },
     ...(cwd !== undefined ? { cwd } : {}),
     stdio: ["ignore", "pipe", "pipe"]

@@ -1,8 +1,10 @@
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
 import { Errors, Health, ShoalApi } from "@shoal/domain"
 import { DateTime, Duration, Effect, Layer } from "effect"
 import { deadlineError, describeReason, retryAfterSeconds, unavailableReason } from "./Database/Unavailable.js"
 import { HealthRepo } from "./Health/Repo.js"
+import { withOnly } from "./Http/LeanContext.js"
 
 /** However slow the database, `/health` answers within this. */
 const deadline = Duration.seconds(1)
@@ -38,4 +40,4 @@ export const HealthHttpLive = HttpApiBuilder.group(ShoalApi, "health", (handlers
         ),
         Effect.catchAll(down)
       ))
-  })).pipe(Layer.provide(HealthRepo.Default))
+  })).pipe(Layer.provide(HealthRepo.Default), withOnly(SqlClient.SqlClient))

@@ -4,7 +4,8 @@ import { Config, Effect } from "effect"
 import { Accounts } from "../Accounts.js"
 import { clientAddress, limitKey } from "../Auth/ClientAddress.js"
 import { enforce, RateLimiter } from "../Auth/RateLimiter.js"
-import { idempotent } from "../Http/Idempotency.js"
+import { Idempotency, idempotent } from "../Http/Idempotency.js"
+import { withOnly } from "../Http/LeanContext.js"
 import { Profiles } from "../Profiles.js"
 
 export const SignUpHttpLive = HttpApiBuilder.group(ShoalApi, "signup", (handlers) =>
@@ -23,7 +24,7 @@ export const SignUpHttpLive = HttpApiBuilder.group(ShoalApi, "signup", (handlers
         const user = yield* profiles.freshMe(id)
         return new Api.SignUpResponse({ status: "success", user, api_key: apiKey })
       }))
-  }))
+  })).pipe(withOnly(Accounts, Profiles, RateLimiter))
 
 export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (handlers) =>
   Effect.gen(function*() {
@@ -51,4 +52,4 @@ export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (hand
             new Api.KeyRotated({ status: "success", api_key: apiKey })
           )
         ))
-  }))
+  })).pipe(withOnly(Accounts, Profiles, Idempotency, Auth.Authentication))

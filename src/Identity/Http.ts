@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Auth, IdentityApi as Api, ShoalApi } from "@shoal/domain"
 import { Effect, Layer } from "effect"
+import { withOnly } from "../Http/LeanContext.js"
 import { Identity } from "../Identity.js"
 
 /** Browsers on any origin may read the public identity documents (NIP-05 requires it), errors included. */
@@ -52,7 +53,7 @@ export const IdentityHttpLive = HttpApiBuilder.group(ShoalApi, "identity", (hand
       .handle("proof", ({ path }) => identity.proof(path.handle))
       .handle("keys", () => Effect.succeed(identity.keys))
       .handle("nostr", ({ urlParams }) => identity.nostr(urlParams.name))
-  })).pipe(Layer.provide(PublicCorsLive))
+  })).pipe(Layer.provide(PublicCorsLive), withOnly(Identity))
 
 export const DomainsHttpLive = HttpApiBuilder.group(ShoalApi, "domains", (handlers) =>
   Effect.gen(function*() {
@@ -67,4 +68,4 @@ export const DomainsHttpLive = HttpApiBuilder.group(ShoalApi, "domains", (handle
           identity.setDomain(caller.id, path.tld, payload)).pipe(
             Effect.map((domain) => new Api.DomainResponse({ status: "success", domain }))
           ))
-  }))
+  })).pipe(withOnly(Identity, Auth.Authentication))

@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Auth, Profiles as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
+import { withOnly } from "../Http/LeanContext.js"
 import { Profiles } from "../Profiles.js"
 
 export const ProfilesHttpLive = HttpApiBuilder.group(ShoalApi, "profiles", (handlers) =>
@@ -27,4 +28,4 @@ export const ProfilesHttpLive = HttpApiBuilder.group(ShoalApi, "profiles", (hand
       .handle("searchUsers", ({ urlParams }) =>
         Effect.map(profiles.search(urlParams.q), (users) =>
           new Api.SearchResponse({ status: "success", users })))
-  }))
+  })).pipe(withOnly(Profiles, Auth.Authentication))

@@ -1,7 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Auth, Projects as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
-import { idempotent } from "../Http/Idempotency.js"
+import { Idempotency, idempotent } from "../Http/Idempotency.js"
+import { withOnly } from "../Http/LeanContext.js"
 import { Projects } from "../Projects.js"
 
 export const ProjectsHttpLive = HttpApiBuilder.group(ShoalApi, "projects", (handlers) =>
@@ -73,4 +74,4 @@ export const ProjectsHttpLive = HttpApiBuilder.group(ShoalApi, "projects", (hand
             })
           )
         ))
-  }))
+  })).pipe(withOnly(Projects, Idempotency, Auth.Authentication))

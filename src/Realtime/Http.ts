@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Auth, Events as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
+import { withOnly } from "../Http/LeanContext.js"
 import { Events } from "./Events.js"
 import { Deliveries } from "./Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Webhooks/Secrets.js"
@@ -36,4 +37,4 @@ export const EventsHttpLive = HttpApiBuilder.group(ShoalApi, "events", (handlers
           secrets.rotate(caller.id)).pipe(
             Effect.map((secret) => new Api.WebhookSecret({ status: "success", secret }))
           ))
-  }))
+  })).pipe(withOnly(Events, Deliveries, WebhookSecrets, Auth.Authentication))

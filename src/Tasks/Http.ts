@@ -2,7 +2,8 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import type { Ids } from "@shoal/domain"
 import { Auth, ShoalApi, Tasks as Api } from "@shoal/domain"
 import { Effect } from "effect"
-import { idempotent } from "../Http/Idempotency.js"
+import { Idempotency, idempotent } from "../Http/Idempotency.js"
+import { withOnly } from "../Http/LeanContext.js"
 import { PublicUrl } from "../Identity/PublicUrl.js"
 import { Tasks } from "../Tasks.js"
 import { TaskNotes } from "./Notes.js"
@@ -167,7 +168,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
               new Api.ChecklistItemResponse({ status: "success", task_id: path.task_id, ...item }, true)
             )
           ))
-  }))
+  })).pipe(withOnly(Tasks, TaskNotes, Idempotency, Auth.Authentication))
 
 /** The unprefixed forms: the same handlers, and the same idempotency routes, so a key works across both forms. */
 export const TasksShortHttpLive = HttpApiBuilder.group(ShoalApi, "tasksShort", (handlers) =>
@@ -193,4 +194,4 @@ export const TasksShortHttpLive = HttpApiBuilder.group(ShoalApi, "tasksShort", (
           (r: Parameters<typeof h.checklist>[0] & WithKey) => h.checklist(r)
         )
       )
-  }))
+  })).pipe(withOnly(Tasks, TaskNotes, Idempotency, Auth.Authentication))

@@ -1,7 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Auth, ShoalApi, Teams as Api } from "@shoal/domain"
 import { Effect } from "effect"
-import { idempotent } from "../Http/Idempotency.js"
+import { Idempotency, idempotent } from "../Http/Idempotency.js"
+import { withOnly } from "../Http/LeanContext.js"
 import { Teams } from "../Teams.js"
 
 const answer = (team: Api.Team) => new Api.TeamResponse({ status: "success", team }, true)
@@ -36,4 +37,4 @@ export const TeamsHttpLive = HttpApiBuilder.group(ShoalApi, "teams", (handlers) 
           teams.removeMember(caller, path.team_id, path.handle)).pipe(
             Effect.map(answer)
           ))
-  }))
+  })).pipe(withOnly(Teams, Idempotency, Auth.Authentication))
