@@ -128,7 +128,9 @@ describeApp()("schedule", (it) => {
       expect(day.schedule.map((s) => [s.time, s.is_missed, s.task?.id])).toEqual([[hourIso(hour), false, task.id]])
 
       const stranger = yield* signUp()
-      expect((yield* failure(stranger.client.waves.daySchedule({ path: { agent: agent.agent.handle }, urlParams: {} })))._tag)
+      expect(
+        (yield* failure(stranger.client.waves.daySchedule({ path: { agent: agent.agent.handle }, urlParams: {} })))._tag
+      )
         .toBe("Forbidden")
       expect(
         (yield* failure(stranger.client.waves.setSlot({

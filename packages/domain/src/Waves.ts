@@ -173,7 +173,9 @@ export class Fleet extends Schema.Class<Fleet>("Fleet")({
   fleet: Schema.Array(FleetMember)
 }) {}
 
-const Tokens = Schema.Int.pipe(Schema.between(0, 1e12, { message: () => "must be an integer from 0 to 10^12" }))
+const Tokens = Schema.Int.pipe(
+  Schema.between(0, 1e12, { message: () => "must be an integer from 0 to 10^12" })
+).annotations({ jsonSchema: { type: "integer", minimum: 0, maximum: 1e12 } })
 
 export const UsageReport = Schema.Struct({
   model: limited(200, 1),
