@@ -25,12 +25,19 @@ export const WaveId = Schema.String.annotations({
  * to `{}`, so handlers see one shape.
  */
 export const optionalBody = <F extends Schema.Struct.Fields>(identifier: string, fields: F) => {
-  const struct = Schema.Struct(fields).annotations({ identifier, ...strict })
+  // an empty Struct accepts any non-null value (even `[]`): a body with no fields must be an empty object
+  const struct = (Object.keys(fields).length === 0
+    ? Schema.Struct(fields).pipe(
+      Schema.filter((v) => typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0, {
+        message: () => "takes no fields: send an empty body or {}"
+      })
+    )
+    : Schema.Struct(fields)).annotations({ identifier, ...strict })
   return Schema.transform(Schema.NullOr(struct), Schema.typeSchema(struct), {
     strict: true,
     decode: (v) => v ?? ({} as Schema.Struct.Type<F>),
     encode: (v) => v
-  }).annotations({ identifier: `${identifier}Body` })
+  }).annotations({ identifier: `${identifier}Body`, ...strict })
 }
 
 export class WaveStatus extends Schema.Class<WaveStatus>("WaveStatus")({
