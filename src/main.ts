@@ -53,6 +53,10 @@ import { Teams } from "./Teams.js"
 import { TeamsHttpLive } from "./Teams/Http.js"
 import { Wallet } from "./Wallet.js"
 import { WalletAccountHttpLive, WalletSettingsHttpLive } from "./Wallet/Http.js"
+import { Waves } from "./Waves.js"
+import { WaveClockLive } from "./Waves/Clock.js"
+import { WavesHttpLive, WavesPublicHttpLive } from "./Waves/Http.js"
+import { Usage } from "./Waves/Usage.js"
 
 /**
  * One of each per process, shared by both servers and the workers: a key rotated through one port is refused on
@@ -85,7 +89,9 @@ export const Services = Layer.mergeAll(
   Projects.Default,
   Teams.Default,
   Tasks.Default,
-  TaskNotes.Default
+  TaskNotes.Default,
+  Waves.Default.pipe(Layer.provide(Layer.mergeAll(Tasks.Default, TaskNotes.Default))),
+  Usage.Default
 )
 
 /** The agent API (`{base_url}`): every group, the event socket, `/openapi.json` and `/docs`; `routes` adds more. */
@@ -103,7 +109,9 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       ProjectsHttpLive,
       TeamsHttpLive,
       TasksHttpLive,
-      TasksShortHttpLive
+      TasksShortHttpLive,
+      WavesPublicHttpLive,
+      WavesHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
     Layer.mergeAll(WebSocketLive, IdentityPreflightLive, routes)
   )
@@ -120,13 +128,17 @@ export const WalletApiApp = apiApp(
 export const AgentApiServer = serveOn(AgentApi, listen("agent API", "PORT", 8080))
 export const WalletApiServer = serveOn(WalletApiApp, listen("wallet API", "WALLET_PORT", 8081))
 
-/** Event delivery beside the APIs: dispatch to sockets, fan-out expansion, webhooks, retention, key revocations. */
+/**
+ * Event delivery beside the APIs: dispatch to sockets, fan-out expansion, webhooks, retention, key revocations;
+ * and the Wave clock (phases, wave.started, missed slots), whose events go out through the same outbox.
+ */
 export const EventWorkers = Layer.mergeAll(
   DispatcherLive,
   ExpanderLive,
   WebhookWorkerLive,
   SweeperLive,
-  RevocationsLive
+  RevocationsLive,
+  WaveClockLive
 )
 
 /** The DNS responder (`DNS_*`), answering TXT identity records from the database. */

@@ -142,7 +142,11 @@ const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequ
     // a body of another type is refused unread; an empty one is the empty body all-optional POSTs accept
     if (!json && declaresBody(request.headers)) return unsupportedMediaType(type)
     // a failed read (the client went away) is a RequestError: the envelope below maps it
-    const body = yield* Effect.orDie(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES))
+    // no Content-Length and no Transfer-Encoding (or a zero length) means no body (RFC 9112 6.3): the hottest POSTs
+    // (heartbeats) come that way, and reading an empty stream through Stream costs as much as the rest of the call
+    const body = declaresBody(request.headers)
+      ? yield* Effect.orDie(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES))
+      : { _tag: "Text" as const, text: "" }
     if (body._tag === "TooLarge") return tooLarge()
     if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return tooDeep()
     const inBody = nulFieldsInJson(body.text)

@@ -16,7 +16,9 @@ import { TestDatabase } from "./TestDatabase.js"
  */
 const testDefaults = (config: Record<string, string>) => ({
   SIGNUP_RATE_LIMIT: "0",
-  WEBHOOK_WORKER: config.WEBHOOK_ALLOW_PRIVATE === "true" ? "true" : "false"
+  WEBHOOK_WORKER: config.WEBHOOK_ALLOW_PRIVATE === "true" ? "true" : "false",
+  // the Wave clock emits to every connected agent at each phase: only the suites about it run one
+  WAVE_CLOCK: "false"
 })
 
 export const configLayer = (config: Record<string, string>) =>

@@ -9,6 +9,7 @@ import { ProfilesApi } from "./Profiles.js"
 import { ProjectsApi } from "./ProjectsApi.js"
 import { TasksApi, TasksShortApi } from "./TasksApi.js"
 import { TeamsApi } from "./Teams.js"
+import { WavesApi, WavesPublicApi } from "./Waves.js"
 
 const description = `Shoal is a real-time service for AI agents and the humans who own them. This API covers:
 accounts and API keys (a human signs up, then creates agents and rotates their keys), profiles and identity values,
@@ -48,6 +49,8 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(TasksApi)
   .add(TasksShortApi)
   .add(TeamsApi)
+  .add(WavesPublicApi)
+  .add(WavesApi)
   .addError(Errors.InvalidRequestWire)
   .addError(Errors.ForbiddenWire)
   .addError(Errors.NotFoundWire)

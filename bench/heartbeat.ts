@@ -1,0 +1,119 @@
+// `npm run bench -- heartbeat`: heartbeats/second (POST /api/agent/heartbeat with an empty body) from BENCH_AGENTS
+// agents (default 10,000), each request with the next agent's key, against an Effect HttpApi hello-world, same load
+// tool, same run. Goal: ratio ≥ 0.9. A heartbeat is a cached key check and an in-memory touch; last-seen times are
+// written in batches (HEARTBEAT_FLUSH_INTERVAL), so the database is not on the request's path.
+import autocannon from "autocannon"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { freePort, load, seconds, startTs, waitFor } from "./support.js"
+
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000)
+
+const createAgents = async (base: string) => {
+  const stamp = Date.now().toString(36)
+  const res = await fetch(`${base}/api/accounts`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ handle: `benchhb${stamp}`, display_name: "Bench owner" })
+  })
+  const owner = (await res.json()) as { api_key: string }
+  const keys: Array<string> = []
+  for (let i = 0; i < AGENTS; i += 50) {
+    const batch = await Promise.all(Array.from({ length: Math.min(50, AGENTS - i) }, async (_, j) => {
+      const r = await fetch(`${base}/api/account/agents`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${owner.api_key}` },
+        body: JSON.stringify({ handle: `hb${stamp}-${i + j}`, display_name: `agent ${i + j}` })
+      })
+      if (!r.ok) throw new Error(`create agent: ${r.status} ${await r.text()}`)
+      return ((await r.json()) as { api_key: string }).api_key
+    }))
+    keys.push(...batch)
+  }
+  return keys
+}
+
+/** POSTs with no body, each with the next agent's key in turn. */
+const heartbeats = (
+  url: string,
+  keys: ReadonlyArray<string>,
+  options: { seconds?: number; amount?: number; connections: number }
+) =>
+  new Promise<autocannon.Result>((resolve, reject) => {
+    let next = 0
+    autocannon({
+      url,
+      ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.seconds }),
+      connections: options.connections,
+      requests: [{
+        method: "POST",
+        setupRequest: (req: any) => ({
+          ...req,
+          headers: { ...req.headers, authorization: `Bearer ${keys[next++ % keys.length]}` }
+        })
+      }]
+    }, (err, result) => (err ? reject(err) : resolve(result)))
+  })
+
+export const run = async () => {
+  const duration = seconds()
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 100)
+  const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-heartbeat-"))
+  const shoalPort = await freePort()
+  const helloPort = await freePort()
+  const shoal = startTs("src/main.ts", {
+    DATA_DIR: dataDir,
+    PORT: String(shoalPort),
+    WALLET_PORT: String(await freePort()),
+    HOST: "127.0.0.1",
+    RATE_LIMIT_PER_MINUTE: String(1e9),
+    DNS_PORT: "0",
+    DATABASE_URL: ""
+  })
+  const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)])
+  try {
+    const shoalBase = `http://127.0.0.1:${shoalPort}`
+    const helloUrl = `http://127.0.0.1:${helloPort}/hello`
+    await Promise.all([waitFor(`${shoalBase}/health`, shoal), waitFor(helloUrl, hello)])
+    const created = Date.now()
+    const keys = await createAgents(shoalBase)
+    const createSeconds = (Date.now() - created) / 1000
+    const url = `${shoalBase}/api/agent/heartbeat`
+
+    // warm both: every agent's first heartbeat (its key read into the cache, its presence announced in batched
+    // transactions) is not the steady state; two rounds over all agents, then a pause for the presence batches
+    await load(helloUrl, { seconds: 2, connections })
+    const warm = await heartbeats(url, keys, { amount: 2 * AGENTS, connections })
+    await new Promise((r) => setTimeout(r, 5_000))
+    const slices = 3
+    const baseRuns = []
+    const beatRuns = []
+    for (let i = 0; i < slices; i++) {
+      baseRuns.push(await load(helloUrl, { seconds: Math.max(1, Math.round(duration / slices)), connections }))
+      beatRuns.push(await heartbeats(url, keys, { seconds: Math.max(1, Math.round(duration / slices)), connections }))
+    }
+    const mean = (rs: Array<{ requests: { average: number } }>) =>
+      rs.reduce((a, r) => a + r.requests.average, 0) / rs.length
+    const p99 = (rs: Array<{ latency: { p99: number } }>) => Math.max(...rs.map((r) => r.latency.p99))
+    const base = mean(baseRuns)
+    const beat = mean(beatRuns)
+    const non2xx = beatRuns.reduce((a, r) => a + r.non2xx + r.errors, 0) + warm.non2xx + warm.errors
+    const sent = beatRuns.reduce((a, r) => a + r.requests.total, 0)
+    console.log(
+      `heartbeat bench: ${AGENTS} agents (created in ${createSeconds.toFixed(0)} s), ${duration}s per server in ` +
+        `${slices} alternating slices, ${connections} connections, autocannon`
+    )
+    console.log(`  hello-world HttpApi         ${base.toFixed(0)} req/s  p99 ${p99(baseRuns)} ms`)
+    console.log(
+      `  POST /api/agent/heartbeat   ${beat.toFixed(0)} req/s  p99 ${p99(beatRuns)} ms  (${sent} heartbeats, ` +
+        `every agent ${(sent / AGENTS).toFixed(1)}× on average)` + (non2xx > 0 ? `  (${non2xx} non-2xx/errors!)` : "")
+    )
+    console.log(`  ratio ${(beat / base).toFixed(2)}× (goal ≥ 0.90×)`)
+  } finally {
+    await Promise.all([shoal.stop(), hello.stop()])
+    Fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run()

@@ -1,0 +1,79 @@
+import { SqlClient } from "@effect/sql"
+import { Cause, Clock, Config, Duration, Effect, Layer } from "effect"
+import { Outbox } from "../Realtime/Outbox.js"
+import { iso, phaseAt, waveId } from "./Phase.js"
+import { WavesRepo } from "./Repo.js"
+
+/**
+ * What the clock does at a phase boundary, each job in its own transaction behind a claim on its `wave_clock` row:
+ * the first process to claim a boundary does it, others (and a retry) find it done. So with several processes on
+ * one server each boundary is handled once, and one that was down at a boundary catches up when it starts.
+ */
+export const boundary = (now: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* WavesRepo
+    const outbox = yield* Outbox
+    const phase = phaseAt(now)
+
+    // the top of the hour: hours before it that were never completed are missed; this hour's slots start
+    yield* Effect.gen(function*() {
+      const claimed = yield* repo.claim("hour", phase.hour)
+      if (claimed._tag === "None") return
+      yield* repo.markMissed(claimed.value, phase.hour)
+      const starting = yield* repo.startingAt(phase.hour)
+      yield* outbox.emitMany(starting.map((s) => ({
+        recipients: [s.agent_id],
+        type: "wave.started" as const,
+        data: {
+          task_id: s.task_id,
+          task_title: s.title,
+          wave_id: waveId(phase.hour, s.handle),
+          wave_time: iso(phase.hour)
+        }
+      })))
+    }).pipe(sql.withTransaction, Effect.orDie)
+
+    // every boundary: the new phase, to the agents connected now
+    yield* Effect.gen(function*() {
+      const claimed = yield* repo.claim("phase", phase.start)
+      if (claimed._tag === "None") return
+      const agents = yield* repo.connectedAgents
+      yield* outbox.emitMany(agents.map((a) => ({
+        recipients: [a.id],
+        type: "wave.phase" as const,
+        data: { wave_id: waveId(phase.hour, a.handle), state: phase.state, next_state_start: iso(phase.next) }
+      })))
+    }).pipe(sql.withTransaction, Effect.orDie)
+  })
+
+/**
+ * The Wave clock's loop: handles the boundary it starts in (catching up on what a stopped process left), then sleeps
+ * on the Effect Clock to each next one (minute 0, 10, 50). A failed boundary is logged and tried again shortly; the
+ * next boundary would also pick up a missed hour, since the hour is claimed at every boundary until it succeeds.
+ */
+export const loop = (retry: Duration.DurationInput = Duration.seconds(30)) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const failed = yield* boundary(now).pipe(
+      Effect.as(false),
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.interrupt
+          : Effect.as(Effect.logWarning("wave clock boundary failed; retrying", cause), true)
+      )
+    )
+    // from the time now, not the time the work began: a boundary passed meanwhile is handled at once
+    const after = yield* Clock.currentTimeMillis
+    const phase = phaseAt(after)
+    if (phase.start > phaseAt(now).start && !failed) return
+    const wait = Duration.millis(phase.next - after)
+    yield* Effect.sleep(failed ? Duration.min(retry, wait) : wait)
+  }).pipe(Effect.forever)
+
+/** The clock as one supervised fiber of the process (`WAVE_CLOCK=false` turns it off, e.g. in most test files). */
+export const WaveClockLive = Layer.scopedDiscard(Effect.gen(function*() {
+  if (!(yield* Config.boolean("WAVE_CLOCK").pipe(Config.withDefault(true)))) return
+  const retry = yield* Config.duration("WAVE_CLOCK_RETRY").pipe(Config.withDefault(Duration.seconds(30)))
+  yield* Effect.forkScoped(loop(retry))
+})).pipe(Layer.provide(WavesRepo.Default))

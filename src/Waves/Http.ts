@@ -1,0 +1,83 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Auth, ShoalApi, Waves as Api } from "@shoal/domain"
+import { Effect } from "effect"
+import { idempotent } from "../Http/Idempotency.js"
+import { Waves } from "../Waves.js"
+import { Usage } from "./Usage.js"
+
+const slot = (s: typeof Api.Slot.Encoded) =>
+  new Api.Slot(
+    { ...s, task: s.task === null ? null : new Api.SlotTask(s.task as Api.SlotTask, true) } as Api.Slot,
+    true
+  )
+
+type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undefined } }
+
+export const WavesPublicHttpLive = HttpApiBuilder.group(ShoalApi, "wavesPublic", (handlers) =>
+  Effect.gen(function*() {
+    const waves = yield* Waves
+    return handlers.handle("waveStatus", () =>
+      Effect.map(waves.status, (s) => new Api.WaveStatus({ status: "success", ...s }, true)))
+  }))
+
+export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) =>
+  Effect.gen(function*() {
+    const waves = yield* Waves
+    const usage = yield* Usage
+    const caller = Auth.CurrentUser
+
+    const complete = ({ payload }: { readonly payload: Api.WaveComplete } & WithKey) =>
+      Effect.flatMap(caller, (c) => waves.complete(c, payload)).pipe(
+        Effect.map((r) => new Api.WaveCompleted({ status: "success", ...r }, true))
+      )
+
+    return handlers
+      .handle("checkIn", () =>
+        Effect.flatMap(caller, waves.checkIn).pipe(
+          Effect.map((r) => new Api.CheckedIn({ status: "success", ...r }, true))
+        ))
+      .handle("mySchedule", ({ urlParams }) =>
+        Effect.flatMap(caller, (c) => waves.mySchedule(c, urlParams)).pipe(
+          Effect.map((r) => new Api.ScheduleResponse({ status: "success", ...r, schedule: r.schedule.map(slot) }, true))
+        ))
+      .handle("setSlot", ({ path, payload }) =>
+        Effect.flatMap(caller, (c) => waves.setSlot(c, path.agent, payload)).pipe(
+          Effect.map((r) => new Api.SlotSet({ status: "success", ...r }, true))
+        ))
+      .handle("daySchedule", ({ path, urlParams }) =>
+        Effect.flatMap(caller, (c) =>
+          waves.daySchedule(c, path.agent, urlParams.date)).pipe(
+            Effect.map((r) => new Api.DaySchedule({ status: "success", ...r, schedule: r.schedule.map(slot) }, true))
+          ))
+      .handle("completeWave", idempotent("completeWave", Api.WaveCompleted, complete))
+      .handle("completeWaveMissionControl", idempotent("completeWave", Api.WaveCompleted, complete))
+      .handle("heartbeat", () =>
+        // written directly: the most frequent call skips the success schema's encode (the client still decodes it)
+        Effect.flatMap(caller, waves.heartbeat).pipe(
+          Effect.map((r) =>
+            HttpServerResponse.unsafeJson({ status: "success", ...r })
+          )
+        ))
+      .handle("fleet", () =>
+        Effect.flatMap(caller, waves.fleet).pipe(
+          Effect.map((fleet) =>
+            new Api.Fleet({ status: "success", fleet: fleet.map((m) => new Api.FleetMember(m, true)) }, true)
+          )
+        ))
+      .handle(
+        "reportUsage",
+        idempotent("reportUsage", Api.UsageRecorded, ({ payload }: { readonly payload: Api.UsageReport } & WithKey) =>
+          Effect.flatMap(caller, (c) =>
+            usage.report(c, payload)).pipe(
+              Effect.map((u) =>
+                new Api.UsageRecorded({ status: "success", usage: new Api.UsageRecord(u, true) }, true)
+              )
+            ))
+      )
+      .handle("usage", ({ urlParams }) =>
+        Effect.flatMap(caller, (c) => usage.summary(c, urlParams)).pipe(
+          Effect.map((r) =>
+            new Api.UsageSummary({ status: "success", ...r, totals: new Api.UsageTotals(r.totals, true) }, true)
+          )
+        ))
+  }))

@@ -1,0 +1,45 @@
+import type { Waves } from "@shoal/domain"
+
+export const HOUR = 3_600_000
+const MINUTE = 60_000
+
+/** The phase boundaries, in minutes past the hour (CONTRACT "Wave states"). */
+const starts: ReadonlyArray<readonly [number, Waves.WaveState]> = [[0, "PREPARATION"], [10, "FLOW"], [50, "SURFACE"]]
+
+export const hourOf = (ms: number) => Math.floor(ms / HOUR) * HOUR
+
+export interface Phase {
+  readonly state: Waves.WaveState
+  /** the start of the running Wave */
+  readonly hour: number
+  /** when this phase began */
+  readonly start: number
+  /** the next boundary */
+  readonly next: number
+}
+
+export const phaseAt = (ms: number): Phase => {
+  const hour = hourOf(ms)
+  const minute = Math.floor((ms - hour) / MINUTE)
+  const i = minute >= 50 ? 2 : minute >= 10 ? 1 : 0
+  const [m, state] = starts[i]!
+  const next = i === 2 ? hour + HOUR : hour + starts[i + 1]![0] * MINUTE
+  return { state, hour, start: hour + m * MINUTE, next }
+}
+
+/** `YYYYMMDDHH` + handle (CONTRACT "Wave states"). */
+export const waveId = (hour: number, handle: string) => {
+  const iso = new Date(hour).toISOString()
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${handle}`
+}
+
+/** The hour and handle of a wave id, or undefined when it is not one. */
+export const parseWaveId = (id: string): { readonly hour: number; readonly handle: string } | undefined => {
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(.+)$/.exec(id)
+  if (m === null) return undefined
+  const hour = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]))
+  if (Number.isNaN(hour) || waveId(hour, m[5]!) !== id) return undefined
+  return { hour, handle: m[5]! }
+}
+
+export const iso = (ms: number) => new Date(ms).toISOString()

@@ -1,0 +1,68 @@
+import type { Auth, Waves as Api } from "@shoal/domain"
+import { Errors } from "@shoal/domain"
+import { Clock, Effect } from "effect"
+import * as Policy from "../Projects/Policy.js"
+import { ProjectsRepo } from "../Projects/Repo.js"
+import { TasksRepo } from "../Tasks/Repo.js"
+import { UsageRepo } from "./UsageRepo.js"
+
+const DAY = 86_400_000
+
+/** Token usage an agent reports, and its totals by day, model and project (CONTRACT "Usage"). */
+export class Usage extends Effect.Service<Usage>()("Waves/Usage", {
+  effect: Effect.gen(function*() {
+    const repo = yield* UsageRepo
+    const projects = yield* ProjectsRepo
+    const tasks = yield* TasksRepo
+
+    const report = Effect.fn("Usage.report")(function*(caller: Auth.Principal, input: Api.UsageReport) {
+      // the context named must be one the caller can see (404 like a missing one otherwise)
+      if (input.project_id !== undefined) {
+        const id = input.project_id
+        yield* Effect.flatMap(projects.access(id, caller.id), (row) => Policy.visible(id, row))
+      }
+      if (input.task_id !== undefined) {
+        const id = input.task_id
+        yield* Effect.flatMap(tasks.access(id, caller.id), (row) => Policy.visibleTask(id, row))
+      }
+      const input_tokens = input.input_tokens ?? 0
+      const output_tokens = input.output_tokens ?? 0
+      if (input_tokens + output_tokens > input.total_tokens) {
+        return yield* new Errors.InvalidRequest({
+          message: "total_tokens is less than input_tokens + output_tokens",
+          details: { field: "total_tokens" }
+        })
+      }
+      return yield* repo.insert({
+        user: caller.id,
+        model: input.model,
+        provider: input.provider ?? null,
+        input: input_tokens,
+        output: output_tokens,
+        total: input.total_tokens,
+        project: input.project_id ?? null,
+        task: input.task_id ?? null,
+        now: new Date(yield* Clock.currentTimeMillis)
+      })
+    })
+
+    const summary = Effect.fn("Usage.summary")(function*(caller: Auth.Principal, q: Api.UsageQuery) {
+      const now = yield* Clock.currentTimeMillis
+      const today = Date.parse(`${new Date(now).toISOString().slice(0, 10)}T00:00:00Z`)
+      const to = q.to !== undefined ? Date.parse(`${q.to}T00:00:00Z`) + DAY : today + DAY
+      const from = q.from !== undefined ? Date.parse(`${q.from}T00:00:00Z`) : to - 30 * DAY
+      if (from >= to) {
+        return yield* new Errors.InvalidRequest({ message: "from is after to", details: { field: "from" } })
+      }
+      const r = yield* repo.summary(caller.id, new Date(from), new Date(to))
+      return {
+        from: new Date(from).toISOString().slice(0, 10),
+        to: new Date(to - DAY).toISOString().slice(0, 10),
+        ...r
+      }
+    })
+
+    return { report, summary } as const
+  }),
+  dependencies: [UsageRepo.Default, ProjectsRepo.Default, TasksRepo.Default]
+}) {}
