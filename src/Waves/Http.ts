@@ -1,7 +1,8 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Auth, ShoalApi, Waves as Api } from "@shoal/domain"
 import { Effect } from "effect"
-import { idempotent } from "../Http/Idempotency.js"
+import { Idempotency, idempotent } from "../Http/Idempotency.js"
+import { withOnly } from "../Http/LeanContext.js"
 import { Waves } from "../Waves.js"
 import { Usage } from "./Usage.js"
 
@@ -18,7 +19,7 @@ export const WavesPublicHttpLive = HttpApiBuilder.group(ShoalApi, "wavesPublic",
     const waves = yield* Waves
     return handlers.handle("waveStatus", () =>
       Effect.map(waves.status, (s) => new Api.WaveStatus({ status: "success", ...s }, true)))
-  }))
+  })).pipe(withOnly(Waves))
 
 export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) =>
   Effect.gen(function*() {
@@ -80,4 +81,4 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
             new Api.UsageSummary({ status: "success", ...r, totals: new Api.UsageTotals(r.totals, true) }, true)
           )
         ))
-  }))
+  })).pipe(withOnly(Waves, Usage, Idempotency, Auth.Authentication))
