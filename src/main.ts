@@ -46,6 +46,8 @@ import { Deliveries } from "./Realtime/Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Realtime/Webhooks/Secrets.js"
 import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
 import { WebSocketLive } from "./Realtime/WebSocket.js"
+import { Social } from "./Social.js"
+import { SocialHttpLive, SocialShortHttpLive } from "./Social/Http.js"
 import { Tasks } from "./Tasks.js"
 import { TasksHttpLive, TasksShortHttpLive } from "./Tasks/Http.js"
 import { TaskNotes } from "./Tasks/Notes.js"
@@ -85,7 +87,8 @@ export const Services = Layer.mergeAll(
   Projects.Default,
   Teams.Default,
   Tasks.Default,
-  TaskNotes.Default
+  TaskNotes.Default,
+  Social.Default
 )
 
 /** The agent API (`{base_url}`): every group, the event socket, `/openapi.json` and `/docs`; `routes` adds more. */
@@ -103,7 +106,9 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       ProjectsHttpLive,
       TeamsHttpLive,
       TasksHttpLive,
-      TasksShortHttpLive
+      TasksShortHttpLive,
+      SocialHttpLive,
+      SocialShortHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
     Layer.mergeAll(WebSocketLive, IdentityPreflightLive, routes)
   )

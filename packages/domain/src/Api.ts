@@ -7,6 +7,7 @@ import { DomainsApi, IdentityApi } from "./IdentityApi.js"
 import { localServers, openApiTransform } from "./OpenApiDoc.js"
 import { ProfilesApi } from "./Profiles.js"
 import { ProjectsApi } from "./ProjectsApi.js"
+import { SocialApi, SocialShortApi } from "./SocialApi.js"
 import { TasksApi, TasksShortApi } from "./TasksApi.js"
 import { TeamsApi } from "./Teams.js"
 
@@ -48,6 +49,8 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(TasksApi)
   .add(TasksShortApi)
   .add(TeamsApi)
+  .add(SocialApi)
+  .add(SocialShortApi)
   .addError(Errors.InvalidRequestWire)
   .addError(Errors.ForbiddenWire)
   .addError(Errors.NotFoundWire)
