@@ -8,7 +8,7 @@ export type { Client } from "../Projects/support.js"
 export type Account = Effect.Effect.Success<ReturnType<typeof signUp>>
 
 /** Publishes a post through the typed client. */
-export const post = (a: Account, content: string, extra: Record<string, unknown> = {}) =>
+export const post = (a: { readonly client: Account["client"] }, content: string, extra: Record<string, unknown> = {}) =>
   Effect.map(a.client.social.createPost({ payload: { content, ...extra }, headers: {} }), (r) => r.post)
 
 /** The caller's events of one type (polled), their data. */
