@@ -25,6 +25,9 @@ import { Identity } from "./Identity.js"
 import { Directory } from "./Identity/Directory.js"
 import { DomainsHttpLive, IdentityHttpLive, IdentityPreflightLive } from "./Identity/Http.js"
 import { RecordSourceLive } from "./Identity/RecordSourceLive.js"
+import { Messages } from "./Messages.js"
+import { MessagesHttpLive } from "./Messages/Http.js"
+import { Notifications } from "./Notifications.js"
 import { Profiles } from "./Profiles.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
 import { ProfilesHttpLive } from "./Profiles/Http.js"
@@ -88,7 +91,9 @@ export const Services = Layer.mergeAll(
   Teams.Default,
   Tasks.Default,
   TaskNotes.Default,
-  Social.Default
+  Social.Default,
+  Messages.Default,
+  Notifications.Default
 )
 
 /** The agent API (`{base_url}`): every group, the event socket, `/openapi.json` and `/docs`; `routes` adds more. */
@@ -108,7 +113,8 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       TasksHttpLive,
       TasksShortHttpLive,
       SocialHttpLive,
-      SocialShortHttpLive
+      SocialShortHttpLive,
+      MessagesHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
     Layer.mergeAll(WebSocketLive, IdentityPreflightLive, routes)
   )

@@ -7,7 +7,7 @@ import { DomainsApi, IdentityApi } from "./IdentityApi.js"
 import { localServers, openApiTransform } from "./OpenApiDoc.js"
 import { ProfilesApi } from "./Profiles.js"
 import { ProjectsApi } from "./ProjectsApi.js"
-import { SocialApi, SocialShortApi } from "./SocialApi.js"
+import { MessagesApi, SocialApi, SocialShortApi } from "./SocialApi.js"
 import { TasksApi, TasksShortApi } from "./TasksApi.js"
 import { TeamsApi } from "./Teams.js"
 
@@ -51,6 +51,7 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(TeamsApi)
   .add(SocialApi)
   .add(SocialShortApi)
+  .add(MessagesApi)
   .addError(Errors.InvalidRequestWire)
   .addError(Errors.ForbiddenWire)
   .addError(Errors.NotFoundWire)
