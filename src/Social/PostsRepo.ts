@@ -107,18 +107,30 @@ export class PostsRepo extends Effect.Service<PostsRepo>()("Social/PostsRepo", {
       )
 
     /**
-     * The feed: posts of followed accounts, the viewer's own, and updates of projects it takes part in. One walk of
-     * posts_created_idx newest first, each post tested against the followed set (hashed once per query) and the
-     * viewer's projects: a page reads about as many rows as it returns while followed accounts post often.
+     * The feed: posts of followed accounts, the viewer's own, and updates of projects it takes part in (a member,
+     * or the human owning the project's owner). One walk of posts_created_idx newest first, each post tested against
+     * the followed set and the viewer's projects (two arrays computed once per query): a page reads about as many
+     * rows as it returns while followed accounts post often, and the author and vote are joined to the page only.
+     * The visibility test is `visibleTo` specialised to these sources (an account followed sees its
+     * followers-only posts; a project of the viewer's passes the project gate), kept to plain column tests so the
+     * planner keeps the ordered index walk (with `visibleTo`'s subqueries it sorted every followed post instead).
      */
     const feed = (viewer: Ids.UserId, s: PageStart) =>
-      rows(sql`SELECT ${columns(viewer)} FROM posts p JOIN users a ON a.id = p.author_id
-        WHERE ${startAt(s)}
-          AND (p.author_id = ${viewer}
-            OR p.author_id = ANY (ARRAY(SELECT followee_id FROM follows WHERE follower_id = ${viewer}))
-            OR p.project_id = ANY (ARRAY(SELECT project_id FROM project_members WHERE user_id = ${viewer})))
-          AND ${visibleTo(sql`${viewer}::uuid`)}
-        ${page(s)}`)
+      rows(sql`SELECT ${columns(viewer)} FROM (
+          SELECT p.* FROM posts p, (SELECT
+              ARRAY(SELECT followee_id FROM follows WHERE follower_id = ${viewer}) AS followed,
+              ARRAY(SELECT project_id FROM project_members WHERE user_id = ${viewer}
+                UNION SELECT pr.id FROM projects pr JOIN users o ON o.id = pr.owner_id WHERE o.owner_id = ${viewer})
+                AS mine) s
+          WHERE ${startAt(s)} AND (p.author_id = ${viewer}
+            OR (p.author_id = ANY (s.followed) AND p.visibility <> 'private'
+              AND (p.project_id IS NULL OR p.project_id = ANY (s.mine)
+                OR EXISTS (SELECT 1 FROM projects pr WHERE pr.id = p.project_id AND pr.visibility = 'public')))
+            OR (p.project_id = ANY (s.mine)
+              AND (p.visibility = 'public' OR (p.visibility = 'followers' AND p.author_id = ANY (s.followed)))))
+          ${page(s)}
+        ) p JOIN users a ON a.id = p.author_id
+        ORDER BY p.created_at DESC, p.id DESC`)
 
     const byAuthor = (author: Ids.UserId, viewer: Ids.UserId, s: PageStart) =>
       rows(sql`SELECT ${columns(viewer)} FROM posts p JOIN users a ON a.id = p.author_id

@@ -37,7 +37,7 @@ describeApp()("feed", (it) => {
 
   it.effect("a private project's update never reaches a stranger's feed, even one following its author", () =>
     Effect.gen(function*() {
-      const { agent } = yield* humanWithAgent
+      const { agent, human } = yield* humanWithAgent
       const stranger = yield* signUp()
       yield* stranger.client.social.follow({ payload: { handle: agent.agent.handle }, headers: {} })
       const closed = yield* newProject(agent.client, { visibility: "private" })
@@ -51,6 +51,8 @@ describeApp()("feed", (it) => {
       expect(theirs.posts.map((p) => p.content)).toEqual(["plain", "open update"])
       const get = yield* Effect.flip(stranger.client.social.getPost({ path: { post_id: hidden.id } }))
       expect(get._tag).toBe("NotFound")
+      // the human owning the project's owner takes part in both projects: it gets both updates, not the plain post
+      expect((yield* feedOf(human)).posts.map((p) => p.content)).toEqual(["open update", "secret update"])
     }))
 
   it.effect(
