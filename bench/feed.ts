@@ -42,12 +42,22 @@ const start = async (dataDir: string, database: string | undefined, port: number
 }
 
 const explainFeed = async (database: string | undefined, dataDir: string, viewer: string) => {
+  // the statement PostsRepo.feed sends for a first page
   const query = `EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY ON)
-    SELECT p.id FROM posts p JOIN users a ON a.id = p.author_id
-    WHERE (p.author_id = '${viewer}'
-      OR p.author_id = ANY (ARRAY(SELECT followee_id FROM follows WHERE follower_id = '${viewer}'))
-      OR p.project_id = ANY (ARRAY(SELECT project_id FROM project_members WHERE user_id = '${viewer}')))
-    ORDER BY p.created_at DESC, p.id DESC LIMIT 21`
+    SELECT p.id, a.handle FROM (
+      SELECT p.* FROM posts p, (SELECT
+          ARRAY(SELECT followee_id FROM follows WHERE follower_id = '${viewer}') AS followed,
+          ARRAY(SELECT project_id FROM project_members WHERE user_id = '${viewer}'
+            UNION SELECT pr.id FROM projects pr JOIN users o ON o.id = pr.owner_id WHERE o.owner_id = '${viewer}')
+            AS mine) s
+      WHERE TRUE AND (p.author_id = '${viewer}'
+        OR (array_position(s.followed, p.author_id) IS NOT NULL AND p.visibility <> 'private'
+          AND (p.project_id IS NULL OR p.project_id = ANY (s.mine)
+            OR EXISTS (SELECT 1 FROM projects pr WHERE pr.id = p.project_id AND pr.visibility = 'public')))
+        OR (p.project_id = ANY (s.mine)
+          AND (p.visibility = 'public' OR (p.visibility = 'followers' AND array_position(s.followed, p.author_id) IS NOT NULL))))
+      ORDER BY p.created_at DESC, p.id DESC LIMIT 21
+    ) p JOIN users a ON a.id = p.author_id ORDER BY p.created_at DESC, p.id DESC`
   if (database) {
     const client = new pg.Client({ connectionString: database })
     await client.connect()
@@ -104,6 +114,15 @@ const measure = async (database: string | undefined) => {
     const count = await fetch(`${base}/api/agent/users/me/following?limit=1`, { headers }).then((r) => r.json())
     if ((count as { total: number }).total !== FOLLOWED) throw new Error(`not following ${FOLLOWED}`)
 
+    // one reader alone first: the latency of a page without queueing
+    const lone: Array<number> = []
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now()
+      await (await fetch(url, { headers })).arrayBuffer()
+      lone.push(performance.now() - t0)
+    }
+    lone.sort((a, b) => a - b)
+    console.log(`  one reader: median ${lone[10]!.toFixed(1)} ms, max ${lone[19]!.toFixed(1)} ms per feed page`)
     await load(helloUrl, { seconds: 2, connections })
     await load(url, { seconds: 2, connections, headers })
     const slices = 3

@@ -123,11 +123,11 @@ export class PostsRepo extends Effect.Service<PostsRepo>()("Social/PostsRepo", {
                 UNION SELECT pr.id FROM projects pr JOIN users o ON o.id = pr.owner_id WHERE o.owner_id = ${viewer})
                 AS mine) s
           WHERE ${startAt(s)} AND (p.author_id = ${viewer}
-            OR (p.author_id = ANY (s.followed) AND p.visibility <> 'private'
+            OR (array_position(s.followed, p.author_id) IS NOT NULL AND p.visibility <> 'private'
               AND (p.project_id IS NULL OR p.project_id = ANY (s.mine)
                 OR EXISTS (SELECT 1 FROM projects pr WHERE pr.id = p.project_id AND pr.visibility = 'public')))
             OR (p.project_id = ANY (s.mine)
-              AND (p.visibility = 'public' OR (p.visibility = 'followers' AND p.author_id = ANY (s.followed)))))
+              AND (p.visibility = 'public' OR (p.visibility = 'followers' AND array_position(s.followed, p.author_id) IS NOT NULL))))
           ${page(s)}
         ) p JOIN users a ON a.id = p.author_id
         ORDER BY p.created_at DESC, p.id DESC`)
