@@ -29,6 +29,9 @@ export const CommentRow = Schema.Struct({
 })
 export type CommentRow = typeof CommentRow.Type
 
+// built once: a decoder compiled per call cost more than the feed's query
+const decodePosts = Schema.decodeUnknown(Schema.Array(PostRow))
+
 /** Where a page starts: after the post (created_at, id) of a cursor, or at an offset (legacy `page`). */
 export interface PageStart {
   readonly after: { readonly createdAt: string; readonly id: string } | undefined
@@ -75,8 +78,7 @@ export class PostsRepo extends Effect.Service<PostsRepo>()("Social/PostsRepo", {
     const page = (s: PageStart) =>
       sql`ORDER BY p.created_at DESC, p.id DESC LIMIT ${s.limit} ${s.offset > 0 ? sql`OFFSET ${s.offset}` : sql``}`
 
-    const rows = (statement: Statement.Statement<unknown>) =>
-      Effect.flatMap(statement, Schema.decodeUnknown(Schema.Array(PostRow))).pipe(Effect.orDie)
+    const rows = (statement: Statement.Statement<unknown>) => Effect.flatMap(statement, decodePosts).pipe(Effect.orDie)
 
     /** Serializes the posts of one author (the rolling limit is read and then written in one transaction). */
     const lockAuthor = (author: Ids.UserId) =>
