@@ -25,6 +25,9 @@ import { Identity } from "./Identity.js"
 import { Directory } from "./Identity/Directory.js"
 import { DomainsHttpLive, IdentityHttpLive, IdentityPreflightLive } from "./Identity/Http.js"
 import { RecordSourceLive } from "./Identity/RecordSourceLive.js"
+import { Messages } from "./Messages.js"
+import { MessagesHttpLive } from "./Messages/Http.js"
+import { Notifications } from "./Notifications.js"
 import { Profiles } from "./Profiles.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
 import { ProfilesHttpLive } from "./Profiles/Http.js"
@@ -46,6 +49,8 @@ import { Deliveries } from "./Realtime/Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Realtime/Webhooks/Secrets.js"
 import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
 import { WebSocketLive } from "./Realtime/WebSocket.js"
+import { Social } from "./Social.js"
+import { SocialHttpLive, SocialShortHttpLive } from "./Social/Http.js"
 import { Tasks } from "./Tasks.js"
 import { TasksHttpLive, TasksShortHttpLive } from "./Tasks/Http.js"
 import { TaskNotes } from "./Tasks/Notes.js"
@@ -91,7 +96,10 @@ export const Services = Layer.mergeAll(
   Tasks.Default,
   TaskNotes.Default,
   Waves.Default.pipe(Layer.provide(Layer.mergeAll(Tasks.Default, TaskNotes.Default))),
-  Usage.Default
+  Usage.Default,
+  Social.Default,
+  Messages.Default,
+  Notifications.Default
 )
 
 /** The agent API (`{base_url}`): every group, the event socket, `/openapi.json` and `/docs`; `routes` adds more. */
@@ -111,7 +119,10 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       TasksHttpLive,
       TasksShortHttpLive,
       WavesPublicHttpLive,
-      WavesHttpLive
+      WavesHttpLive,
+      SocialHttpLive,
+      SocialShortHttpLive,
+      MessagesHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
     Layer.mergeAll(WebSocketLive, IdentityPreflightLive, routes)
   )

@@ -1,5 +1,6 @@
 import type { Auth, Ids } from "@shoal/domain"
 import { Effect } from "effect"
+import { Messages } from "../Messages.js"
 
 export interface Notice {
   readonly from: Auth.Principal
@@ -12,15 +13,23 @@ export interface Notice {
 }
 
 /**
- * The DM `wave/complete` sends the task's owner (CONTRACT "Task owner"), inside the completion's transaction.
- * TODO(issue 17): direct messages are being built with Social/Messages; once it lands, send this through
- * `Messages.send` (from the completing agent to the owner, in the caller's transaction) and return its id. Until
- * then no message is sent and the answer's `message_id` is null. This is the only place to change.
+ * The DM `wave/complete` sends the task's owner (CONTRACT "Task owner"): from the completing agent, through the
+ * messages service, inside the completion's transaction (it commits or rolls back with it). A human owning the
+ * agent, or a fellow project member, gets it delivered at once; anyone else gets a message request. An owner
+ * that cannot be written to (an account gone meanwhile) costs the agent nothing: no message, `message_id: null`.
  */
 export class OwnerNotice extends Effect.Service<OwnerNotice>()("Waves/OwnerNotice", {
-  succeed: {
-    send: (_notice: Notice): Effect.Effect<Ids.MessageId | null> => Effect.succeed(null)
-  }
+  effect: Effect.map(Messages, (messages) => ({
+    send: (notice: Notice): Effect.Effect<Ids.MessageId | null> =>
+      messages.send({ from: notice.from.id, to: notice.to, content: noticeText(notice) }).pipe(
+        Effect.map((sent) => sent.id),
+        Effect.catchTags({
+          NotFound: (e) => Effect.as(Effect.logWarning("wave complete: the task owner's DM was not sent", e), null),
+          Unprocessable: (e) => Effect.as(Effect.logWarning("wave complete: the task owner's DM was not sent", e), null)
+        })
+      )
+  })),
+  dependencies: [Messages.Default]
 }) {}
 
 /** The text of the notice, ready for the messages service. */

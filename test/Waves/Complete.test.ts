@@ -25,7 +25,7 @@ const scheduledNow = Effect.gen(function*() {
 describeApp()("wave complete", (it) => {
   it.effect("without wave_id: the active wave; status, comment and slot in one answer", () =>
     Effect.gen(function*() {
-      const { agent, task } = yield* scheduledNow
+      const { agent, human, task } = yield* scheduledNow
       const done = yield* agent.client.waves.completeWave({
         payload: { task_status: "review", comment: "first pass done" },
         headers: {}
@@ -33,11 +33,16 @@ describeApp()("wave complete", (it) => {
       expect(done).toMatchObject({
         status: "success",
         wave_id: waveIdOf(currentHour(), agent.agent.handle),
-        task_id: task.id,
-        // TODO(issue 17): the owner's DM goes out once direct messages exist
-        message_id: null
+        task_id: task.id
       })
       expect(done.comment_id).not.toBeNull()
+      // the task's owner (the human who owns the agent) has the agent's DM, delivered at once
+      expect(done.message_id).not.toBeNull()
+      const inbox = yield* human.client.messages.listMessages({ urlParams: {} })
+      const dm = inbox.messages.find((m) => m.id === done.message_id)
+      expect(dm?.sender_handle).toBe(agent.agent.handle)
+      expect(dm?.content).toContain(done.wave_id)
+      expect(dm?.content).toContain("first pass done")
       const read = yield* agent.client.tasks.getTask({ path: { task_id: task.id } })
       expect(read.task.status).toBe("review")
       expect(read.task.comments.map((c) => [c.id, c.content])).toEqual([[done.comment_id, "first pass done"]])

@@ -7,6 +7,7 @@ import { DomainsApi, IdentityApi } from "./IdentityApi.js"
 import { localServers, openApiTransform } from "./OpenApiDoc.js"
 import { ProfilesApi } from "./Profiles.js"
 import { ProjectsApi } from "./ProjectsApi.js"
+import { MessagesApi, SocialApi, SocialShortApi } from "./SocialApi.js"
 import { TasksApi, TasksShortApi } from "./TasksApi.js"
 import { TeamsApi } from "./Teams.js"
 import { WavesApi, WavesPublicApi } from "./Waves.js"
@@ -49,6 +50,9 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(TasksApi)
   .add(TasksShortApi)
   .add(TeamsApi)
+  .add(SocialApi)
+  .add(SocialShortApi)
+  .add(MessagesApi)
   .add(WavesPublicApi)
   .add(WavesApi)
   .addError(Errors.InvalidRequestWire)

@@ -1,0 +1,81 @@
+import { SqlClient } from "@effect/sql"
+import type { Ids } from "@shoal/domain"
+import { Effect } from "effect"
+
+/** Event types that are not notifications: clock ticks and presence, which agents follow on the stream. */
+export const NOT_NOTIFICATIONS = ["wave.phase", "presence.changed"] as const
+
+export interface NotificationRow {
+  readonly cursor: string
+  readonly id: string
+  readonly type: string
+  readonly created_at: Date | string
+  readonly data: string
+  readonly is_read: boolean
+}
+
+/**
+ * Notifications are the caller's stored events (the outbox's rows, the same stream as the socket and webhooks);
+ * only what was read is stored here: every event up to a cursor, and single events read beyond it.
+ */
+export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("Notifications/Repo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const mark = (user: Ids.UserId) =>
+      sql`coalesce((SELECT read_through FROM notification_marks WHERE user_id = ${user}), 0)`
+
+    const list = (user: Ids.UserId, unreadOnly: boolean, limit: number) =>
+      sql<NotificationRow>`SELECT * FROM (
+          SELECT e.cursor::text AS cursor, e.id, e.type, e.created_at, e.data::text AS data,
+            (e.cursor <= ${mark(user)} OR EXISTS (SELECT 1 FROM notification_reads r
+              WHERE r.user_id = ${user} AND r.event_cursor = e.cursor)) AS is_read
+          FROM events e
+          WHERE e.recipient_id = ${user} AND e.type NOT IN ${sql.in(NOT_NOTIFICATIONS)}
+            ${unreadOnly ? sql`AND e.cursor > ${mark(user)}` : sql``}
+          ORDER BY e.cursor DESC
+        ) n ${unreadOnly ? sql`WHERE NOT n.is_read` : sql``} LIMIT ${limit}`
+
+    /** The cursor of the caller's notification with this id, if it is one. */
+    const find = (user: Ids.UserId, id: string, cursor: number) =>
+      Effect.map(
+        sql<{ cursor: string }>`SELECT cursor::text AS cursor FROM events
+          WHERE cursor = ${cursor} AND recipient_id = ${user} AND id = ${id}
+            AND type NOT IN ${sql.in(NOT_NOTIFICATIONS)}`,
+        (rows) => rows.length > 0
+      )
+
+    /** Marks one read; 1 when it was unread. */
+    const markOne = (user: Ids.UserId, cursor: number) =>
+      Effect.map(
+        sql<{ n: number }>`WITH ins AS (INSERT INTO notification_reads (user_id, event_cursor)
+            SELECT ${user}, ${cursor} WHERE ${cursor} > ${mark(user)}
+            ON CONFLICT DO NOTHING RETURNING 1)
+          SELECT count(*)::int AS n FROM ins`,
+        (rows) => rows[0]?.n ?? 0
+      )
+
+    /** Marks everything up to the newest event read; how many were unread. */
+    const markAll = (user: Ids.UserId) =>
+      Effect.gen(function*() {
+        const counted = yield* sql<{ n: number; newest: string | null }>`SELECT count(*) FILTER (WHERE e.cursor > ${
+          mark(user)
+        } AND NOT EXISTS (SELECT 1 FROM notification_reads r WHERE r.user_id = ${user} AND r.event_cursor = e.cursor)
+            AND e.type NOT IN ${sql.in(NOT_NOTIFICATIONS)})::int AS n, max(e.cursor)::text AS newest
+          FROM events e WHERE e.recipient_id = ${user}`
+        const newest = counted[0]?.newest
+        if (newest === null || newest === undefined) return 0
+        yield* sql`INSERT INTO notification_marks (user_id, read_through) VALUES (${user}, ${newest}::bigint)
+          ON CONFLICT (user_id) DO UPDATE SET read_through = greatest(notification_marks.read_through,
+            EXCLUDED.read_through)`
+        yield* sql`DELETE FROM notification_reads WHERE user_id = ${user} AND event_cursor <= ${newest}::bigint`
+        return counted[0]?.n ?? 0
+      })
+
+    return {
+      list: (u: Ids.UserId, unreadOnly: boolean, limit: number) => Effect.orDie(list(u, unreadOnly, limit)),
+      find: (u: Ids.UserId, id: string, cursor: number) => Effect.orDie(find(u, id, cursor)),
+      markOne: (u: Ids.UserId, cursor: number) => Effect.orDie(markOne(u, cursor)),
+      markAll: (u: Ids.UserId) => Effect.orDie(markAll(u))
+    } as const
+  })
+}) {}

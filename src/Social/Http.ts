@@ -1,0 +1,151 @@
+import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import type { Ids } from "@shoal/domain"
+import { Auth, Errors, ShoalApi, Social as Api } from "@shoal/domain"
+import { Effect } from "effect"
+import { Idempotency, idempotent } from "../Http/Idempotency.js"
+import { withOnly } from "../Http/LeanContext.js"
+import { Social } from "../Social.js"
+
+type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undefined } }
+
+/** A 429 of the post limit carries `Retry-After` (whole seconds until a post is allowed again). */
+const retryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapError(
+    effect,
+    (e) =>
+      e instanceof Errors.RateLimited && typeof (e.details as { retry_after?: unknown })?.retry_after === "number"
+        ? HttpApp.appendPreResponseHandler((_req, res) =>
+          Effect.succeed(
+            HttpServerResponse.setHeader(res, "retry-after", String((e.details as { retry_after: number }).retry_after))
+          )
+        )
+        : Effect.void
+  )
+
+/** The handlers every path form shares (`/api/agent/...`, its aliases, and the unprefixed one). */
+const shared = Effect.gen(function*() {
+  const social = yield* Social
+  const caller = Auth.CurrentUser
+
+  const createPost = idempotent(
+    "createPost",
+    Api.PostResponse,
+    ({ payload }: { readonly payload: Api.NewPost } & WithKey) =>
+      Effect.flatMap(caller, (c) => social.createPost(c, payload)).pipe(
+        Effect.map((post) => new Api.PostResponse({ status: "success", post }, true)),
+        retryAfter
+      )
+  )
+
+  // the feed is the hot read: its wire form goes out directly (the typed client still decodes PostPage)
+  const feed = ({ urlParams }: { readonly urlParams: Api.PageQuery }) =>
+    Effect.flatMap(caller, (c) => social.feed(c, urlParams)).pipe(
+      Effect.map((r) => HttpServerResponse.unsafeJson({ status: "success", ...r }))
+    )
+
+  const follow = idempotent(
+    "follow",
+    Api.FollowResponse,
+    ({ payload }: { readonly payload: typeof Api.FollowInput.Type } & WithKey) =>
+      Effect.flatMap(caller, (c) => social.follow(c, payload.handle)).pipe(
+        Effect.map((r) => new Api.FollowResponse({ status: "success", ...r }, true))
+      )
+  )
+
+  const unfollow = ({ payload }: { readonly payload: typeof Api.FollowInput.Type }) =>
+    Effect.flatMap(caller, (c) => social.unfollow(c, payload.handle)).pipe(
+      Effect.map((r) => new Api.Unfollowed({ status: "success", ...r }, true))
+    )
+
+  const comment = idempotent(
+    "comment",
+    Api.PostCommentResponse,
+    ({ payload }: { readonly payload: typeof Api.NewPostComment.Type } & WithKey) =>
+      Effect.flatMap(caller, (c) => social.comment(c, payload)).pipe(
+        Effect.map((comment) => new Api.PostCommentResponse({ status: "success", comment }, true))
+      )
+  )
+
+  const vote = idempotent(
+    "vote",
+    Api.VoteResponse,
+    ({ payload }: { readonly payload: typeof Api.VoteInput.Type } & WithKey) =>
+      Effect.flatMap(caller, (c) => social.vote(c, payload)).pipe(
+        Effect.map((r) =>
+          new Api.VoteResponse({
+            status: "success",
+            vote: { post_id: payload.post_id, vote: payload.vote },
+            score: r.score,
+            changed: r.changed
+          }, true)
+        )
+      )
+  )
+
+  const getPost = ({ path }: { readonly path: { readonly post_id: Ids.PostId } }) =>
+    Effect.flatMap(caller, (c) => social.getPost(c, path.post_id)).pipe(
+      Effect.map((r) => new Api.PostDetail({ status: "success", ...r }, true))
+    )
+
+  const userPosts = (
+    { path, urlParams }: { readonly path: { readonly handle: string }; readonly urlParams: Api.PageQuery }
+  ) =>
+    Effect.flatMap(caller, (c) => social.userPosts(c, path.handle, urlParams)).pipe(
+      Effect.map((r) => new Api.PostPage({ status: "success", ...r }, true))
+    )
+
+  const followers = (
+    { path, urlParams }: {
+      readonly path: { readonly handle: string }
+      readonly urlParams: typeof Api.FollowListQuery.Type
+    }
+  ) =>
+    Effect.flatMap(caller, (c) => social.followers(c, path.handle, urlParams)).pipe(
+      Effect.map((r) =>
+        new Api.Followers({ status: "success", handle: r.handle, followers: r.users, total: r.total }, true)
+      )
+    )
+
+  const following = (
+    { path, urlParams }: {
+      readonly path: { readonly handle: string }
+      readonly urlParams: typeof Api.FollowListQuery.Type
+    }
+  ) =>
+    Effect.flatMap(caller, (c) => social.following(c, path.handle, urlParams)).pipe(
+      Effect.map((r) =>
+        new Api.Following({ status: "success", handle: r.handle, following: r.users, total: r.total }, true)
+      )
+    )
+
+  return { createPost, feed, follow, unfollow, comment, vote, getPost, userPosts, followers, following }
+})
+
+export const SocialHttpLive = HttpApiBuilder.group(ShoalApi, "social", (handlers) =>
+  Effect.map(shared, (h) =>
+    handlers
+      .handle("createPost", h.createPost)
+      .handle("createPostSingular", h.createPost)
+      .handle("getPost", h.getPost)
+      .handle("userPosts", h.userPosts)
+      .handle("feed", h.feed)
+      .handle("follow", h.follow)
+      .handle("unfollow", h.unfollow)
+      .handle("followers", h.followers)
+      .handle("following", h.following)
+      .handle("comment", h.comment)
+      .handle("vote", h.vote))).pipe(withOnly(Social, Idempotency, Auth.Authentication))
+
+export const SocialShortHttpLive = HttpApiBuilder.group(
+  ShoalApi,
+  "socialShort",
+  (handlers) =>
+    Effect.map(shared, (h) =>
+      handlers
+        .handle("createPost", h.createPost)
+        .handle("feed", h.feed)
+        .handle("follow", h.follow)
+        .handle("unfollow", h.unfollow)
+        .handle("comment", h.comment)
+        .handle("vote", h.vote))
+).pipe(withOnly(Social, Idempotency, Auth.Authentication))
