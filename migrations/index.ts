@@ -6,6 +6,7 @@ import m0004 from "./0004_event_fanouts.js"
 import m0005 from "./0005_events_json_text.js"
 import m0006 from "./0006_domains_unique_tld.js"
 import m0007 from "./0007_projects.js"
+import m0010 from "./0010_ledger.js"
 
 /** Forward-only: append new files here, never edit a landed one. */
 export const loader = Migrator.fromRecord({
@@ -15,5 +16,6 @@ export const loader = Migrator.fromRecord({
   "0004_event_fanouts": m0004,
   "0005_events_json_text": m0005,
   "0006_domains_unique_tld": m0006,
-  "0007_projects": m0007
+  "0007_projects": m0007,
+  "0010_ledger": m0010
 })

@@ -52,6 +52,9 @@ import { TaskNotes } from "./Tasks/Notes.js"
 import { Teams } from "./Teams.js"
 import { TeamsHttpLive } from "./Teams/Http.js"
 import { Wallet } from "./Wallet.js"
+import { AccountActors } from "./Wallet/AccountActors.js"
+import { Bounties } from "./Wallet/Bounties.js"
+import { BountyExpiryLive } from "./Wallet/BountyExpiry.js"
 import { WalletAccountHttpLive, WalletSettingsHttpLive } from "./Wallet/Http.js"
 
 /**
@@ -68,7 +71,8 @@ export const Singletons = AgentHub.Default.pipe(
     Notifier.Default,
     Blocks.Default,
     ProfileChanges.Default,
-    Idempotency.Default
+    Idempotency.Default,
+    AccountActors.Default
   ))
 )
 
@@ -82,6 +86,7 @@ export const Services = Layer.mergeAll(
   WebhookSecrets.Default,
   SocketAuth.Default,
   Wallet.Default,
+  Bounties.Default,
   Projects.Default,
   Teams.Default,
   Tasks.Default,
@@ -132,8 +137,8 @@ export const EventWorkers = Layer.mergeAll(
 /** The DNS responder (`DNS_*`), answering TXT identity records from the database. */
 export const Dns = DnsServer.layer.pipe(Layer.provide(RecordSourceLive))
 
-/** Housekeeping: VACUUM of the embedded database, expired idempotency keys. */
-export const Maintenance = Layer.mergeAll(MaintenanceLive, IdempotencySweeperLive)
+/** Housekeeping: VACUUM of the embedded database, expired idempotency keys, pending bounties past 30 days. */
+export const Maintenance = Layer.mergeAll(MaintenanceLive, IdempotencySweeperLive, BountyExpiryLive)
 
 export type Part = "all" | "agent" | "wallet"
 

@@ -88,10 +88,30 @@ const shared = Effect.gen(function*() {
   return { tasks, notes, publicUrl, listTasks, createTask, updateTask, reschedule, comment, checklist } as const
 })
 
+type DecideRequest = {
+  readonly path: { readonly task_id: Ids.TaskId }
+  readonly payload: typeof Api.Approval.Type
+} & WithKey
+
 export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) =>
   Effect.gen(function*() {
     const h = yield* shared
     const { notes, publicUrl, tasks } = h
+    const decide = (decision: "approve" | "reject", { path, payload }: DecideRequest) =>
+      Effect.flatMap(Auth.CurrentUser, (c) => tasks[decision](c, path.task_id, payload.note)).pipe(
+        Effect.map(({ amount, task }) =>
+          new Api.Approved({
+            status: "success",
+            task_id: task.id,
+            task_status: task.status,
+            gem_bounty: amount,
+            message: decision === "approve"
+              ? `approved; ${amount} Gems released to the assignee's balance`
+              : `rejected; the task is back in progress and its ${amount} Gems back in escrow`,
+            task
+          }, true)
+        )
+      )
     return handlers
       .handle("listTasks", h.listTasks)
       .handle(
@@ -134,12 +154,20 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
               }, true)
             )
           ))
+      .handle(
+        "approveTask",
+        idempotent("approveTask", Api.Approved, (r: DecideRequest) =>
+          decide("approve", r))
+      )
+      .handle(
+        "rejectTask",
+        idempotent("rejectTask", Api.Approved, (r: DecideRequest) => decide("reject", r))
+      )
       .handle("rescheduleTask", h.reschedule)
       .handle("listComments", ({ path }) =>
-        Effect.flatMap(Auth.CurrentUser, (c) =>
-          notes.comments(c, path.task_id)).pipe(
-            Effect.map((comments) => new Api.CommentList({ status: "success", task_id: path.task_id, comments }, true))
-          ))
+        Effect.flatMap(Auth.CurrentUser, (c) => notes.comments(c, path.task_id)).pipe(
+          Effect.map((comments) => new Api.CommentList({ status: "success", task_id: path.task_id, comments }, true))
+        ))
       .handle(
         "createComment",
         idempotent("createComment", Api.CommentCreated, (r: Parameters<typeof h.comment>[0] & WithKey) => h.comment(r))
