@@ -53,6 +53,7 @@ import { Teams } from "./Teams.js"
 import { TeamsHttpLive } from "./Teams/Http.js"
 import { Wallet } from "./Wallet.js"
 import { AccountActors } from "./Wallet/AccountActors.js"
+import { BalanceChanges } from "./Wallet/BalanceChanges.js"
 import { Bounties } from "./Wallet/Bounties.js"
 import { BountyExpiryLive } from "./Wallet/BountyExpiry.js"
 import { WalletAccountHttpLive, WalletSettingsHttpLive } from "./Wallet/Http.js"
@@ -72,7 +73,8 @@ export const Singletons = AgentHub.Default.pipe(
     Blocks.Default,
     ProfileChanges.Default,
     Idempotency.Default,
-    AccountActors.Default
+    AccountActors.Default,
+    BalanceChanges.Default
   ))
 )
 

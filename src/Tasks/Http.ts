@@ -5,6 +5,7 @@ import { Effect } from "effect"
 import { idempotent } from "../Http/Idempotency.js"
 import { PublicUrl } from "../Identity/PublicUrl.js"
 import { Tasks } from "../Tasks.js"
+import { BalanceChanges } from "../Wallet/BalanceChanges.js"
 import { TaskNotes } from "./Notes.js"
 import { toTaskJson } from "./Wire.js"
 
@@ -15,6 +16,7 @@ const shared = Effect.gen(function*() {
   const tasks = yield* Tasks
   const notes = yield* TaskNotes
   const publicUrl = yield* Effect.orDie(PublicUrl)
+  const balances = yield* BalanceChanges
   const caller = Auth.CurrentUser
 
   // a page of tasks is the hot read: its wire form goes out directly (the typed client still decodes TaskList)
@@ -39,7 +41,8 @@ const shared = Effect.gen(function*() {
     { path, payload }: { readonly path: { readonly task_id: Ids.TaskId }; readonly payload: Api.TaskPatch }
   ) =>
     Effect.flatMap(caller, (c) => tasks.update(c, path.task_id, payload)).pipe(
-      Effect.map((r) => new Api.TaskResponse({ status: "success", ...r }, true))
+      Effect.map((r) => new Api.TaskResponse({ status: "success", ...r }, true)),
+      balances.tracked
     )
 
   const reschedule = (
@@ -85,7 +88,18 @@ const shared = Effect.gen(function*() {
       Effect.map((item) => new Api.ChecklistItemResponse({ status: "success", task_id: path.task_id, ...item }, true))
     )
 
-  return { tasks, notes, publicUrl, listTasks, createTask, updateTask, reschedule, comment, checklist } as const
+  return {
+    tasks,
+    notes,
+    publicUrl,
+    balances,
+    listTasks,
+    createTask,
+    updateTask,
+    reschedule,
+    comment,
+    checklist
+  } as const
 })
 
 type DecideRequest = {
@@ -97,7 +111,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
   Effect.gen(function*() {
     const h = yield* shared
     const { notes, publicUrl, tasks } = h
-    const decide = (decision: "approve" | "reject", { path, payload }: DecideRequest) =>
+    const decideWith = (decision: "approve" | "reject") => ({ path, payload }: DecideRequest) =>
       Effect.flatMap(Auth.CurrentUser, (c) => tasks[decision](c, path.task_id, payload.note)).pipe(
         Effect.map(({ amount, task }) =>
           new Api.Approved({
@@ -116,7 +130,14 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
       .handle("listTasks", h.listTasks)
       .handle(
         "createTask",
-        idempotent("createTask", Api.TaskResponse, (r: Parameters<typeof h.createTask>[0] & WithKey) => h.createTask(r))
+        (r: Parameters<typeof h.createTask>[0] & WithKey) =>
+          h.balances.tracked(
+            idempotent(
+              "createTask",
+              Api.TaskResponse,
+              (r: Parameters<typeof h.createTask>[0] & WithKey) => h.createTask(r)
+            )(r)
+          )
       )
       .handle("myTasks", ({ urlParams }) =>
         Effect.flatMap(Auth.CurrentUser, (c) => tasks.listMine(c, urlParams)).pipe(
@@ -139,6 +160,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
       .handle("completeTask", ({ path, payload }) =>
         Effect.flatMap(Auth.CurrentUser, (c) =>
           tasks.complete(c, path.task_id, payload.completion_note)).pipe(
+            h.balances.tracked,
             Effect.map(({ next, task }) =>
               new Api.TaskCompleted({
                 status: task.status,
@@ -156,12 +178,12 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
           ))
       .handle(
         "approveTask",
-        idempotent("approveTask", Api.Approved, (r: DecideRequest) =>
-          decide("approve", r))
+        (r: DecideRequest) =>
+          h.balances.tracked(idempotent("approveTask", Api.Approved, decideWith("approve"))(r))
       )
       .handle(
         "rejectTask",
-        idempotent("rejectTask", Api.Approved, (r: DecideRequest) => decide("reject", r))
+        (r: DecideRequest) => h.balances.tracked(idempotent("rejectTask", Api.Approved, decideWith("reject"))(r))
       )
       .handle("rescheduleTask", h.reschedule)
       .handle("listComments", ({ path }) =>
@@ -205,7 +227,14 @@ export const TasksShortHttpLive = HttpApiBuilder.group(ShoalApi, "tasksShort", (
       .handle("listTasks", h.listTasks)
       .handle(
         "createTask",
-        idempotent("createTask", Api.TaskResponse, (r: Parameters<typeof h.createTask>[0] & WithKey) => h.createTask(r))
+        (r: Parameters<typeof h.createTask>[0] & WithKey) =>
+          h.balances.tracked(
+            idempotent(
+              "createTask",
+              Api.TaskResponse,
+              (r: Parameters<typeof h.createTask>[0] & WithKey) => h.createTask(r)
+            )(r)
+          )
       )
       .handle("updateTask", h.updateTask)
       .handle("rescheduleTask", h.reschedule)

@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { idempotent } from "../Http/Idempotency.js"
 import { Wallet } from "../Wallet.js"
 import { AccountActors } from "./AccountActors.js"
+import { BalanceChanges } from "./BalanceChanges.js"
 
 export const WalletSettingsHttpLive = HttpApiBuilder.group(
   Api.WalletApi,
@@ -22,14 +23,22 @@ export const WalletAccountHttpLive = HttpApiBuilder.group(
     Effect.gen(function*() {
       const wallet = yield* Wallet
       const actors = yield* AccountActors
+      const { tracked } = yield* BalanceChanges
       const serialized = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        Effect.flatMap(caller, (c) => actors.serialize(c.id, effect))
+        Effect.flatMap(caller, (c) => actors.serialize(c.id, tracked(effect)))
       return handlers
         .handle("balance", () => Effect.flatMap(caller, (c) => wallet.balance(c.id)))
         .handle("transactions", ({ urlParams }) => Effect.flatMap(caller, (c) => wallet.transactions(c.id, urlParams)))
         .handle(
           "award",
-          idempotent("award", Api.Awarded, ({ payload }) => Effect.flatMap(caller, (c) => wallet.award(c, payload)))
+          (request) =>
+            tracked(
+              idempotent(
+                "award",
+                Api.Awarded,
+                ({ payload }: typeof request) => Effect.flatMap(caller, (c) => wallet.award(c, payload))
+              )(request)
+            )
         )
         .handle("transfer", (request) =>
           serialized(

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
-import { Clock, Data, Effect, Option } from "effect"
+import { Clock, Data, Effect, FiberRef, Option } from "effect"
+import { currentTouched } from "./BalanceChanges.js"
 import { type AccountRef, LedgerRepo } from "./LedgerRepo.js"
 
 /** A leg refused: it would have taken the account below zero. */
@@ -77,6 +78,8 @@ export class Ledger extends Effect.Service<Ledger>()("Wallet/Ledger", {
           const refused = legs.find((_, i) => !appliedIds.has(withIds[i]!.id))!
           return yield* new InsufficientGems({ account: refused.account })
         }
+        const touched = yield* FiberRef.get(currentTouched)
+        if (touched !== undefined) { for (const r of applied) if (r.user_id !== null) touched.add(r.user_id) }
         const balances = new Map(applied.map((r) => [keyOf(r), r.balance]))
         return {
           transactionId,

@@ -23,7 +23,8 @@ const WalletNode = Layer.merge(
 /** The agent API on the test server (its HttpClient) and the wallet API on a port of its own, in one process. */
 export const WalletTestApp = (config: Record<string, string> = {}) =>
   Layer.mergeAll(agentApi(Layer.empty), WalletNode, EventWorkers, Maintenance).pipe(
-    Layer.provide(Services),
+    // the services stay visible: a test can run a sweeper beside the app under its own clock
+    Layer.provideMerge(Services),
     Layer.provideMerge(Singletons),
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(TestDatabase),
