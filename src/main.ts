@@ -56,6 +56,7 @@ import { AccountActors } from "./Wallet/AccountActors.js"
 import { BalanceChanges } from "./Wallet/BalanceChanges.js"
 import { Bounties } from "./Wallet/Bounties.js"
 import { BountyExpiryLive } from "./Wallet/BountyExpiry.js"
+import { layer as WalletClientLayer, RpcRouteLive } from "./Wallet/Client.js"
 import { WalletAccountHttpLive, WalletSettingsHttpLive } from "./Wallet/Http.js"
 
 /**
@@ -78,6 +79,9 @@ export const Singletons = AgentHub.Default.pipe(
   ))
 )
 
+/** The wallet as the agent API reaches it: in process, or over `@effect/rpc` when `WALLET_RPC_URL` is set. */
+export const WalletClientLive = WalletClientLayer.pipe(Layer.provide(Bounties.Default))
+
 /** The features' services; handlers, the event socket and the CLI call these, never each other's copies. */
 export const Services = Layer.mergeAll(
   Accounts.Default,
@@ -91,7 +95,7 @@ export const Services = Layer.mergeAll(
   Bounties.Default,
   Projects.Default,
   Teams.Default,
-  Tasks.Default,
+  Tasks.Default.pipe(Layer.provide(WalletClientLive)),
   TaskNotes.Default
 )
 
@@ -121,7 +125,8 @@ export const AgentApi = agentApi(Layer.empty)
 export const WalletApiApp = apiApp(
   WalletApi.WalletApi,
   Layer.mergeAll(WalletSettingsHttpLive, WalletAccountHttpLive).pipe(Layer.provide(AuthenticationLive)),
-  Layer.empty
+  // what the agent API asks of a wallet running alone (WALLET_RPC_SECRET)
+  RpcRouteLive
 )
 
 export const AgentApiServer = serveOn(AgentApi, listen("agent API", "PORT", 8080))

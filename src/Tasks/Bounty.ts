@@ -1,7 +1,7 @@
 import type { Auth, Ids, Tasks } from "@shoal/domain"
 import { Errors } from "@shoal/domain"
 import { Effect } from "effect"
-import type { Bounties } from "../Wallet/Bounties.js"
+import type { WalletClient } from "../Wallet/Client.js"
 
 /**
  * Where tasks meet Gem bounties (CONTRACT "Bounties"): what completing a task makes of it, who may fund and approve,
@@ -32,7 +32,7 @@ export const requireApprover = (
 
 /** Completion moves the bounty from escrow to the pending Gems of the assignee (or of whoever completed it). */
 export const settleOnCompletion = (
-  bounties: Bounties,
+  wallet: WalletClient["Type"],
   task: { readonly id: Ids.TaskId; readonly gem_bounty: number; readonly assigned_to_id: Ids.UserId | null },
   caller: Auth.Principal
-) => task.gem_bounty > 0 ? bounties.toPending(task.id, task.assigned_to_id ?? caller.id) : Effect.void
+) => task.gem_bounty > 0 ? wallet.toPending(task.id, task.assigned_to_id ?? caller.id) : Effect.void

@@ -4,6 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import * as ShoalClient from "@shoal/client"
 import { Context, Effect, Layer } from "effect"
+import * as Net from "node:net"
 import { createHoldingServer } from "../../src/Http/HoldingServer.js"
 import { agentApi, EventWorkers, Maintenance, Services, Singletons, WalletApiApp } from "../../src/main.js"
 import { configLayer } from "../support/TestApp.js"
@@ -12,27 +13,46 @@ import { TestDatabase } from "../support/TestDatabase.js"
 /** Where the test's wallet API listens (its own port, as in production). */
 export class WalletUrl extends Context.Tag("test/WalletUrl")<WalletUrl, string>() {}
 
-const WalletNode = Layer.merge(
-  WalletApiApp,
-  Layer.effect(
-    WalletUrl,
-    Effect.map(HttpServer.HttpServer, (s) => `http://127.0.0.1:${(s.address as HttpServer.TcpAddress).port}`)
-  )
-).pipe(Layer.provide(NodeHttpServer.layer(() => createHoldingServer(), { host: "127.0.0.1", port: 0 })))
+const WalletNode = (port: number) =>
+  Layer.merge(
+    WalletApiApp,
+    Layer.effect(
+      WalletUrl,
+      Effect.map(HttpServer.HttpServer, (s) => `http://127.0.0.1:${(s.address as HttpServer.TcpAddress).port}`)
+    )
+  ).pipe(Layer.provide(NodeHttpServer.layer(() => createHoldingServer(), { host: "127.0.0.1", port })))
 
-/** The agent API on the test server (its HttpClient) and the wallet API on a port of its own, in one process. */
-export const WalletTestApp = (config: Record<string, string> = {}) =>
-  Layer.mergeAll(agentApi(Layer.empty), WalletNode, EventWorkers, Maintenance).pipe(
-    // the services stay visible: a test can run a sweeper beside the app under its own clock
-    Layer.provideMerge(Services),
-    Layer.provideMerge(Singletons),
-    Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(TestDatabase),
-    Layer.provide(configLayer(config))
-  )
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = Net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as Net.AddressInfo
+      s.close(() => resolve(port))
+    })
+  })
 
-export const describeWallet = (config: Record<string, string> = {}) =>
-  layer(WalletTestApp(config), { excludeTestServices: true })
+export type WalletMode = "in-process" | "rpc"
+
+/**
+ * The agent API on the test server (its HttpClient) and the wallet API on a port of its own. `rpc`: the agent API
+ * reaches the wallet over `@effect/rpc` on that port (WALLET_RPC_URL), as with `--only agent` beside `--only wallet`.
+ */
+export const WalletTestApp = (config: Record<string, string> = {}, mode: WalletMode = "in-process") =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(freePort), (port) => {
+    const rpc: Record<string, string> = mode === "rpc"
+      ? { WALLET_RPC_URL: `http://127.0.0.1:${port}/rpc`, WALLET_RPC_SECRET: "test-rpc-secret" }
+      : {}
+    return Layer.mergeAll(agentApi(Layer.empty), WalletNode(port), EventWorkers, Maintenance).pipe(
+      // the services stay visible: a test can run a sweeper beside the app under its own clock
+      Layer.provideMerge(Services),
+      Layer.provideMerge(Singletons),
+      Layer.provideMerge(NodeHttpServer.layerTest),
+      Layer.provideMerge(TestDatabase),
+      Layer.provide(configLayer({ ...config, ...rpc }))
+    )
+  }))
+
+export const describeWallet = (config: Record<string, string> = {}, mode: WalletMode = "in-process") =>
+  layer(WalletTestApp(config, mode), { excludeTestServices: true })
 
 /** The typed wallet client for a key. */
 export const walletClient = (apiKey?: string) =>
