@@ -177,6 +177,7 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
             }]
           })
           yield* repo.put({ ...put(row), state: "expired", now: at })
+          yield* repo.reopenExpired(row.task_id, at)
         }
         return due.length
       })

@@ -57,6 +57,11 @@ export class BountiesRepo extends Effect.Service<BountiesRepo>()("Wallet/Bountie
             ORDER BY pending_since LIMIT ${limit} FOR UPDATE SKIP LOCKED`
     })
 
+    /** An expired bounty's task leaves `pending_approval` (back in progress, without a bounty) instead of waiting forever. */
+    const reopenExpired = (task: Ids.TaskId, now: Date) =>
+      sql`UPDATE tasks SET gem_bounty = 0, status = 'in_progress', completed_at = NULL, updated_at = ${now}
+          WHERE id = ${task} AND status = 'pending_approval'`
+
     const setTaskBounty = (task: Ids.TaskId, amount: number) =>
       sql`UPDATE tasks SET gem_bounty = ${amount} WHERE id = ${task}`
 
@@ -64,7 +69,8 @@ export class BountiesRepo extends Effect.Service<BountiesRepo>()("Wallet/Bountie
       lock: (task: Ids.TaskId) => Effect.map(Effect.orDie(lock(task)), (rows) => rows[0]),
       put: (row: Parameters<typeof put>[0]) => Effect.orDie(put(row)),
       due: (before: Date, limit: number) => Effect.orDie(due({ before, limit })),
-      setTaskBounty: (task: Ids.TaskId, amount: number) => Effect.orDie(setTaskBounty(task, amount))
+      setTaskBounty: (task: Ids.TaskId, amount: number) => Effect.orDie(setTaskBounty(task, amount)),
+      reopenExpired: (task: Ids.TaskId, now: Date) => Effect.orDie(reopenExpired(task, now))
     } as const
   })
 }) {}
