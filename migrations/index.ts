@@ -8,6 +8,7 @@ import m0006 from "./0006_domains_unique_tld.js"
 import m0007 from "./0007_projects.js"
 import m0008 from "./0008_social.js"
 import m0009 from "./0009_waves.js"
+import m0010 from "./0010_ledger.js"
 
 /** Forward-only: append new files here, never edit a landed one. */
 export const loader = Migrator.fromRecord({
@@ -19,5 +20,6 @@ export const loader = Migrator.fromRecord({
   "0006_domains_unique_tld": m0006,
   "0007_projects": m0007,
   "0008_social": m0008,
-  "0009_waves": m0009
+  "0009_waves": m0009,
+  "0010_ledger": m0010
 })

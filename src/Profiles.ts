@@ -9,6 +9,7 @@ import { ProfileChanges } from "./Profiles/Changes.js"
 import { ProfilesRepo, toProfile, toProfileJson, toUser, toUserJson, type UserRow } from "./Profiles/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { UrlGuard } from "./Realtime/Webhooks/UrlGuard.js"
+import { BalanceChanges } from "./Wallet/BalanceChanges.js"
 
 /** Profiles and the `me` view. Reads are cached briefly (writes on this node invalidate): `/me` is a hot path. */
 export class Profiles extends Effect.Service<Profiles>()("Profiles", {
@@ -19,15 +20,17 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     const changes = yield* ProfileChanges
     const outbox = yield* Outbox
     const sql = yield* SqlClient.SqlClient
+    const balances = yield* BalanceChanges
     const rows = yield* TtlCache.make({
       capacity: 100_000,
       ttlMillis: () => 2_000,
       lookup: (id: Ids.UserId) => Effect.orDie(repo.findById(id))
     })
 
+    // a cached row is dropped once the user's Gems moved (svc_gems, gems_escrow come from the ledger)
     const row = (id: Ids.UserId) =>
       Effect.flatMap(
-        rows.get(id),
+        balances.take(id) ? Effect.zipRight(rows.invalidate(id), rows.get(id)) : rows.get(id),
         Option.match({
           onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
           onSome: Effect.succeed<UserRow>

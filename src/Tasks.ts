@@ -13,6 +13,7 @@ import { NotesRepo } from "./Tasks/NotesRepo.js"
 import { nextDeadline } from "./Tasks/Recurrence.js"
 import { type TaskAccessRow, type TaskRow, TasksRepo, type TaskValues } from "./Tasks/Repo.js"
 import { taskPermalink, toTask, toTaskJson } from "./Tasks/Wire.js"
+import { WalletClient } from "./Wallet/Client.js"
 
 const HOUR = 3_600_000
 
@@ -31,6 +32,10 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     const notes = yield* NotesRepo
     const people = yield* PeopleRepo
     const outbox = yield* Outbox
+    // the wallet in this process (calls join the task's transaction) or in its own (calls made before or after it)
+    const wallet = yield* WalletClient
+    const local = <A, E>(effect: Effect.Effect<A, E>) => wallet.local ? effect : Effect.void
+    const remote = <A, E>(effect: Effect.Effect<A, E>) => wallet.local ? Effect.void : effect
     const publicUrl = yield* Effect.orDie(PublicUrl)
 
     const loadProject = (caller: Auth.Principal, id: Ids.ProjectId) =>
@@ -133,6 +138,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
       function*(caller: Auth.Principal, projectId: Ids.ProjectId, input: Api.NewTask) {
         const project = yield* loadProject(caller, projectId)
         yield* Policy.requireParticipant(project, "create tasks")
+        if ((input.gem_bounty ?? 0) > 0) yield* Bounty.requireFunder(caller)
         const assignee = yield* assigneeOf(caller, input)
         const attribution = yield* resolveAttribution(people, input)
         const now = new Date(yield* Clock.currentTimeMillis)
@@ -156,10 +162,15 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
             (input.checklists ?? []).map((i) => ({ ...i, is_checked: i.is_checked ?? false })),
             now
           )
+          if ((input.gem_bounty ?? 0) > 0) {
+            yield* repo.setBounty(id, input.gem_bounty!)
+            yield* local(wallet.fund(id, caller.id, input.gem_bounty!))
+          }
           const row = yield* reread(id)
           if (assignee != null) yield* assign(caller, row, project.title, assignee, now)
           return row
-        }).pipe(sql.withTransaction, Effect.orDie)
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+        if ((input.gem_bounty ?? 0) > 0) yield* remote(wallet.fund(row.id, caller.id, input.gem_bounty!))
         return { task: toTask(publicUrl, row), warning: attribution.warning }
       }
     )
@@ -190,8 +201,18 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           message: "a task with a Gem bounty is completed with POST /api/agent/tasks/<id>/complete"
         })
       }
+      const bountyChange = patch.gem_bounty !== undefined && patch.gem_bounty !== task.gem_bounty
+      if (bountyChange) yield* Bounty.requireFunder(caller)
+      if (task.status === "pending_approval" && status !== "pending_approval" && !Bounty.burns(status)) {
+        return yield* new Errors.Conflict({
+          message: "the task awaits approval: approve or reject it (POST .../approve or .../reject), or cancel it"
+        })
+      }
+      const closing = Bounty.burns(status) && !Bounty.burns(task.status)
       const now = new Date(yield* Clock.currentTimeMillis)
+      if (bountyChange) yield* remote(wallet.fund(id, caller.id, patch.gem_bounty!))
       const row = yield* Effect.gen(function*() {
+        if (bountyChange) yield* local(wallet.fund(id, caller.id, patch.gem_bounty!))
         yield* repo.update(id, {
           project_id: projectId,
           title: patch.title ?? task.title,
@@ -211,9 +232,12 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           yield* projects.addMember(projectId, row.assigned_to_id, "member", now)
         }
         if (completing) yield* nextOccurrence(caller, { ...task, ...row, project_title: projectTitle }, now)
+        if (closing) yield* local(wallet.burn(id, caller.id))
         return row
-      }).pipe(sql.withTransaction, Effect.orDie)
-      return { task: toTask(publicUrl, row), warning: attribution.warning }
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      if (closing) yield* remote(wallet.burn(id, caller.id))
+      const final = closing || bountyChange ? yield* reread(id) : row
+      return { task: toTask(publicUrl, final), warning: attribution.warning }
     })
 
     const complete = Effect.fn("Tasks.complete")(function*(caller: Auth.Principal, id: Ids.TaskId, note?: string) {
@@ -229,12 +253,14 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
       const { next, row } = yield* Effect.gen(function*() {
         // conditional, so concurrent completions settle a bounty once: only the one that made the transition does
         if (!done && (yield* repo.markCompleted(id, Bounty.completionStatus(task), note ?? null, now))) {
-          yield* Bounty.settleOnCompletion(task)
+          yield* local(Bounty.settleOnCompletion(wallet, task, caller))
         }
         // a retried completion finds the occurrence the first one made
         const next = yield* nextOccurrence(caller, task, now)
         return { next, row: yield* reread(id) }
       }).pipe(sql.withTransaction, Effect.orDie)
+      // in its own process the wallet settles after the commit; a retried completion settles it if that failed
+      if (row.status === "pending_approval") yield* remote(Bounty.settleOnCompletion(wallet, task, caller))
       return { task: toTask(publicUrl, row), next: next === undefined ? null : toTask(publicUrl, next) }
     })
 
@@ -275,7 +301,42 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
       return { task: toTask(publicUrl, row), waveId, waveTime }
     })
 
-    return { listForProject, listMine, create, get, update, complete, reschedule } as const
+    /** Approve or reject a completed bounty task: the project's owner, a human. */
+    const decide = (decision: "approve" | "reject") =>
+      Effect.fn(`Tasks.${decision}`)(function*(caller: Auth.Principal, id: Ids.TaskId, note?: string) {
+        const task = yield* load(caller, id)
+        yield* Bounty.requireApprover(caller, task)
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const call = decision === "approve" ? wallet.approve(id, caller.id) : wallet.reject(id, caller.id)
+        const decided = wallet.local ? undefined : yield* call
+        const amount = yield* Effect.gen(function*() {
+          const amount = decided ?? (yield* call)
+          yield* repo.decide(id, decision === "approve" ? "completed" : "in_progress", now)
+          if (decision === "reject" && note !== undefined && note.trim() !== "") {
+            yield* notes.insertComment({
+              task: id,
+              author: caller.id,
+              content: `rejected: ${note}`,
+              requestedBy: null,
+              now
+            })
+          }
+          return amount
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+        return { task: toTask(publicUrl, yield* reread(id)), amount }
+      })
+
+    return {
+      listForProject,
+      listMine,
+      create,
+      get,
+      update,
+      complete,
+      reschedule,
+      approve: decide("approve"),
+      reject: decide("reject")
+    } as const
   }),
   dependencies: [TasksRepo.Default, ProjectsRepo.Default, NotesRepo.Default, PeopleRepo.Default]
 }) {}

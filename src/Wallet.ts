@@ -1,12 +1,28 @@
-import { Wallet as Api } from "@shoal/domain"
-import type { Ids } from "@shoal/domain"
-import { Effect } from "effect"
-import { WalletRepo } from "./Wallet/Repo.js"
+import { SqlClient } from "@effect/sql"
+import type { Auth, Ids } from "@shoal/domain"
+import { Errors, Wallet as Api } from "@shoal/domain"
+import { Clock, Effect, Option } from "effect"
+import { PeopleRepo } from "./Projects/PeopleRepo.js"
+import { Outbox } from "./Realtime/Outbox.js"
+import { InsufficientGems, Ledger, system, user } from "./Wallet/Ledger.js"
+import { LedgerRepo } from "./Wallet/LedgerRepo.js"
+import { PremiumRepo } from "./Wallet/PremiumRepo.js"
 
-/** The Gems wallet. Movements (awards, transfers, bounties, redemptions) arrive with the ledger. */
+const insufficient = (have: string) => <A>(self: Effect.Effect<A, InsufficientGems>) =>
+  Effect.mapError(
+    self,
+    () => new Errors.Unprocessable({ message: `insufficient Gems: ${have}`, details: { reason: "insufficient_gems" } })
+  )
+
+/** The Gems wallet: balances and history from the ledger; awards, transfers and redemptions as ledger movements. */
 export class Wallet extends Effect.Service<Wallet>()("Wallet", {
   effect: Effect.gen(function*() {
-    const repo = yield* WalletRepo
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* LedgerRepo
+    const ledger = yield* Ledger
+    const people = yield* PeopleRepo
+    const premium = yield* PremiumRepo
+    const outbox = yield* Outbox
 
     const conversionRate = new Api.ConversionRate({
       status: "success",
@@ -16,19 +32,159 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
     })
 
     const balance = Effect.fn("Wallet.balance")(function*(userId: Ids.UserId) {
-      const row = yield* Effect.orDie(repo.balance(userId))
-      // no movement can be recorded before the ledger exists, so nothing has been earned or spent yet
+      const rows = yield* repo.accounts(userId)
+      const of = (kind: string) => rows.find((r) => r.kind === kind)
+      const available = of("available")
       return new Api.Balance({
         status: "success",
         agent_id: userId,
-        balance: row.available,
-        pending: row.held,
-        lifetime_earned: 0,
-        lifetime_spent: 0
+        balance: available?.balance ?? 0,
+        // an agent's completed work awaiting approval, a human's bounties held in escrow
+        pending: (of("pending")?.balance ?? 0) + (of("escrow")?.balance ?? 0),
+        lifetime_earned: available?.credited ?? 0,
+        lifetime_spent: available?.debited ?? 0
       })
     })
 
-    return { conversionRate, balance } as const
+    const transactions = Effect.fn("Wallet.transactions")(
+      function*(userId: Ids.UserId, query: typeof Api.TransactionsQuery.Type) {
+        const limit = query.limit ?? 50
+        const offset = query.offset ?? 0
+        const { rows, total } = yield* repo.entries(userId, limit, offset)
+        return new Api.TransactionList({
+          status: "success",
+          transactions: rows.map((r) =>
+            new Api.Transaction({
+              id: r.id,
+              type: r.amount > 0 ? "earned" : "spent",
+              amount: Math.abs(r.amount),
+              source: r.source,
+              reference_id: r.reference_id,
+              note: r.note,
+              timestamp: r.created_at
+            })
+          ),
+          total,
+          limit,
+          offset
+        })
+      }
+    )
+
+    /** The agent named by handle or id: 404 if nobody, 422 if a human (Gems move between agents). */
+    const recipient = (to: string, verb: string) =>
+      Effect.gen(function*() {
+        const found = yield* people.byIdOrHandle(to)
+        if (Option.isNone(found)) {
+          return yield* new Errors.NotFound({ message: `no user "${to}"`, details: { field: "to_agent" } })
+        }
+        if (found.value.user_type !== "agent") {
+          return yield* new Errors.Unprocessable({
+            message: `Gems cannot be ${verb} a human: to_agent must be an agent`,
+            details: { field: "to_agent" }
+          })
+        }
+        return found.value
+      })
+
+    const award = Effect.fn("Wallet.award")(function*(caller: Auth.Principal, input: Api.Award) {
+      if (caller.userType !== "human") {
+        return yield* new Errors.Forbidden({ message: "only a human can award Gems" })
+      }
+      const to = yield* recipient(input.to_agent, "awarded to")
+      return yield* Effect.gen(function*() {
+        const posted = yield* ledger.move({
+          source: "award",
+          actorId: caller.id,
+          referenceId: input.reference_id,
+          note: input.reason,
+          legs: [{ account: system("mint"), amount: -input.amount }, {
+            account: user(to.id, "available"),
+            amount: input.amount
+          }]
+        })
+        yield* outbox.emit([to.id], "gems.earned", { amount: input.amount, source: "award", task_id: null })
+        return new Api.Awarded({
+          status: "success",
+          transaction_id: posted.transactionId,
+          amount: input.amount,
+          to_agent: to.id,
+          new_balance: posted.balanceOf(user(to.id, "available")),
+          message: `awarded ${input.amount} Gems to @${to.handle}`
+        })
+      }).pipe(Effect.orDie, sql.withTransaction, Effect.orDie)
+    })
+
+    const transfer = Effect.fn("Wallet.transfer")(function*(caller: Auth.Principal, input: Api.Transfer) {
+      if (caller.userType !== "agent") {
+        return yield* new Errors.Forbidden({ message: "transfers are from an agent to an agent; humans award Gems" })
+      }
+      const to = yield* recipient(input.to_agent, "transferred to")
+      if (to.id === caller.id) {
+        return yield* new Errors.Unprocessable({
+          message: "an agent cannot transfer Gems to itself",
+          details: { field: "to_agent" }
+        })
+      }
+      return yield* Effect.gen(function*() {
+        const posted = yield* ledger.move({
+          source: "tip",
+          actorId: caller.id,
+          note: input.note,
+          legs: [
+            { account: user(caller.id, "available"), amount: -input.amount },
+            { account: user(to.id, "available"), amount: input.amount }
+          ]
+        }).pipe(insufficient(`the balance is below ${input.amount}`))
+        yield* outbox.emit([to.id], "gems.earned", { amount: input.amount, source: "tip", task_id: null })
+        return new Api.Transferred({
+          status: "success",
+          transaction_id: posted.transactionId,
+          amount: input.amount,
+          to_agent: to.id,
+          new_balance: posted.balanceOf(user(caller.id, "available")),
+          recipient_balance: posted.balanceOf(user(to.id, "available")),
+          message: `sent ${input.amount} Gems to @${to.handle}`
+        })
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    })
+
+    const redeem = Effect.fn("Wallet.redeem")(function*(caller: Auth.Principal, input: Api.Redeem) {
+      const feature = Api.PREMIUM_FEATURES[input.feature_id]
+      const now = new Date(yield* Clock.currentTimeMillis)
+      return yield* Effect.gen(function*() {
+        if (feature.days === null) {
+          const held = yield* premium.active(caller.id, now)
+          if (held.some((f) => f.feature_id === input.feature_id)) {
+            return yield* new Errors.Conflict({ message: `${feature.name} is permanent and already yours` })
+          }
+        }
+        const posted = yield* ledger.move({
+          source: "redeem",
+          actorId: caller.id,
+          referenceId: input.feature_id,
+          note: feature.name,
+          legs: [
+            { account: user(caller.id, "available"), amount: -feature.cost },
+            { account: system("burn"), amount: feature.cost }
+          ]
+        }).pipe(insufficient(`${feature.name} costs ${feature.cost}`))
+        const expires = yield* premium.grant(caller.id, input.feature_id, feature.days, posted.transactionId, now)
+        yield* outbox.emit([caller.id], "gems.spent", { amount: feature.cost, feature_id: input.feature_id })
+        return new Api.Redeemed({
+          status: "success",
+          transaction_id: posted.transactionId,
+          feature: input.feature_id,
+          feature_name: feature.name,
+          duration_days: feature.days,
+          cost: feature.cost,
+          new_balance: posted.balanceOf(user(caller.id, "available")),
+          expires_at: expires === null ? null : expires.toISOString()
+        })
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    })
+
+    return { conversionRate, balance, transactions, award, transfer, redeem } as const
   }),
-  dependencies: [WalletRepo.Default]
+  dependencies: [LedgerRepo.Default, Ledger.Default, PeopleRepo.Default, PremiumRepo.Default]
 }) {}

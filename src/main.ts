@@ -57,6 +57,11 @@ import { TaskNotes } from "./Tasks/Notes.js"
 import { Teams } from "./Teams.js"
 import { TeamsHttpLive } from "./Teams/Http.js"
 import { Wallet } from "./Wallet.js"
+import { AccountActors } from "./Wallet/AccountActors.js"
+import { BalanceChanges } from "./Wallet/BalanceChanges.js"
+import { Bounties } from "./Wallet/Bounties.js"
+import { BountyExpiryLive } from "./Wallet/BountyExpiry.js"
+import { layer as WalletClientLayer, RpcRouteLive } from "./Wallet/Client.js"
 import { WalletAccountHttpLive, WalletSettingsHttpLive } from "./Wallet/Http.js"
 import { Waves } from "./Waves.js"
 import { WaveClockLive } from "./Waves/Clock.js"
@@ -77,9 +82,17 @@ export const Singletons = AgentHub.Default.pipe(
     Notifier.Default,
     Blocks.Default,
     ProfileChanges.Default,
-    Idempotency.Default
+    Idempotency.Default,
+    AccountActors.Default,
+    BalanceChanges.Default
   ))
 )
+
+/** The wallet as the agent API reaches it: in process, or over `@effect/rpc` when `WALLET_RPC_URL` is set. */
+export const WalletClientLive = WalletClientLayer.pipe(Layer.provide(Bounties.Default))
+
+/** Tasks call the wallet for bounties: in-process, or over RPC when `WALLET_RPC_URL` names a wallet of its own. */
+const TasksLive = Tasks.Default.pipe(Layer.provide(WalletClientLive))
 
 /** The features' services; handlers, the event socket and the CLI call these, never each other's copies. */
 export const Services = Layer.mergeAll(
@@ -91,11 +104,12 @@ export const Services = Layer.mergeAll(
   WebhookSecrets.Default,
   SocketAuth.Default,
   Wallet.Default,
+  Bounties.Default,
   Projects.Default,
   Teams.Default,
-  Tasks.Default,
+  TasksLive,
   TaskNotes.Default,
-  Waves.Default.pipe(Layer.provide(Layer.mergeAll(Tasks.Default, TaskNotes.Default))),
+  Waves.Default.pipe(Layer.provide(Layer.mergeAll(TasksLive, TaskNotes.Default))),
   Usage.Default,
   Social.Default,
   Messages.Default,
@@ -133,7 +147,8 @@ export const AgentApi = agentApi(Layer.empty)
 export const WalletApiApp = apiApp(
   WalletApi.WalletApi,
   Layer.mergeAll(WalletSettingsHttpLive, WalletAccountHttpLive).pipe(Layer.provide(AuthenticationLive)),
-  Layer.empty
+  // what the agent API asks of a wallet running alone (WALLET_RPC_SECRET)
+  RpcRouteLive
 )
 
 export const AgentApiServer = serveOn(AgentApi, listen("agent API", "PORT", 8080))
@@ -155,8 +170,8 @@ export const EventWorkers = Layer.mergeAll(
 /** The DNS responder (`DNS_*`), answering TXT identity records from the database. */
 export const Dns = DnsServer.layer.pipe(Layer.provide(RecordSourceLive))
 
-/** Housekeeping: VACUUM of the embedded database, expired idempotency keys. */
-export const Maintenance = Layer.mergeAll(MaintenanceLive, IdempotencySweeperLive)
+/** Housekeeping: VACUUM of the embedded database, expired idempotency keys, pending bounties past 30 days. */
+export const Maintenance = Layer.mergeAll(MaintenanceLive, IdempotencySweeperLive, BountyExpiryLive)
 
 export type Part = "all" | "agent" | "wallet"
 

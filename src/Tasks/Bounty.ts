@@ -1,12 +1,38 @@
-import type { Tasks } from "@shoal/domain"
+import type { Auth, Ids, Tasks } from "@shoal/domain"
+import { Errors } from "@shoal/domain"
 import { Effect } from "effect"
+import type { WalletClient } from "../Wallet/Client.js"
 
 /**
- * The seam for Gem bounties (the wallet issue): what completing a task makes of it, and what happens to its Gems,
- * inside the completion's transaction. Until bounties can be set, `gem_bounty` is 0 and completion is `completed`.
+ * Where tasks meet Gem bounties (CONTRACT "Bounties"): what completing a task makes of it, who may fund and approve,
+ * and what happens to the Gems, inside the task's own transaction.
  */
 export const completionStatus = (task: { readonly gem_bounty: number }): Tasks.TaskStatus =>
   task.gem_bounty > 0 ? "pending_approval" : "completed"
 
-/** Moves a completed task's bounty from the funder's escrow to the assignee's pending Gems: nothing to move yet. */
-export const settleOnCompletion = (_task: { readonly id: string; readonly gem_bounty: number }) => Effect.void
+/** Statuses that burn a bounty still in escrow or pending. */
+export const burns = (status: Tasks.TaskStatus) => status === "cancelled" || status === "archived"
+
+/** Funding a bounty mints Gems: a human's path only. */
+export const requireFunder = (caller: Auth.Principal) =>
+  caller.userType === "human"
+    ? Effect.void
+    : Effect.fail(
+      new Errors.Forbidden({ message: "only a human can set a gem_bounty", details: { field: "gem_bounty" } })
+    )
+
+/** Approval is the project owner's, a human: the owner itself, or the human owning the owner agent. */
+export const requireApprover = (
+  caller: Auth.Principal,
+  task: { readonly caller_role: string | null; readonly owns_owner: boolean }
+) =>
+  caller.userType === "human" && (task.caller_role === "owner" || task.owns_owner)
+    ? Effect.void
+    : Effect.fail(new Errors.Forbidden({ message: "only the project's owner, a human, approves or rejects a task" }))
+
+/** Completion moves the bounty from escrow to the pending Gems of the assignee (or of whoever completed it). */
+export const settleOnCompletion = (
+  wallet: WalletClient["Type"],
+  task: { readonly id: Ids.TaskId; readonly gem_bounty: number; readonly assigned_to_id: Ids.UserId | null },
+  caller: Auth.Principal
+) => task.gem_bounty > 0 ? wallet.toPending(task.id, task.assigned_to_id ?? caller.id) : Effect.void

@@ -6,6 +6,7 @@ import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { PublicUrl } from "../Identity/PublicUrl.js"
 import { Tasks } from "../Tasks.js"
+import { BalanceChanges } from "../Wallet/BalanceChanges.js"
 import { TaskNotes } from "./Notes.js"
 import { toTaskJson } from "./Wire.js"
 
@@ -16,6 +17,7 @@ const shared = Effect.gen(function*() {
   const tasks = yield* Tasks
   const notes = yield* TaskNotes
   const publicUrl = yield* Effect.orDie(PublicUrl)
+  const balances = yield* BalanceChanges
   const caller = Auth.CurrentUser
 
   // a page of tasks is the hot read: its wire form goes out directly (the typed client still decodes TaskList)
@@ -40,7 +42,8 @@ const shared = Effect.gen(function*() {
     { path, payload }: { readonly path: { readonly task_id: Ids.TaskId }; readonly payload: Api.TaskPatch }
   ) =>
     Effect.flatMap(caller, (c) => tasks.update(c, path.task_id, payload)).pipe(
-      Effect.map((r) => new Api.TaskResponse({ status: "success", ...r }, true))
+      Effect.map((r) => new Api.TaskResponse({ status: "success", ...r }, true)),
+      balances.tracked
     )
 
   const reschedule = (
@@ -86,18 +89,56 @@ const shared = Effect.gen(function*() {
       Effect.map((item) => new Api.ChecklistItemResponse({ status: "success", task_id: path.task_id, ...item }, true))
     )
 
-  return { tasks, notes, publicUrl, listTasks, createTask, updateTask, reschedule, comment, checklist } as const
+  return {
+    tasks,
+    notes,
+    publicUrl,
+    balances,
+    listTasks,
+    createTask,
+    updateTask,
+    reschedule,
+    comment,
+    checklist
+  } as const
 })
+
+type DecideRequest = {
+  readonly path: { readonly task_id: Ids.TaskId }
+  readonly payload: typeof Api.Approval.Type
+} & WithKey
 
 export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) =>
   Effect.gen(function*() {
     const h = yield* shared
     const { notes, publicUrl, tasks } = h
+    const decideWith = (decision: "approve" | "reject") => ({ path, payload }: DecideRequest) =>
+      Effect.flatMap(Auth.CurrentUser, (c) => tasks[decision](c, path.task_id, payload.note)).pipe(
+        Effect.map(({ amount, task }) =>
+          new Api.Approved({
+            status: "success",
+            task_id: task.id,
+            task_status: task.status,
+            gem_bounty: amount,
+            message: decision === "approve"
+              ? `approved; ${amount} Gems released to the assignee's balance`
+              : `rejected; the task is back in progress and its ${amount} Gems back in escrow`,
+            task
+          }, true)
+        )
+      )
     return handlers
       .handle("listTasks", h.listTasks)
       .handle(
         "createTask",
-        idempotent("createTask", Api.TaskResponse, (r: Parameters<typeof h.createTask>[0] & WithKey) => h.createTask(r))
+        (r: Parameters<typeof h.createTask>[0] & WithKey) =>
+          h.balances.tracked(
+            idempotent(
+              "createTask",
+              Api.TaskResponse,
+              (r: Parameters<typeof h.createTask>[0] & WithKey) => h.createTask(r)
+            )(r)
+          )
       )
       .handle("myTasks", ({ urlParams }) =>
         Effect.flatMap(Auth.CurrentUser, (c) => tasks.listMine(c, urlParams)).pipe(
@@ -120,6 +161,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
       .handle("completeTask", ({ path, payload }) =>
         Effect.flatMap(Auth.CurrentUser, (c) =>
           tasks.complete(c, path.task_id, payload.completion_note)).pipe(
+            h.balances.tracked,
             Effect.map(({ next, task }) =>
               new Api.TaskCompleted({
                 status: task.status,
@@ -135,12 +177,20 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
               }, true)
             )
           ))
+      .handle(
+        "approveTask",
+        (r: DecideRequest) =>
+          h.balances.tracked(idempotent("approveTask", Api.Approved, decideWith("approve"))(r))
+      )
+      .handle(
+        "rejectTask",
+        (r: DecideRequest) => h.balances.tracked(idempotent("rejectTask", Api.Approved, decideWith("reject"))(r))
+      )
       .handle("rescheduleTask", h.reschedule)
       .handle("listComments", ({ path }) =>
-        Effect.flatMap(Auth.CurrentUser, (c) =>
-          notes.comments(c, path.task_id)).pipe(
-            Effect.map((comments) => new Api.CommentList({ status: "success", task_id: path.task_id, comments }, true))
-          ))
+        Effect.flatMap(Auth.CurrentUser, (c) => notes.comments(c, path.task_id)).pipe(
+          Effect.map((comments) => new Api.CommentList({ status: "success", task_id: path.task_id, comments }, true))
+        ))
       .handle(
         "createComment",
         idempotent("createComment", Api.CommentCreated, (r: Parameters<typeof h.comment>[0] & WithKey) => h.comment(r))
@@ -168,7 +218,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
               new Api.ChecklistItemResponse({ status: "success", task_id: path.task_id, ...item }, true)
             )
           ))
-  })).pipe(withOnly(Tasks, TaskNotes, Idempotency, Auth.Authentication))
+  })).pipe(withOnly(Tasks, TaskNotes, BalanceChanges, Idempotency, Auth.Authentication))
 
 /** The unprefixed forms: the same handlers, and the same idempotency routes, so a key works across both forms. */
 export const TasksShortHttpLive = HttpApiBuilder.group(ShoalApi, "tasksShort", (handlers) =>
@@ -178,7 +228,14 @@ export const TasksShortHttpLive = HttpApiBuilder.group(ShoalApi, "tasksShort", (
       .handle("listTasks", h.listTasks)
       .handle(
         "createTask",
-        idempotent("createTask", Api.TaskResponse, (r: Parameters<typeof h.createTask>[0] & WithKey) => h.createTask(r))
+        (r: Parameters<typeof h.createTask>[0] & WithKey) =>
+          h.balances.tracked(
+            idempotent(
+              "createTask",
+              Api.TaskResponse,
+              (r: Parameters<typeof h.createTask>[0] & WithKey) => h.createTask(r)
+            )(r)
+          )
       )
       .handle("updateTask", h.updateTask)
       .handle("rescheduleTask", h.reschedule)
@@ -194,4 +251,4 @@ export const TasksShortHttpLive = HttpApiBuilder.group(ShoalApi, "tasksShort", (
           (r: Parameters<typeof h.checklist>[0] & WithKey) => h.checklist(r)
         )
       )
-  })).pipe(withOnly(Tasks, TaskNotes, Idempotency, Auth.Authentication))
+  })).pipe(withOnly(Tasks, TaskNotes, BalanceChanges, Idempotency, Auth.Authentication))

@@ -152,6 +152,14 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
         (rows) => rows.length > 0
       )
 
+    /** Approval (`completed`) or rejection (`in_progress`) of a task awaiting approval. */
+    const decide = (id: Ids.TaskId, status: "completed" | "in_progress", now: Date) =>
+      sql`UPDATE tasks SET status = ${status}, updated_at = ${now},
+            completed_at = CASE WHEN ${status} = 'completed' THEN completed_at ELSE NULL END
+          WHERE id = ${id} AND status = 'pending_approval'`
+
+    const setBounty = (id: Ids.TaskId, amount: number) => sql`UPDATE tasks SET gem_bounty = ${amount} WHERE id = ${id}`
+
     const setWave = (id: Ids.TaskId, wave: Date, now: Date) =>
       sql`UPDATE tasks SET wave_scheduled = ${wave}, updated_at = ${now} WHERE id = ${id}`
 
@@ -186,6 +194,8 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
       markCompleted: (id: Ids.TaskId, status: Tasks.TaskStatus, note: string | null, now: Date) =>
         Effect.orDie(markCompleted(id, status, note, now)),
       setWave: (id: Ids.TaskId, wave: Date, now: Date) => Effect.orDie(setWave(id, wave, now)),
+      setBounty: (id: Ids.TaskId, amount: number) => Effect.orDie(setBounty(id, amount)),
+      decide: (id: Ids.TaskId, status: "completed" | "in_progress", now: Date) => Effect.orDie(decide(id, status, now)),
       nextOccurrence: (id: Ids.TaskId) => Effect.orDie(nextOccurrence(id)),
       byId: (id: Ids.TaskId) => Effect.orDie(byId(id))
     } as const

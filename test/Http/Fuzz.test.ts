@@ -74,7 +74,12 @@ const TABLES = [
   "webhook_deliveries",
   "webhook_secrets",
   "user_domains",
-  "gem_accounts"
+  "gem_accounts",
+  "gem_transactions",
+  "gem_entries",
+  "gem_bounties",
+  "premium_features",
+  "gig_applications"
 ] as const
 
 const countRows = Effect.gen(function*() {

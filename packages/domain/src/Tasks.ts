@@ -30,6 +30,12 @@ export const SettableStatus = Schema.Literal("pending", "in_progress", "review",
 export const Recurrence = Schema.Literal("daily", "weekly", "monthly")
 export type Recurrence = typeof Recurrence.Type
 
+/** Gems a human attaches to a task (minted into its escrow); 0 removes the bounty. */
+export const GemBounty = Schema.Number.pipe(
+  Schema.int({ message: () => "gem_bounty must be a whole number of Gems" }),
+  Schema.between(0, 1_000_000_000, { message: () => "gem_bounty must be from 0 to 1000000000" })
+).annotations({ description: "Gems attached to the task (humans only; minted into the human's escrow)" })
+
 const assignee = HandleInput.annotations({ description: "a handle, or `me` for the caller" })
 
 export const TaskFields = {
@@ -91,6 +97,7 @@ export const NewTask = Schema.Struct({
   recurrence: Schema.optional(Schema.NullOr(Recurrence)),
   deadline: Schema.optional(Schema.NullOr(Deadline)),
   wave_scheduled: Schema.optional(Schema.NullOr(DateTimeInput)),
+  gem_bounty: Schema.optional(GemBounty),
   checklists: Schema.optional(
     Schema.Array(
       Schema.Struct({ text: ChecklistText, is_checked: Schema.optional(Schema.Boolean) }).annotations(strict)
@@ -110,6 +117,7 @@ export const TaskPatch = Schema.Struct({
   project_id: Schema.optional(ProjectId),
   recurrence: Schema.optional(Schema.NullOr(Recurrence)),
   deadline: Schema.optional(Schema.NullOr(Deadline)),
+  gem_bounty: Schema.optional(GemBounty),
   ...AttributionFields
 }).annotations({ identifier: "TaskPatch", ...strict })
 export type TaskPatch = typeof TaskPatch.Type
@@ -154,6 +162,19 @@ export class TaskCompleted extends Schema.Class<TaskCompleted>("TaskCompleted")(
   message: Schema.String,
   task: Task,
   next_task: Schema.NullOr(Task).annotations({ description: "the next occurrence of a recurring task" })
+}) {}
+
+export const Approval = Schema.Struct({
+  note: Schema.optional(limited(10_000))
+}).annotations({ identifier: "Approval", ...strict })
+
+export class Approved extends Schema.Class<Approved>("Approved")({
+  status: Success,
+  task_id: TaskId,
+  task_status: TaskStatus,
+  gem_bounty: Schema.Int,
+  message: Schema.String,
+  task: Task
 }) {}
 
 export const Reschedule = Schema.Struct({ wave_time: DateTimeInput }).annotations({

@@ -13,11 +13,14 @@ const createDoc = "Project participants only (403 otherwise). `title` is require
   "(a handle, `me` for the caller) or `assigned_to_id`; an assignee who does not take part yet is added to the " +
   "project, and gets `task.assigned`. `recurrence` (daily, weekly, monthly), `deadline` (date or date-time), " +
   "`wave_scheduled` (a date-time; the task goes into that Wave hour, UTC), `checklists` ([{text, is_checked}]). " +
+  "`gem_bounty` (humans only, 403 for an agent): that many Gems are minted into the caller's escrow. " +
   "`requested_by` attributes the write; unresolved, the answer carries a `warning`. Takes an optional " +
   "`Idempotency-Key`."
 const updateDoc = "Project participants only. Any of the fields shown. `status`: pending, in_progress, review, " +
   "completed, cancelled or archived (archiving replaces deletion: the task is kept). `project_id` moves the task; " +
-  "the caller must take part in the destination. A new assignee gets `task.assigned`. " + access
+  "the caller must take part in the destination. A new assignee gets `task.assigned`. `gem_bounty` (humans " +
+  "only) changes the bounty while it is in escrow (0 removes it; 409 once the task is completed); cancelling or " +
+  "archiving burns a bounty. " + access
 const rescheduleDoc = "The assignee only (403 otherwise). `wave_time` must be exactly on the hour and in the " +
   "future, else a 422. Sets the task's Wave hour and sends `wave.scheduled` to the assignee."
 const commentDoc = "Project participants only. `content` up to 10,000 characters; the assignee and the task's " +
@@ -109,6 +112,33 @@ export class TasksApi extends HttpApiGroup.make("tasks")
         "Project participants only; `completion_note` optional. A task without a Gem bounty becomes `completed`; " +
           "with one, `pending_approval`. Completing a recurring task creates its next occurrence (from the " +
           "deadline) once, however often the completion is retried; it is answered as `next_task`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("approveTask", "/api/agent/tasks/:task_id/approve")
+      .setPath(T.TaskPath)
+      .setPayload(T.Approval)
+      .setHeaders(IdempotencyHeaders)
+      .addSuccess(T.Approved)
+      .annotate(OpenApi.Summary, "Approve a completed bounty task")
+      .annotate(
+        OpenApi.Description,
+        "The project's owner, a human (403 otherwise). A task in `pending_approval` becomes `completed` and its " +
+          "Gems move from the assignee's pending to its balance (`gems.earned`, source `task_completion`); any " +
+          "other status is a 409. Takes an optional `Idempotency-Key`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("rejectTask", "/api/agent/tasks/:task_id/reject")
+      .setPath(T.TaskPath)
+      .setPayload(T.Approval)
+      .setHeaders(IdempotencyHeaders)
+      .addSuccess(T.Approved)
+      .annotate(OpenApi.Summary, "Reject a completed bounty task")
+      .annotate(
+        OpenApi.Description,
+        "The project's owner, a human (403 otherwise). A task in `pending_approval` goes back to `in_progress` " +
+          "and its Gems back to the funder's escrow; any other status is a 409. `note` is kept as a task comment."
       )
   )
   .add(reschedule("rescheduleTask", "/api/agent/tasks/:task_id/reschedule", short("/tasks/{task_id}/reschedule")))

@@ -1,0 +1,225 @@
+// `npm run bench -- wallet`: Gem transfers per second through the wallet API (POST /api/gems/transfer: auth,
+// validation, the account actor, the ledger transaction with its event) against the same ledger SQL issued directly
+// through the database driver (BEGIN; lock both accounts in id order; the conditional apply; COMMIT), same
+// concurrency, same run. Goal: ratio ≥ 0.5. Embedded database; with BENCH_DATABASE_URL (a fresh database) also on a
+// PostgreSQL server.
+import { PGlite } from "@electric-sql/pglite"
+import { Effect, Redacted } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import pg from "pg"
+import * as Database from "../src/Database/Database.js"
+import { runMigrations } from "../src/Database/Migrations.js"
+import * as PgliteClient from "../src/Database/PgliteClient.js"
+import { freePort, seconds, startTs, waitFor } from "./support.js"
+
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50)
+const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32)
+const START = 1_000_000
+
+const post = async (url: string, key: string | undefined, body: unknown) => {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify(body)
+  })
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`)
+  return res.json() as Promise<any>
+}
+
+/** Runs `one` from CONCURRENCY workers for `secs` seconds; transfers per second and failures. */
+const drive = async (secs: number, one: (i: number) => Promise<boolean>) => {
+  const until = Date.now() + secs * 1000
+  let done = 0
+  let failed = 0
+  let n = 0
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (Date.now() < until) {
+      if (await one(n++)) done++
+      else failed++
+    }
+  }))
+  return { perSecond: done / secs, failed }
+}
+
+const pair = (i: number) => {
+  const from = (i * 7919) % ACCOUNTS
+  const to = (from + 1 + ((i * 104729) % (ACCOUNTS - 1))) % ACCOUNTS
+  return { from, to }
+}
+
+// the ledger's two statements, as src/Wallet/LedgerRepo.ts issues them for a transfer
+const LOCK = `SELECT id::text AS id, user_id, kind FROM gem_accounts
+  WHERE (user_id = $1 AND kind = 'available') OR (user_id = $2 AND kind = 'available') ORDER BY id FOR UPDATE`
+const APPLY = `WITH d (id, amount) AS (VALUES ($1::bigint, $2::bigint), ($3::bigint, $4::bigint)),
+  upd AS (
+    UPDATE gem_accounts a SET balance = a.balance + d.amount,
+      credited = a.credited + greatest(d.amount, 0), debited = a.debited + greatest(-d.amount, 0)
+    FROM d WHERE a.id = d.id AND (a.kind = 'mint' OR a.balance + d.amount >= 0)
+    RETURNING a.id, a.user_id, a.kind, a.balance, d.amount),
+  t AS (
+    INSERT INTO gem_transactions (source, actor_id, reference_id, note, created_at)
+    SELECT 'tip', $5, NULL, NULL, now() WHERE (SELECT count(*) FROM upd) = 2 RETURNING id, seq),
+  e AS (INSERT INTO gem_entries (transaction_id, txn_seq, account_id, amount)
+    SELECT t.id, t.seq, upd.id, upd.amount FROM t CROSS JOIN upd)
+  SELECT (SELECT id FROM t) AS transaction_id, upd.id::text AS id, upd.balance::text AS balance FROM upd`
+
+interface Driver {
+  readonly query: (text: string, params: Array<unknown>) => Promise<Array<any>>
+  readonly transaction: <A>(
+    f: (q: (text: string, params: Array<unknown>) => Promise<Array<any>>) => Promise<A>
+  ) => Promise<A>
+  readonly close: () => Promise<void>
+}
+
+const pgliteDriver = async (dir: string): Promise<Driver> => {
+  await Effect.runPromise(
+    Effect.provide(runMigrations, PgliteClient.layerFrom(PgliteClient.open({ dataDir: dir }))).pipe(Effect.scoped)
+  )
+  const db = new PGlite(dir)
+  // PGlite is one session: transactions one at a time, as the app's FIFO lock does
+  let chain: Promise<unknown> = Promise.resolve()
+  return {
+    query: async (text, params) => (await db.query(text, params)).rows as Array<any>,
+    transaction: (f) => {
+      const next = chain.then(() =>
+        db.transaction((tx) => f(async (text, params) => (await tx.query(text, params)).rows as Array<any>))
+      )
+      chain = next.catch(() => undefined)
+      return next
+    },
+    close: () => db.close()
+  }
+}
+
+const pgDriver = async (url: string): Promise<Driver> => {
+  await Effect.runPromise(
+    Effect.provide(runMigrations, Database.layerPg(Redacted.make(url))).pipe(Effect.scoped)
+  )
+  const pool = new pg.Pool({ connectionString: url, max: 5 })
+  return {
+    query: async (text, params) => (await pool.query(text, params)).rows,
+    transaction: async (f) => {
+      const c = await pool.connect()
+      try {
+        await c.query("BEGIN")
+        const a = await f(async (text, params) => (await c.query(text, params)).rows)
+        await c.query("COMMIT")
+        return a
+      } catch (e) {
+        await c.query("ROLLBACK")
+        throw e
+      } finally {
+        c.release()
+      }
+    },
+    close: () => pool.end()
+  }
+}
+
+/** The same transfers issued straight through the driver, on a database of its own. */
+const direct = async (driver: Driver, secs: number) => {
+  const stamp = Date.now().toString(36)
+  const ids: Array<string> = []
+  for (let i = 0; i < ACCOUNTS; i++) {
+    const [u] = await driver.query(
+      `INSERT INTO users (handle, user_type, display_name) VALUES ($1, 'agent', 'bench') RETURNING id`,
+      [`bd${stamp}${i}`]
+    )
+    ids.push(u.id)
+  }
+  await driver.query(
+    `UPDATE gem_accounts SET balance = $1 WHERE kind = 'available' AND user_id = ANY($2::uuid[])`,
+    [START, ids]
+  )
+  return drive(secs, async (i) => {
+    const { from, to } = pair(i)
+    return driver.transaction(async (q) => {
+      const locked = await q(LOCK, [ids[from], ids[to]])
+      const idOf = new Map(locked.map((r) => [r.user_id, r.id]))
+      const rows = await q(APPLY, [idOf.get(ids[from]), -1, idOf.get(ids[to]), 1, ids[from]])
+      return rows[0]?.transaction_id != null
+    })
+  })
+}
+
+const measure = async (database: string | undefined) => {
+  const secs = seconds()
+  const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-wallet-"))
+  const rawDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-wallet-raw-"))
+  const walletPort = await freePort()
+  const shoalPort = await freePort()
+  const shoal = startTs("src/main.ts", {
+    DATA_DIR: dataDir,
+    PORT: String(shoalPort),
+    WALLET_PORT: String(walletPort),
+    HOST: "127.0.0.1",
+    RATE_LIMIT_PER_MINUTE: String(1e9),
+    DNS_PORT: "0",
+    DATABASE_URL: database ?? ""
+  })
+  try {
+    const base = `http://127.0.0.1:${shoalPort}`
+    const wallet = `http://127.0.0.1:${walletPort}`
+    await waitFor(`${base}/health`, shoal)
+    const stamp = Date.now().toString(36)
+    const human = await post(`${base}/api/accounts`, undefined, { handle: `bw${stamp}`, display_name: "bench" })
+    const agents: Array<{ key: string; handle: string }> = []
+    for (let i = 0; i < ACCOUNTS; i++) {
+      const a = await post(`${base}/api/account/agents`, human.api_key, { handle: `bw${stamp}${i}`, display_name: "b" })
+      agents.push({ key: a.api_key, handle: a.agent.handle })
+      await post(`${wallet}/api/gems/award`, human.api_key, { to_agent: a.agent.handle, amount: START })
+    }
+    const transfer = (i: number) => {
+      const { from, to } = pair(i)
+      return post(`${wallet}/api/gems/transfer`, agents[from]!.key, { to_agent: agents[to]!.handle, amount: 1 })
+        .then(() => true, () => false)
+    }
+    await drive(2, transfer)
+    const api = await drive(secs, transfer)
+
+    const driver = database ? await pgDriver(await freshDatabase(database)) : await pgliteDriver(rawDir)
+    let raw
+    try {
+      await direct(driver, 2)
+      raw = await direct(driver, secs)
+    } finally {
+      await driver.close()
+    }
+    const ratio = api.perSecond / raw.perSecond
+    console.log(
+      `wallet bench (${database ? "PostgreSQL server" : "embedded database"}): ${secs}s each, ${CONCURRENCY} ` +
+        `concurrent transfers of 1 Gem over ${ACCOUNTS} accounts`
+    )
+    console.log(`  ledger SQL through the driver  ${raw.perSecond.toFixed(0)} transfers/s`)
+    console.log(
+      `  POST /api/gems/transfer         ${api.perSecond.toFixed(0)} transfers/s` +
+        (api.failed > 0 ? `  (${api.failed} failed!)` : "")
+    )
+    console.log(`  ratio ${ratio.toFixed(2)}× (goal ≥ 0.50×)`)
+  } finally {
+    await shoal.stop()
+    Fs.rmSync(dataDir, { recursive: true, force: true })
+    Fs.rmSync(rawDir, { recursive: true, force: true })
+  }
+}
+
+/** The direct run gets a database of its own beside BENCH_DATABASE_URL's, so the two never share rows or locks. */
+const freshDatabase = async (url: string) => {
+  const name = `shoal_bench_wallet_${Date.now()}`
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const own = new URL(url)
+  own.pathname = `/${name}`
+  return own.toString()
+}
+
+export const run = async () => {
+  await measure(undefined)
+  if (process.env.BENCH_DATABASE_URL) await measure(process.env.BENCH_DATABASE_URL)
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run()

@@ -1,0 +1,188 @@
+import type { Ids } from "@shoal/domain"
+import { Errors } from "@shoal/domain"
+import { Clock, Effect } from "effect"
+import { Outbox } from "../Realtime/Outbox.js"
+import { BountiesRepo, type BountyRow } from "./BountiesRepo.js"
+import { Ledger, system, user } from "./Ledger.js"
+
+/** Pending Gems not approved within this long are burned (to the expiry account). */
+export const PENDING_EXPIRY_MS = 30 * 24 * 60 * 60_000
+
+/**
+ * Task bounties on the ledger (CONTRACT "Bounties"): funding mints into the funder's escrow, completion moves them
+ * to the assignee's pending, approval to its balance, rejection back to escrow, cancellation burns them and 30
+ * days pending expires them. Every method runs in the caller's transaction, after the task row is locked, and acts
+ * only from the state it finds there, so a retried or concurrent call moves nothing twice.
+ */
+export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
+  effect: Effect.gen(function*() {
+    const repo = yield* BountiesRepo
+    const ledger = yield* Ledger
+    const outbox = yield* Outbox
+
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const move = (m: Parameters<typeof ledger.move>[0]) => Effect.orDie(ledger.move(m))
+
+    /** Sets the task's bounty to `amount` (0 removes it) funded by `funder`; 409 once it left escrow. */
+    const fund = (task: Ids.TaskId, funder: Ids.UserId, amount: number) =>
+      Effect.gen(function*() {
+        const row = yield* repo.lock(task)
+        const held = row?.state === "escrow" ? row : undefined
+        if (row !== undefined && (row.state === "pending" || row.state === "paid" || row.state === "expired")) {
+          return yield* new Errors.Conflict({
+            message: `the bounty can no longer be changed: it is ${
+              row.state === "pending" ? "awaiting approval" : row.state
+            }`,
+            details: { field: "gem_bounty" }
+          })
+        }
+        if ((held?.amount ?? 0) === amount && (held === undefined || held.funder_id === funder)) return
+        // one movement: the old bounty leaves its funder's escrow (burned), the new one is minted into the funder's
+        const legs = [
+          ...(held !== undefined
+            ? [{ account: user(held.funder_id, "escrow"), amount: -held.amount }, {
+              account: system("burn"),
+              amount: held.amount
+            }]
+            : []),
+          ...(amount > 0
+            ? [{ account: system("mint"), amount: -amount }, { account: user(funder, "escrow"), amount }]
+            : [])
+        ]
+        yield* move({
+          source: held === undefined ? "bounty_funded" : "bounty_changed",
+          actorId: funder,
+          referenceId: task,
+          legs
+        })
+        yield* repo.put({
+          task,
+          funder: amount > 0 ? funder : held!.funder_id,
+          amount: amount > 0 ? amount : held!.amount,
+          state: amount > 0 ? "escrow" : "burned",
+          assignee: null,
+          pendingSince: null,
+          now: yield* now
+        })
+        yield* repo.setTaskBounty(task, amount)
+      })
+
+    /** Completion: escrow → the assignee's pending, `gems.pending`. Nothing if the bounty is not in escrow. */
+    const toPending = (task: Ids.TaskId, assignee: Ids.UserId) =>
+      Effect.gen(function*() {
+        const row = yield* repo.lock(task)
+        if (row?.state !== "escrow") return
+        yield* move({
+          source: "bounty_pending",
+          actorId: assignee,
+          referenceId: task,
+          legs: [{ account: user(row.funder_id, "escrow"), amount: -row.amount }, {
+            account: user(assignee, "pending"),
+            amount: row.amount
+          }]
+        })
+        const at = yield* now
+        yield* repo.put({ ...put(row), state: "pending", assignee, pendingSince: at, now: at })
+        yield* outbox.emit([assignee], "gems.pending", { amount: row.amount, task_id: task })
+      })
+
+    const put = (row: BountyRow) => ({
+      task: row.task_id,
+      funder: row.funder_id,
+      amount: row.amount,
+      assignee: row.assignee_id,
+      pendingSince: row.pending_since
+    })
+
+    const pending = (task: Ids.TaskId) =>
+      Effect.flatMap(repo.lock(task), (row) =>
+        row?.state === "pending" && row.assignee_id !== null
+          ? Effect.succeed(row as BountyRow & { readonly assignee_id: Ids.UserId })
+          : Effect.fail(
+            new Errors.Conflict({
+              message: row?.state === "expired"
+                ? "the bounty expired: it was pending for more than 30 days"
+                : "the task's bounty is not awaiting approval"
+            })
+          ))
+
+    /** Approval: the assignee's pending → its balance, `gems.earned`. */
+    const approve = (task: Ids.TaskId, approver: Ids.UserId) =>
+      Effect.gen(function*() {
+        const row = yield* pending(task)
+        yield* move({
+          source: "task_completion",
+          actorId: approver,
+          referenceId: task,
+          legs: [{ account: user(row.assignee_id, "pending"), amount: -row.amount }, {
+            account: user(row.assignee_id, "available"),
+            amount: row.amount
+          }]
+        })
+        yield* repo.put({ ...put(row), state: "paid", now: yield* now })
+        yield* outbox.emit([row.assignee_id], "gems.earned", {
+          amount: row.amount,
+          source: "task_completion",
+          task_id: task
+        })
+        return row.amount
+      })
+
+    /** Rejection: the assignee's pending → back to the funder's escrow. */
+    const reject = (task: Ids.TaskId, rejecter: Ids.UserId) =>
+      Effect.gen(function*() {
+        const row = yield* pending(task)
+        yield* move({
+          source: "bounty_rejected",
+          actorId: rejecter,
+          referenceId: task,
+          legs: [{ account: user(row.assignee_id, "pending"), amount: -row.amount }, {
+            account: user(row.funder_id, "escrow"),
+            amount: row.amount
+          }]
+        })
+        yield* repo.put({ ...put(row), state: "escrow", assignee: null, pendingSince: null, now: yield* now })
+        return row.amount
+      })
+
+    /** Cancelling or archiving the task: its bounty, in escrow or pending, is burned. */
+    const burn = (task: Ids.TaskId, actor: Ids.UserId) =>
+      Effect.gen(function*() {
+        const row = yield* repo.lock(task)
+        if (row === undefined || (row.state !== "escrow" && row.state !== "pending")) return
+        const from = row.state === "escrow" ? user(row.funder_id, "escrow") : user(row.assignee_id!, "pending")
+        yield* move({
+          source: "bounty_cancelled",
+          actorId: actor,
+          referenceId: task,
+          legs: [{ account: from, amount: -row.amount }, { account: system("burn"), amount: row.amount }]
+        })
+        yield* repo.put({ ...put(row), state: "burned", now: yield* now })
+        yield* repo.setTaskBounty(task, 0)
+      })
+
+    /** Pending bounties older than 30 days (from their stored `pending_since`) → the expiry account; a batch. */
+    const expireDue = (limit = 100) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const due = yield* repo.due(new Date(at.getTime() - PENDING_EXPIRY_MS), limit)
+        for (const row of due) {
+          yield* move({
+            source: "bounty_expired",
+            actorId: null,
+            referenceId: row.task_id,
+            legs: [{ account: user(row.assignee_id!, "pending"), amount: -row.amount }, {
+              account: system("expiry"),
+              amount: row.amount
+            }]
+          })
+          yield* repo.put({ ...put(row), state: "expired", now: at })
+          yield* repo.reopenExpired(row.task_id, at)
+        }
+        return due.length
+      })
+
+    return { fund, toPending, approve, reject, burn, expireDue } as const
+  }),
+  dependencies: [BountiesRepo.Default, Ledger.Default]
+}) {}

@@ -1,0 +1,76 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Ids } from "@shoal/domain"
+import { Effect, Schema } from "effect"
+
+export const BountyState = Schema.Literal("escrow", "pending", "paid", "burned", "expired")
+export type BountyState = typeof BountyState.Type
+
+export const BountyRow = Schema.Struct({
+  task_id: Ids.TaskId,
+  funder_id: Ids.UserId,
+  amount: Schema.NumberFromString,
+  state: BountyState,
+  assignee_id: Schema.NullOr(Ids.UserId),
+  pending_since: Schema.NullOr(Schema.DateFromSelf)
+})
+export type BountyRow = typeof BountyRow.Type
+
+const columns = "task_id, funder_id, amount::text AS amount, state, assignee_id, pending_since"
+
+/** Where each task's bounty is; the task row is locked first, so changes to one task's bounty run one at a time. */
+export class BountiesRepo extends Effect.Service<BountiesRepo>()("Wallet/BountiesRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const lock = SqlSchema.findAll({
+      Request: Ids.TaskId,
+      Result: BountyRow,
+      execute: (task) =>
+        sql`WITH t AS (SELECT id FROM tasks WHERE id = ${task} FOR UPDATE)
+            SELECT ${sql.literal(columns)} FROM gem_bounties
+            WHERE task_id = ${task} AND EXISTS (SELECT 1 FROM t) FOR UPDATE`
+    })
+
+    const put = (row: {
+      readonly task: Ids.TaskId
+      readonly funder: Ids.UserId
+      readonly amount: number
+      readonly state: BountyState
+      readonly assignee: Ids.UserId | null
+      readonly pendingSince: Date | null
+      readonly now: Date
+    }) =>
+      sql`INSERT INTO gem_bounties (task_id, funder_id, amount, state, assignee_id, pending_since, updated_at)
+          VALUES (${row.task}, ${row.funder}, ${row.amount}, ${row.state}, ${row.assignee}, ${row.pendingSince},
+            ${row.now})
+          ON CONFLICT (task_id) DO UPDATE SET funder_id = excluded.funder_id, amount = excluded.amount,
+            state = excluded.state, assignee_id = excluded.assignee_id, pending_since = excluded.pending_since,
+            updated_at = excluded.updated_at`
+
+    /** Pending bounties due to expire, skipping rows another node is sweeping right now. */
+    const due = SqlSchema.findAll({
+      Request: Schema.Struct({ before: Schema.DateFromSelf, limit: Schema.Number }),
+      Result: BountyRow,
+      execute: ({ before, limit }) =>
+        sql`SELECT ${sql.literal(columns)} FROM gem_bounties
+            WHERE state = 'pending' AND pending_since <= ${before}
+            ORDER BY pending_since LIMIT ${limit} FOR UPDATE SKIP LOCKED`
+    })
+
+    /** An expired bounty's task leaves `pending_approval` (back in progress, without a bounty) instead of waiting forever. */
+    const reopenExpired = (task: Ids.TaskId, now: Date) =>
+      sql`UPDATE tasks SET gem_bounty = 0, status = 'in_progress', completed_at = NULL, updated_at = ${now}
+          WHERE id = ${task} AND status = 'pending_approval'`
+
+    const setTaskBounty = (task: Ids.TaskId, amount: number) =>
+      sql`UPDATE tasks SET gem_bounty = ${amount} WHERE id = ${task}`
+
+    return {
+      lock: (task: Ids.TaskId) => Effect.map(Effect.orDie(lock(task)), (rows) => rows[0]),
+      put: (row: Parameters<typeof put>[0]) => Effect.orDie(put(row)),
+      due: (before: Date, limit: number) => Effect.orDie(due({ before, limit })),
+      setTaskBounty: (task: Ids.TaskId, amount: number) => Effect.orDie(setTaskBounty(task, amount)),
+      reopenExpired: (task: Ids.TaskId, now: Date) => Effect.orDie(reopenExpired(task, now))
+    } as const
+  })
+}) {}

@@ -1,0 +1,147 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Ids } from "@shoal/domain"
+import { Effect, Schema } from "effect"
+import { IsoFromDate } from "../Projects/Times.js"
+
+export type UserAccountKind = "available" | "pending" | "escrow"
+export type SystemAccountKind = "mint" | "burn" | "expiry"
+/** A user's account, or a system account (user null). */
+export interface AccountRef {
+  readonly user: Ids.UserId | null
+  readonly kind: UserAccountKind | SystemAccountKind
+}
+
+const LockedRow = Schema.Struct({
+  id: Schema.NumberFromString,
+  user_id: Schema.NullOr(Ids.UserId),
+  kind: Schema.String
+})
+
+const AppliedRow = Schema.Struct({
+  transaction_id: Schema.NullOr(Ids.LedgerTransactionId),
+  id: Schema.NumberFromString,
+  user_id: Schema.NullOr(Ids.UserId),
+  kind: Schema.String,
+  balance: Schema.NumberFromString
+})
+export type AppliedRow = typeof AppliedRow.Type
+
+export const AccountRow = Schema.Struct({
+  kind: Schema.Literal("available", "pending", "escrow"),
+  balance: Schema.NumberFromString,
+  credited: Schema.NumberFromString,
+  debited: Schema.NumberFromString
+})
+
+export const EntryRow = Schema.Struct({
+  id: Ids.LedgerTransactionId,
+  amount: Schema.NumberFromString,
+  source: Schema.String,
+  reference_id: Schema.NullOr(Schema.String),
+  note: Schema.NullOr(Schema.String),
+  created_at: IsoFromDate
+})
+export type EntryRow = typeof EntryRow.Type
+
+export interface Posting {
+  readonly source: string
+  readonly actorId: Ids.UserId | null
+  readonly referenceId: string | null
+  readonly note: string | null
+  readonly now: Date
+  /** account id → amount (non-zero, summing to zero) */
+  readonly legs: ReadonlyArray<{ readonly id: number; readonly amount: number }>
+}
+
+/** The ledger's SQL: lock accounts in id order, apply a movement conditionally, read balances and entries. */
+export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /**
+     * Locks the named accounts in id order, so two movements over the same accounts (A→B beside B→A) wait for each
+     * other instead of deadlocking; the caller's transaction holds the locks to its end.
+     */
+    const lock = (refs: ReadonlyArray<AccountRef>) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: LockedRow,
+        execute: () =>
+          sql`SELECT id::text AS id, user_id, kind FROM gem_accounts WHERE ${
+            sql.or(refs.map((r) =>
+              r.user === null
+                ? sql`(user_id IS NULL AND kind = ${r.kind})`
+                : sql`(user_id = ${r.user} AND kind = ${r.kind})`
+            ))
+          } ORDER BY id FOR UPDATE`
+      })(undefined)
+
+    /**
+     * One statement: every leg applied only if it leaves its account at zero or above (mint excepted), and the
+     * transaction with its entries written only if every leg applied. `transaction_id` null = refused; the caller
+     * then fails, and its transaction rolls back whatever legs did apply.
+     */
+    const apply = (p: Posting) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: AppliedRow,
+        execute: () =>
+          sql`WITH d (id, amount) AS (VALUES ${
+            sql.csv(p.legs.map((l) => sql`(${l.id}::bigint, ${l.amount}::bigint)`))
+          }),
+          upd AS (
+            UPDATE gem_accounts a SET balance = a.balance + d.amount,
+              credited = a.credited + greatest(d.amount, 0), debited = a.debited + greatest(-d.amount, 0)
+            FROM d WHERE a.id = d.id AND (a.kind = 'mint' OR a.balance + d.amount >= 0)
+            RETURNING a.id, a.user_id, a.kind, a.balance, d.amount
+          ),
+          t AS (
+            INSERT INTO gem_transactions (source, actor_id, reference_id, note, created_at)
+            SELECT ${p.source}, ${p.actorId}, ${p.referenceId}, ${p.note}, ${p.now}
+            WHERE (SELECT count(*) FROM upd) = ${p.legs.length}
+            RETURNING id, seq
+          ),
+          e AS (
+            INSERT INTO gem_entries (transaction_id, txn_seq, account_id, amount)
+            SELECT t.id, t.seq, upd.id, upd.amount FROM t CROSS JOIN upd
+          )
+          SELECT (SELECT id FROM t) AS transaction_id, upd.id::text AS id, upd.user_id, upd.kind,
+            upd.balance::text AS balance
+          FROM upd`
+      })(undefined)
+
+    const accounts = SqlSchema.findAll({
+      Request: Ids.UserId,
+      Result: AccountRow,
+      execute: (user) =>
+        sql`SELECT kind, balance::text AS balance, credited::text AS credited, debited::text AS debited
+            FROM gem_accounts WHERE user_id = ${user}`
+    })
+
+    /** A page of the user's available-account entries, newest first, and how many there are. */
+    const entries = (user: Ids.UserId, limit: number, offset: number) =>
+      Effect.gen(function*() {
+        const account = sql`(SELECT id FROM gem_accounts WHERE user_id = ${user} AND kind = 'available')`
+        const rows = yield* SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: EntryRow,
+          execute: () =>
+            sql`SELECT t.id, e.amount::text AS amount, t.source, t.reference_id, t.note, t.created_at
+                FROM gem_entries e JOIN gem_transactions t ON t.id = e.transaction_id
+                WHERE e.account_id = ${account}
+                ORDER BY e.txn_seq DESC LIMIT ${limit} OFFSET ${offset}`
+        })(undefined)
+        const [count] = yield* sql<
+          { n: string }
+        >`SELECT count(*)::text AS n FROM gem_entries WHERE account_id = ${account}`
+        return { rows, total: Number(count!.n) }
+      })
+
+    return {
+      lock: (refs: ReadonlyArray<AccountRef>) => Effect.orDie(lock(refs)),
+      apply: (p: Posting) => Effect.orDie(apply(p)),
+      accounts: (user: Ids.UserId) => Effect.orDie(accounts(user)),
+      entries: (user: Ids.UserId, limit: number, offset: number) => Effect.orDie(entries(user, limit, offset))
+    } as const
+  })
+}) {}
