@@ -13,102 +13,108 @@ const rng = (seed: number) => () => {
   return seed / 0x7fffffff
 }
 
-describeWallet({ RATE_LIMIT_PER_MINUTE: "1000000" })("wallet under concurrency", (it) => {
-  it.effect(
-    "1,000 concurrent transfers over 50 accounts, 10% with a duplicated Idempotency-Key: no negative balance, no Gem lost or duplicated, every duplicate replayed",
-    () =>
-      withInvariant(Effect.gen(function*() {
-        const human = yield* signUp(uniqueHandle("h"))
-        const agents = yield* Effect.forEach(
-          Array.from({ length: ACCOUNTS }, (_, i) => i),
-          () => createAgent(human.api_key, uniqueHandle("c")),
-          { concurrency: 10 }
-        )
-        yield* Effect.forEach(agents, (a) =>
-          walletRaw("POST", "/api/gems/award", {
-            key: human.api_key,
-            body: { to_agent: a.agent.id, amount: START }
-          }), { concurrency: 10 })
+// 1,000 requests at once queue behind one embedded database: on a loaded machine the last waits longer than the
+// deadlines that turn a stuck request into a 503 (tested in test/Database and test/Http). This test is about the
+// ledger under concurrency, so its deadlines are long enough for the whole queue.
+describeWallet({ RATE_LIMIT_PER_MINUTE: "1000000", HTTP_HANDLER_TIMEOUT: "5 minutes", DATABASE_TIMEOUT: "5 minutes" })(
+  "wallet under concurrency",
+  (it) => {
+    it.effect(
+      "1,000 concurrent transfers over 50 accounts, 10% with a duplicated Idempotency-Key: no negative balance, no Gem lost or duplicated, every duplicate replayed",
+      () =>
+        withInvariant(Effect.gen(function*() {
+          const human = yield* signUp(uniqueHandle("h"))
+          const agents = yield* Effect.forEach(
+            Array.from({ length: ACCOUNTS }, (_, i) => i),
+            () => createAgent(human.api_key, uniqueHandle("c")),
+            { concurrency: 10 }
+          )
+          yield* Effect.forEach(agents, (a) =>
+            walletRaw("POST", "/api/gems/award", {
+              key: human.api_key,
+              body: { to_agent: a.agent.id, amount: START }
+            }), { concurrency: 10 })
 
-        const random = rng(19)
-        const pick = () => Math.floor(random() * ACCOUNTS)
-        // 900 distinct requests, then 100 of them sent again with the same key and body, all shuffled together
-        const originals = Array.from({ length: TRANSFERS * 0.9 }, (_, i) => {
-          const from = pick()
-          let to = pick()
-          if (to === from) to = (to + 1) % ACCOUNTS
-          // some transfers are larger than a balance can be: those are refused, never half-applied
-          const amount = random() < 0.05 ? 5_000 : 1 + Math.floor(random() * 40)
-          return { i, from, to, amount, key: `k-${i}` }
-        })
-        const duplicates = Array.from({ length: TRANSFERS * 0.1 }, (_, j) => originals[(j * 9) % originals.length]!)
-        const requests = [...originals, ...duplicates]
-          .map((r) => ({ r, order: random() }))
-          .sort((x, y) => x.order - y.order)
-          .map((x) => x.r)
+          const random = rng(19)
+          const pick = () => Math.floor(random() * ACCOUNTS)
+          // 900 distinct requests, then 100 of them sent again with the same key and body, all shuffled together
+          const originals = Array.from({ length: TRANSFERS * 0.9 }, (_, i) => {
+            const from = pick()
+            let to = pick()
+            if (to === from) to = (to + 1) % ACCOUNTS
+            // some transfers are larger than a balance can be: those are refused, never half-applied
+            const amount = random() < 0.05 ? 5_000 : 1 + Math.floor(random() * 40)
+            return { i, from, to, amount, key: `k-${i}` }
+          })
+          const duplicates = Array.from({ length: TRANSFERS * 0.1 }, (_, j) => originals[(j * 9) % originals.length]!)
+          const requests = [...originals, ...duplicates]
+            .map((r) => ({ r, order: random() }))
+            .sort((x, y) => x.order - y.order)
+            .map((x) => x.r)
 
-        const started = Date.now()
-        const results = yield* Effect.forEach(requests, (r) =>
-          Effect.map(
-            walletRaw("POST", "/api/gems/transfer", {
-              key: agents[r.from]!.api_key,
-              body: { to_agent: agents[r.to]!.agent.handle, amount: r.amount },
-              headers: { "idempotency-key": r.key }
-            }),
-            (res) => ({
-              r,
-              status: res.status,
-              replayed: res.headers.get("idempotent-replayed") === "true",
-              body: res.body
-            })
-          ), { concurrency: "unbounded" })
+          const started = Date.now()
+          const results = yield* Effect.forEach(requests, (r) =>
+            Effect.map(
+              walletRaw("POST", "/api/gems/transfer", {
+                key: agents[r.from]!.api_key,
+                body: { to_agent: agents[r.to]!.agent.handle, amount: r.amount },
+                headers: { "idempotency-key": r.key }
+              }),
+              (res) => ({
+                r,
+                status: res.status,
+                replayed: res.headers.get("idempotent-replayed") === "true",
+                body: res.body
+              })
+            ), { concurrency: "unbounded" })
 
-        console.log(`${requests.length} transfers in ${Date.now() - started} ms`)
-        for (const res of results) expect([200, 422]).toContain(res.status)
-        // the applied transfers are the distinct transaction ids; a key that succeeded is applied once and replayed
-        const byKey = new Map<string, Array<typeof results[number]>>()
-        for (const res of results) byKey.set(res.r.key, [...(byKey.get(res.r.key) ?? []), res])
-        const applied = new Map<string, typeof results[number]>()
-        let replays = 0
-        for (const [key, answers] of byKey) {
-          const ok = answers.filter((a) => a.status === 200)
-          const fresh = ok.filter((a) => !a.replayed)
-          expect(fresh.length).toBeLessThanOrEqual(1)
-          if (fresh.length === 1) {
-            applied.set(key, fresh[0]!)
-            for (const again of ok.filter((a) => a.replayed)) {
-              replays++
-              expect(again.body).toEqual(fresh[0]!.body)
+          console.log(`${requests.length} transfers in ${Date.now() - started} ms`)
+          for (const res of results) expect([200, 422]).toContain(res.status)
+          // the applied transfers are the distinct transaction ids; a key that succeeded is applied once and replayed
+          const byKey = new Map<string, Array<typeof results[number]>>()
+          for (const res of results) byKey.set(res.r.key, [...(byKey.get(res.r.key) ?? []), res])
+          const applied = new Map<string, typeof results[number]>()
+          let replays = 0
+          for (const [key, answers] of byKey) {
+            const ok = answers.filter((a) => a.status === 200)
+            const fresh = ok.filter((a) => !a.replayed)
+            expect(fresh.length).toBeLessThanOrEqual(1)
+            if (fresh.length === 1) {
+              applied.set(key, fresh[0]!)
+              for (const again of ok.filter((a) => a.replayed)) {
+                replays++
+                expect(again.body).toEqual(fresh[0]!.body)
+              }
             }
+            if (answers.length === 2 && ok.length > 0) expect(ok.length).toBe(2)
           }
-          if (answers.length === 2 && ok.length > 0) expect(ok.length).toBe(2)
-        }
-        // the duplicate queues behind the original in the caller's account actor, so every successful original
-        // is replayed to its duplicate
-        const duplicatedKeys = new Set(duplicates.map((d) => d.key))
-        const succeededDuplicated = [...duplicatedKeys].filter((k) => applied.has(k)).length
-        expect(replays).toBe(succeededDuplicated)
-        expect(replays).toBeGreaterThan(duplicates.length * 0.8)
+          // the duplicate queues behind the original in the caller's account actor, so every successful original
+          // is replayed to its duplicate
+          const duplicatedKeys = new Set(duplicates.map((d) => d.key))
+          const succeededDuplicated = [...duplicatedKeys].filter((k) => applied.has(k)).length
+          expect(replays).toBe(succeededDuplicated)
+          expect(replays).toBeGreaterThan(duplicates.length * 0.8)
 
-        // expected balances from the applied transfers alone
-        const expected = Array.from({ length: ACCOUNTS }, () => START)
-        for (const a of applied.values()) {
-          expected[a.r.from]! -= a.r.amount
-          expected[a.r.to]! += a.r.amount
-        }
-        const balances = yield* Effect.forEach(agents, (a) =>
-          Effect.map(walletRaw("GET", "/api/gems/balance", { key: a.api_key }), (res) =>
-            res.body.balance as number))
-        expect(balances).toEqual(expected)
-        expect(Math.min(...balances)).toBeGreaterThanOrEqual(0)
-        expect(balances.reduce((s, b) =>
-          s + b, 0)).toBe(ACCOUNTS * START)
-        // every refused transfer was one its sender could not afford at that moment
-        const refused = results.filter((r) => r.status === 422)
-        for (const r of refused) expect(r.body.error.message).toContain("insufficient")
-        expect(refused.length).toBeGreaterThan(0)
-        expect(applied.size).toBeGreaterThan(originals.length * 0.7)
-      })),
-    { timeout: 300_000 }
-  )
-})
+          // expected balances from the applied transfers alone
+          const expected = Array.from({ length: ACCOUNTS }, () => START)
+          for (const a of applied.values()) {
+            expected[a.r.from]! -= a.r.amount
+            expected[a.r.to]! += a.r.amount
+          }
+          const balances = yield* Effect.forEach(agents, (a) =>
+            Effect.map(walletRaw("GET", "/api/gems/balance", { key: a.api_key }), (res) =>
+              res.body.balance as number))
+          expect(balances).toEqual(expected)
+          expect(Math.min(...balances)).toBeGreaterThanOrEqual(0)
+          expect(balances.reduce((s, b) =>
+            s + b, 0)).toBe(ACCOUNTS * START)
+          // every refused transfer was one its sender could not afford at that moment
+          const refused = results.filter((r) => r.status === 422)
+          for (const r of refused) expect(r.body.error.message).toContain("insufficient")
+          expect(refused.length).toBeGreaterThan(0)
+          expect(applied.size).toBeGreaterThan(originals.length * 0.7)
+        })),
+      { timeout: 300_000 }
+    )
+  }
+)

@@ -5,7 +5,7 @@ import { expect, layer } from "@effect/vitest"
 import * as ShoalClient from "@shoal/client"
 import { Context, Effect, Layer } from "effect"
 import * as Net from "node:net"
-import { createHoldingServer } from "../../src/Http/HoldingServer.js"
+import { listen } from "../../src/Http/Serve.js"
 import { agentApi, EventWorkers, Maintenance, Services, Singletons, WalletApiApp } from "../../src/main.js"
 import { configLayer } from "../support/TestApp.js"
 import { TestDatabase } from "../support/TestDatabase.js"
@@ -20,7 +20,10 @@ const WalletNode = (port: number) =>
       WalletUrl,
       Effect.map(HttpServer.HttpServer, (s) => `http://127.0.0.1:${(s.address as HttpServer.TcpAddress).port}`)
     )
-  ).pipe(Layer.provide(NodeHttpServer.layer(() => createHoldingServer(), { host: "127.0.0.1", port })))
+  ).pipe(
+    // as in production: the server's HTTP_* deadlines come from the config (a test may lengthen them)
+    Layer.provide(listen("wallet API", "TEST_WALLET_PORT", port))
+  )
 
 const freePort = () =>
   new Promise<number>((resolve) => {
