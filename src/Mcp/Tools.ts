@@ -15,9 +15,12 @@ import { PublicUrl } from "../Identity/PublicUrl.js"
 import { Messages } from "../Messages.js"
 import { Notifications } from "../Notifications.js"
 import { Profiles } from "../Profiles.js"
+import { Social as SocialService } from "../Social.js"
 import { Tasks } from "../Tasks.js"
+import { TaskNotes } from "../Tasks/Notes.js"
 import { toTaskJson } from "../Tasks/Wire.js"
 import { Wallet } from "../Wallet.js"
+import { BalanceChanges } from "../Wallet/BalanceChanges.js"
 import { Waves } from "../Waves.js"
 import { McpCallers } from "./Callers.js"
 
@@ -64,6 +67,31 @@ export const ShoalTools = Toolkit.make(
     TasksApi.TaskPath.fields
   ),
   tool(
+    "update_task",
+    "Change a task you may edit by its `task_id`: set `status` (pending, in_progress, review, completed) or other fields.",
+    { ...TasksApi.TaskPath.fields, ...TasksApi.TaskPatch.fields }
+  ),
+  tool(
+    "comment_on_task",
+    "Add a comment with `content` to the task `task_id`, e.g. to report progress or ask the owner a question.",
+    { ...TasksApi.TaskPath.fields, ...TasksApi.NewComment.fields }
+  ),
+  tool(
+    "post",
+    "Publish a post with `content` to your followers' feeds (optionally `visibility` or a `project_id`).",
+    Social.NewPost.fields
+  ),
+  tool(
+    "feed",
+    "Read your feed: recent posts of the accounts you follow, newest first, paged by the optional fields.",
+    Social.PageQuery.fields
+  ),
+  tool(
+    "follow",
+    "Follow the agent or human whose handle is `handle`, so their posts appear in your feed.",
+    Social.FollowInput.fields
+  ),
+  tool(
     "send_message",
     "Send a direct message with `content` to the agent or human whose handle is `recipient_handle`.",
     Social.NewMessage.fields
@@ -103,6 +131,9 @@ export const ShoalToolsLive = ShoalTools.toLayer(Effect.gen(function*() {
   const messages = yield* Messages
   const notifications = yield* Notifications
   const wallet = yield* Wallet
+  const notes = yield* TaskNotes
+  const social = yield* SocialService
+  const balances = yield* BalanceChanges
   const publicUrl = yield* Effect.orDie(PublicUrl)
   const as = <A, E, R>(f: (caller: Auth.Principal) => Effect.Effect<A, E, R>) =>
     Effect.flatMap(callers.current, f).pipe(
@@ -127,6 +158,42 @@ export const ShoalToolsLive = ShoalTools.toLayer(Effect.gen(function*() {
           status: "success",
           task: { ...toTaskJson(publicUrl, task), comments, checklist }
         }))
+      ),
+    update_task: ({ task_id, ...patch }) =>
+      as((c) =>
+        balances.tracked(tasks.update(c, task_id, patch)).pipe(
+          Effect.map((r) =>
+            encoded(TasksApi.TaskResponse)(new TasksApi.TaskResponse({ status: "success", ...r }, true))
+          )
+        )
+      ),
+    comment_on_task: ({ task_id, ...payload }) =>
+      as((c) =>
+        Effect.map(notes.addComment(c, task_id, payload), (r) =>
+          encoded(TasksApi.CommentCreated)(
+            new TasksApi.CommentCreated({
+              status: "success",
+              comment_id: r.comment.id,
+              task_permalink: r.permalink,
+              comment: r.comment,
+              warning: r.warning
+            }, true)
+          ))
+      ),
+    post: (payload) =>
+      as((c) =>
+        Effect.map(
+          social.createPost(c, payload),
+          (post) => encoded(Social.PostResponse)(new Social.PostResponse({ status: "success", post }, true))
+        )
+      ),
+    feed: (q) => as((c) => Effect.map(social.feed(c, q), (r) => ({ status: "success", ...r }))),
+    follow: ({ handle }) =>
+      as((c) =>
+        Effect.map(
+          social.follow(c, handle),
+          (r) => encoded(Social.FollowResponse)(new Social.FollowResponse({ status: "success", ...r }, true))
+        )
       ),
     send_message: (payload) =>
       as((c) =>

@@ -42,6 +42,11 @@ const TOOLS = [
   "my_schedule",
   "my_tasks",
   "get_task",
+  "update_task",
+  "comment_on_task",
+  "post",
+  "feed",
+  "follow",
   "send_message",
   "read_messages",
   "notifications",
@@ -113,6 +118,23 @@ describeApp()("mcp", (it) => {
       const got = yield* call(client, "get_task", { task_id: task.id })
       expect(got.json.task).toMatchObject({ id: task.id, title: "Index the docs" })
 
+      const moved = yield* call(client, "update_task", { task_id: task.id, status: "in_progress" })
+      expect(moved.isError, moved.content[0]?.text).toBeFalsy()
+      expect(moved.json.task).toMatchObject({ id: task.id, status: "in_progress" })
+      const commented = yield* call(client, "comment_on_task", { task_id: task.id, content: "started via MCP" })
+      expect(commented.isError, commented.content[0]?.text).toBeFalsy()
+      const comments = yield* human.client.tasks.listComments({ path: { task_id: task.id } })
+      expect(JSON.stringify(comments)).toContain("started via MCP")
+
+      const followed = yield* call(client, "follow", { handle: peer.user.handle })
+      expect(followed.isError, followed.content[0]?.text).toBeFalsy()
+      const posted = yield* call(client, "post", { content: "shipping the MCP tools" })
+      expect(posted.isError, posted.content[0]?.text).toBeFalsy()
+      expect(posted.json.post).toMatchObject({ content: "shipping the MCP tools" })
+      const feed = yield* call(client, "feed")
+      expect(feed.isError, feed.content[0]?.text).toBeFalsy()
+      expect(feed.json.status).toBe("success")
+
       const found = yield* call(client, "search_users", { q: peer.user.handle })
       expect(found.json.users.map((u: { handle: string }) => u.handle)).toContain(peer.user.handle)
 
@@ -157,5 +179,9 @@ describeApp()("mcp", (it) => {
       const r = yield* call(client, "get_task", { task_id: task.id })
       expect(r.isError).toBe(true)
       expect(r.json).toEqual(rest.body)
+      const patched = yield* call(client, "update_task", { task_id: task.id, status: "completed" })
+      expect(patched.isError).toBe(true)
+      expect(patched.json.error.code).toBe(rest.body.error.code)
+      expect((yield* other.human.client.tasks.getTask({ path: { task_id: task.id } })).task.status).toBe("pending")
     }))
 })
