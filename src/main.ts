@@ -25,6 +25,7 @@ import { Identity } from "./Identity.js"
 import { Directory } from "./Identity/Directory.js"
 import { DomainsHttpLive, IdentityHttpLive, IdentityPreflightLive } from "./Identity/Http.js"
 import { RecordSourceLive } from "./Identity/RecordSourceLive.js"
+import { McpHttpLive } from "./Mcp/Http.js"
 import { Messages } from "./Messages.js"
 import { MessagesHttpLive } from "./Messages/Http.js"
 import { Notifications } from "./Notifications.js"
@@ -138,7 +139,7 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       SocialShortHttpLive,
       MessagesHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
-    Layer.mergeAll(WebSocketLive, IdentityPreflightLive, routes)
+    Layer.mergeAll(WebSocketLive, IdentityPreflightLive, McpHttpLive.pipe(Layer.provide(AuthenticationLive)), routes)
   )
 
 export const AgentApi = agentApi(Layer.empty)

@@ -1,0 +1,98 @@
+// `npm run bench -- mcp`: calls/second of the MCP who-am-I tool (`POST /mcp`, JSON-RPC `tools/call` "whoami", one
+// call per request, as a streamable-HTTP client sends it) against `GET /api/agent/me` with the same key, same load
+// tool, same run, in alternating slices. Goal: ratio ≥ 0.5.
+import autocannon from "autocannon"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { freePort, load, seconds, startTs, waitFor } from "./support.js"
+
+const mcpCalls = (url: string, key: string, options: { seconds: number; connections: number }) =>
+  new Promise<autocannon.Result>((resolve, reject) => {
+    autocannon({
+      url,
+      method: "POST",
+      duration: options.seconds,
+      connections: options.connections,
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream"
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } })
+    }, (err, result) => (err ? reject(err) : resolve(result)))
+  })
+
+export const run = async () => {
+  const duration = seconds()
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
+  const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-mcp-"))
+  const port = await freePort()
+  const shoal = startTs("src/main.ts", {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    WALLET_PORT: String(await freePort()),
+    HOST: "127.0.0.1",
+    RATE_LIMIT_PER_MINUTE: String(1e9),
+    DNS_PORT: "0",
+    DATABASE_URL: ""
+  })
+  try {
+    const base = `http://127.0.0.1:${port}`
+    await waitFor(`${base}/health`, shoal)
+    const stamp = Date.now().toString(36)
+    const owner = (await (await fetch(`${base}/api/accounts`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ handle: `benchmcp${stamp}`, display_name: "Bench owner" })
+    })).json()) as { api_key: string }
+    const agent = (await (await fetch(`${base}/api/account/agents`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${owner.api_key}` },
+      body: JSON.stringify({ handle: `mcp${stamp}`, display_name: "Bench agent" })
+    })).json()) as { api_key: string }
+    const key = agent.api_key
+    const check = await (await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } })
+    })).json() as { result?: { isError?: boolean } }
+    if (check.result?.isError !== false) throw new Error(`whoami over MCP failed: ${JSON.stringify(check)}`)
+
+    const meUrl = `${base}/api/agent/me`
+    const headers = { authorization: `Bearer ${key}` }
+    await load(meUrl, { seconds: 2, connections, headers })
+    await mcpCalls(`${base}/mcp`, key, { seconds: 2, connections })
+    const slices = 3
+    const slice = Math.max(1, Math.round(duration / slices))
+    const restRuns = []
+    const mcpRuns = []
+    for (let i = 0; i < slices; i++) {
+      restRuns.push(await load(meUrl, { seconds: slice, connections, headers }))
+      mcpRuns.push(await mcpCalls(`${base}/mcp`, key, { seconds: slice, connections }))
+    }
+    const mean = (rs: Array<{ requests: { average: number } }>) =>
+      rs.reduce((a, r) => a + r.requests.average, 0) / rs.length
+    const p99 = (rs: Array<{ latency: { p99: number } }>) => Math.max(...rs.map((r) => r.latency.p99))
+    const bad = (rs: Array<autocannon.Result>) => rs.reduce((a, r) => a + r.non2xx + r.errors, 0)
+    const rest = mean(restRuns)
+    const mcp = mean(mcpRuns)
+    console.log(
+      `mcp bench: ${duration}s per side in ${slices} alternating slices, ${connections} connections, autocannon`
+    )
+    console.log(
+      `  GET /api/agent/me            ${rest.toFixed(0)} req/s  p99 ${p99(restRuns)} ms` +
+        (bad(restRuns) > 0 ? `  (${bad(restRuns)} non-2xx/errors!)` : "")
+    )
+    console.log(
+      `  POST /mcp tools/call whoami  ${mcp.toFixed(0)} calls/s  p99 ${p99(mcpRuns)} ms` +
+        (bad(mcpRuns) > 0 ? `  (${bad(mcpRuns)} non-2xx/errors!)` : "")
+    )
+    console.log(`  ratio ${(mcp / rest).toFixed(2)}× (goal ≥ 0.50×)`)
+  } finally {
+    await shoal.stop()
+    Fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run()

@@ -1,0 +1,92 @@
+import { McpServer } from "@effect/ai"
+import { Headers, HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { RpcSerialization, RpcServer } from "@effect/rpc"
+import { Auth } from "@shoal/domain"
+import { Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
+import { McpCallers } from "./Callers.js"
+import { McpToolsLive, ShoalToolsLive } from "./Tools.js"
+
+/** Set by the route on every authenticated request (any value the client sent is replaced). */
+const SESSION_HEADER = "x-shoal-mcp-session"
+
+export const MCP_PATH = "/mcp"
+
+/**
+ * `POST /mcp`: MCP over streamable HTTP (JSON responses, no server-sent stream), authenticated, rate-limited and
+ * counted as a heartbeat by the same middleware as REST; `GET /mcp` answers 405 as the transport allows for a
+ * server that opens no stream of its own.
+ */
+export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
+  const callers = yield* McpCallers
+  const { httpApp, protocol } = yield* RpcServer.makeProtocolWithHttpApp
+  const stamped = RpcServer.Protocol.of({
+    ...protocol,
+    run: (f) =>
+      protocol.run((clientId, message) => {
+        if (message._tag === "Request") {
+          const token = message.headers.find(([k]) => k === SESSION_HEADER)?.[1]
+          if (token !== undefined) callers.bind(token, clientId)
+        }
+        return f(clientId, message)
+      })
+  })
+
+  const route = HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function*() {
+      const authenticate = yield* Auth.Authentication
+      const authenticated = <E, R>(
+        f: (principal: Auth.Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+      ) =>
+        authenticate.pipe(
+          Effect.matchEffect({
+            onFailure: (e) =>
+              Effect.succeed(isApiError(e) ? apiErrorResponse(e) : errorResponse(401, "unauthorized", "unauthorized")),
+            onSuccess: f
+          })
+        )
+      yield* router.post(
+        MCP_PATH,
+        authenticated((principal) =>
+          Effect.gen(function*() {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const token = randomUUID()
+            callers.open(token, principal)
+            yield* Effect.addFinalizer(() => Effect.sync(() => callers.close(token)))
+            return yield* Effect.provideService(
+              httpApp,
+              HttpServerRequest.HttpServerRequest,
+              // not `modify`: that re-reads a body the request checks already read (and cached on this object)
+              Object.create(request, {
+                headers: { value: Headers.set(request.headers, SESSION_HEADER, token) }
+              }) as HttpServerRequest.HttpServerRequest
+            )
+          })
+        )
+      )
+      yield* router.get(
+        MCP_PATH,
+        authenticated(() =>
+          Effect.succeed(
+            errorResponse(
+              405,
+              "method_not_allowed",
+              "this server opens no event stream: POST JSON-RPC to /mcp",
+              undefined,
+              {
+                allow: "POST"
+              }
+            )
+          )
+        )
+      )
+    })
+  )
+
+  const server = Layer.mergeAll(
+    McpToolsLive.pipe(Layer.provide(ShoalToolsLive)),
+    McpServer.layer({ name: "Shoal", version: "1.0.0" })
+  ).pipe(Layer.provide(Layer.succeed(RpcServer.Protocol, stamped)))
+  return Layer.mergeAll(route, server)
+})).pipe(Layer.provide(RpcSerialization.layerJsonRpc()), Layer.provide(McpCallers.Default))
