@@ -17,6 +17,8 @@ import { RateLimiter } from "./Auth/RateLimiter.js"
 import * as Database from "./Database/Database.js"
 import { MaintenanceLive } from "./Database/Maintenance.js"
 import { DnsServer } from "./Dns/DnsServer.js"
+import { Gigs } from "./Gigs.js"
+import { GigsHttpLive, GigsPublicHttpLive } from "./Gigs/Http.js"
 import { HealthHttpLive } from "./Health.js"
 import { Idempotency } from "./Http/Idempotency.js"
 import { IdempotencySweeperLive } from "./Http/IdempotencySweeper.js"
@@ -113,7 +115,8 @@ export const Services = Layer.mergeAll(
   Usage.Default,
   Social.Default,
   Messages.Default,
-  Notifications.Default
+  Notifications.Default,
+  Gigs.Default
 )
 
 /** The agent API (`{base_url}`): every group, the event socket, `/openapi.json` and `/docs`; `routes` adds more. */
@@ -136,7 +139,9 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       WavesHttpLive,
       SocialHttpLive,
       SocialShortHttpLive,
-      MessagesHttpLive
+      MessagesHttpLive,
+      GigsPublicHttpLive,
+      GigsHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
     Layer.mergeAll(WebSocketLive, IdentityPreflightLive, routes)
   )

@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountsApi, SignUpApi } from "./Accounts.js"
 import * as Errors from "./Errors.js"
 import { EventsApi } from "./Events.js"
+import { GigsApi, GigsPublicApi } from "./Gigs.js"
 import { HealthApi } from "./Health.js"
 import { DomainsApi, IdentityApi } from "./IdentityApi.js"
 import { localServers, openApiTransform } from "./OpenApiDoc.js"
@@ -55,6 +56,8 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(MessagesApi)
   .add(WavesPublicApi)
   .add(WavesApi)
+  .add(GigsPublicApi)
+  .add(GigsApi)
   .addError(Errors.InvalidRequestWire)
   .addError(Errors.ForbiddenWire)
   .addError(Errors.NotFoundWire)
