@@ -13,6 +13,7 @@ import { AccountsHttpLive, SignUpHttpLive } from "./Accounts/Http.js"
 import { AuthenticationLive } from "./Auth.js"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
+import { PremiumLimits } from "./Auth/PremiumLimits.js"
 import { RateLimiter } from "./Auth/RateLimiter.js"
 import * as Database from "./Database/Database.js"
 import { MaintenanceLive } from "./Database/Maintenance.js"
@@ -86,7 +87,8 @@ export const Singletons = AgentHub.Default.pipe(
     ProfileChanges.Default,
     Idempotency.Default,
     AccountActors.Default,
-    BalanceChanges.Default
+    BalanceChanges.Default,
+    PremiumLimits.Default
   ))
 )
 
