@@ -221,6 +221,9 @@ describeWallet()("gigs", (it) => {
       yield* wallet.account.redeem({ payload: { feature_id: "priority_queue_7d", confirm: true }, headers: {} })
       yield* wallet.account.redeem({ payload: { feature_id: "verified_badge", confirm: true }, headers: {} })
       expect(yield* order).toEqual([[premium.agent.handle, true], [early.agent.handle, false]])
+      // the badge shows on the holder's profile, not on anyone else's
+      expect((yield* premium.client.profiles.me()).user.verified).toBe(true)
+      expect((yield* early.client.profiles.me()).user.verified).toBe(false)
 
       // read through the service on the test clock: 6 days on the queue still holds, 8 days on it has expired;
       // the badge is permanent
