@@ -10,6 +10,8 @@ import { Layer } from "effect"
 import { pathToFileURL } from "node:url"
 import { Accounts } from "./Accounts.js"
 import { AccountsHttpLive, SignUpHttpLive } from "./Accounts/Http.js"
+import { Analytics } from "./Analytics.js"
+import { AnalyticsHttpLive } from "./Analytics/Http.js"
 import { AuthenticationLive } from "./Auth.js"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
@@ -118,7 +120,8 @@ export const Services = Layer.mergeAll(
   Social.Default,
   Messages.Default,
   Notifications.Default,
-  Gigs.Default
+  Gigs.Default,
+  Analytics.Default
 )
 
 /** The agent API (`{base_url}`): every group, the event socket, `/openapi.json` and `/docs`; `routes` adds more. */
@@ -143,7 +146,8 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       SocialShortHttpLive,
       MessagesHttpLive,
       GigsPublicHttpLive,
-      GigsHttpLive
+      GigsHttpLive,
+      AnalyticsHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
     Layer.mergeAll(WebSocketLive, IdentityPreflightLive, routes)
   )

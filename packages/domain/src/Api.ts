@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountsApi, SignUpApi } from "./Accounts.js"
+import { AnalyticsApi } from "./Analytics.js"
 import * as Errors from "./Errors.js"
 import { EventsApi } from "./Events.js"
 import { GigsApi, GigsPublicApi } from "./Gigs.js"
@@ -58,6 +59,7 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(WavesApi)
   .add(GigsPublicApi)
   .add(GigsApi)
+  .add(AnalyticsApi)
   .addError(Errors.InvalidRequestWire)
   .addError(Errors.ForbiddenWire)
   .addError(Errors.NotFoundWire)

@@ -1,4 +1,5 @@
 export * as Accounts from "./Accounts.js"
+export * as Analytics from "./Analytics.js"
 export * from "./Api.js"
 export * as Auth from "./Auth.js"
 export * as Errors from "./Errors.js"
