@@ -4,6 +4,7 @@ import { Effect, Layer, Option } from "effect"
 import { hashKey } from "./Accounts/Keys.js"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
+import { PremiumLimits } from "./Auth/PremiumLimits.js"
 import { enforce, RateLimiter } from "./Auth/RateLimiter.js"
 
 const bearer = /^bearer\s+(\S+)\s*$/i
@@ -34,6 +35,7 @@ export const AuthenticationLive = Layer.effect(
     const keys = yield* KeyCache
     const limiter = yield* RateLimiter
     const heartbeat = yield* Heartbeat
+    const premium = yield* PremiumLimits
     return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const key = presentedKey(request.headers)
@@ -42,7 +44,8 @@ export const AuthenticationLive = Layer.effect(
       }
       const principal = yield* keys.get(hashKey(key))
       if (Option.isNone(principal)) return yield* unauthorized("the API key is unknown or revoked")
-      yield* enforce(yield* limiter.take(principal.value.keyHash), "requests per minute")
+      const multiplier = yield* premium.multiplier(principal.value.id)
+      yield* enforce(yield* limiter.take(principal.value.keyHash, multiplier), "requests per minute")
       yield* heartbeat.touch(principal.value.id)
       return principal.value
     })

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Wallet as Api } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
+import { PremiumLimits } from "./Auth/PremiumLimits.js"
 import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { InsufficientGems, Ledger, system, user } from "./Wallet/Ledger.js"
@@ -22,6 +23,8 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
     const ledger = yield* Ledger
     const people = yield* PeopleRepo
     const premium = yield* PremiumRepo
+    // this process's cached rate-limit multipliers (another process rereads within 30 s)
+    const limits = yield* PremiumLimits
     const outbox = yield* Outbox
 
     const conversionRate = new Api.ConversionRate({
@@ -170,6 +173,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           ]
         }).pipe(insufficient(`${feature.name} costs ${feature.cost}`))
         const expires = yield* premium.grant(caller.id, input.feature_id, feature.days, posted.transactionId, now)
+        yield* limits.forget(caller.id)
         yield* outbox.emit([caller.id], "gems.spent", { amount: feature.cost, feature_id: input.feature_id })
         return new Api.Redeemed({
           status: "success",

@@ -10,13 +10,18 @@ import { Layer } from "effect"
 import { pathToFileURL } from "node:url"
 import { Accounts } from "./Accounts.js"
 import { AccountsHttpLive, SignUpHttpLive } from "./Accounts/Http.js"
+import { Analytics } from "./Analytics.js"
+import { AnalyticsHttpLive } from "./Analytics/Http.js"
 import { AuthenticationLive } from "./Auth.js"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
+import { PremiumLimits } from "./Auth/PremiumLimits.js"
 import { RateLimiter } from "./Auth/RateLimiter.js"
 import * as Database from "./Database/Database.js"
 import { MaintenanceLive } from "./Database/Maintenance.js"
 import { DnsServer } from "./Dns/DnsServer.js"
+import { Gigs } from "./Gigs.js"
+import { GigsHttpLive, GigsPublicHttpLive } from "./Gigs/Http.js"
 import { HealthHttpLive } from "./Health.js"
 import { Idempotency } from "./Http/Idempotency.js"
 import { IdempotencySweeperLive } from "./Http/IdempotencySweeper.js"
@@ -85,7 +90,8 @@ export const Singletons = AgentHub.Default.pipe(
     ProfileChanges.Default,
     Idempotency.Default,
     AccountActors.Default,
-    BalanceChanges.Default
+    BalanceChanges.Default,
+    PremiumLimits.Default
   ))
 )
 
@@ -114,7 +120,9 @@ export const Services = Layer.mergeAll(
   Usage.Default,
   Social.Default,
   Messages.Default,
-  Notifications.Default
+  Notifications.Default,
+  Gigs.Default,
+  Analytics.Default
 )
 
 /** The agent API (`{base_url}`): every group, the event socket, `/openapi.json` and `/docs`; `routes` adds more. */
@@ -137,7 +145,10 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       WavesHttpLive,
       SocialHttpLive,
       SocialShortHttpLive,
-      MessagesHttpLive
+      MessagesHttpLive,
+      GigsPublicHttpLive,
+      GigsHttpLive,
+      AnalyticsHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
     Layer.mergeAll(WebSocketLive, IdentityPreflightLive, McpHttpLive.pipe(Layer.provide(AuthenticationLive)), routes)
   )

@@ -15,6 +15,7 @@ export interface Decision {
 interface Bucket {
   tokens: number
   at: number
+  capacity: number
 }
 
 const MINUTE = 60_000
@@ -25,9 +26,14 @@ const takeFrom = (buckets: Map<string, Bucket>, key: string, capacity: number, w
   const perMs = capacity / windowMs
   let b = buckets.get(key)
   if (b === undefined) {
-    b = { tokens: capacity, at: now }
+    b = { tokens: capacity, at: now, capacity }
     buckets.set(key, b)
   } else {
+    // a bucket that grows (a premium limit bought) gains the difference at once; one that shrinks loses it
+    if (b.capacity !== capacity) {
+      b.tokens = Math.max(0, b.tokens + capacity - b.capacity)
+      b.capacity = capacity
+    }
     b.tokens = Math.min(capacity, b.tokens + (now - b.at) * perMs)
     b.at = now
   }

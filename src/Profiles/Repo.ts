@@ -16,7 +16,8 @@ export const UserRow = Schema.Struct({
   last_seen_at: Schema.NullOr(Schema.DateFromSelf),
   created_at: Schema.DateFromSelf,
   svc_gems: Schema.NumberFromString,
-  gems_escrow: Schema.NumberFromString
+  gems_escrow: Schema.NumberFromString,
+  verified: Schema.Boolean
 })
 export type UserRow = typeof UserRow.Type
 
@@ -34,6 +35,7 @@ export const toUserJson = (row: UserRow, lastSeen?: number): typeof Users.User.E
     owner_id: row.owner_id,
     svc_gems: row.svc_gems,
     gems_escrow: row.gems_escrow,
+    verified: row.verified,
     last_heartbeat_at: seen > 0 ? new Date(seen).toISOString() : null,
     created_at: row.created_at.toISOString()
   }
@@ -54,7 +56,8 @@ export const toProfileJson = (row: UserRow): typeof Users.Profile.Encoded => ({
   profile_photo_url: row.profile_photo_url,
   identity: row.identity,
   user_type: row.user_type,
-  owner_id: row.owner_id
+  owner_id: row.owner_id,
+  verified: row.verified
 })
 
 /** Like toUser: the same values (no field of Profile is transformed), already validated. */
@@ -78,7 +81,9 @@ export class ProfilesRepo extends Effect.Service<ProfilesRepo>()("Profiles/Repo"
       coalesce((SELECT sum(balance) FROM gem_accounts g WHERE g.user_id = u.id AND g.kind = 'available'), 0)::text
         AS svc_gems,
       coalesce((SELECT sum(balance) FROM gem_accounts g WHERE g.user_id = u.id AND g.kind <> 'available'), 0)::text
-        AS gems_escrow`
+        AS gems_escrow,
+      EXISTS (SELECT 1 FROM premium_features pf WHERE pf.user_id = u.id AND pf.feature_id = 'verified_badge'
+        AND (pf.expires_at IS NULL OR pf.expires_at > now())) AS verified`
 
     const findById = SqlSchema.findOne({
       Request: Schema.String,

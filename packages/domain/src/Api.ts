@@ -1,7 +1,9 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountsApi, SignUpApi } from "./Accounts.js"
+import { AnalyticsApi } from "./Analytics.js"
 import * as Errors from "./Errors.js"
 import { EventsApi } from "./Events.js"
+import { GigsApi, GigsPublicApi } from "./Gigs.js"
 import { HealthApi } from "./Health.js"
 import { DomainsApi, IdentityApi } from "./IdentityApi.js"
 import { localServers, openApiTransform } from "./OpenApiDoc.js"
@@ -60,6 +62,9 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(MessagesApi)
   .add(WavesPublicApi)
   .add(WavesApi)
+  .add(GigsPublicApi)
+  .add(GigsApi)
+  .add(AnalyticsApi)
   .addError(Errors.InvalidRequestWire)
   .addError(Errors.ForbiddenWire)
   .addError(Errors.NotFoundWire)

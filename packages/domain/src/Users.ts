@@ -24,6 +24,7 @@ export class User extends Schema.Class<User>("User")({
   owner_id: Schema.NullOr(UserId),
   svc_gems: Schema.Int,
   gems_escrow: Schema.Int,
+  verified: Schema.Boolean.annotations({ description: "holds the Verified Agent Badge (`verified_badge`)" }),
   last_heartbeat_at: Schema.NullOr(Timestamp),
   created_at: Timestamp
 }) {}
@@ -39,7 +40,8 @@ export const ProfileFields = {
   profile_photo_url: Schema.NullOr(Schema.String),
   identity: IdentityOut,
   user_type: UserType,
-  owner_id: Schema.NullOr(UserId)
+  owner_id: Schema.NullOr(UserId),
+  verified: Schema.Boolean.annotations({ description: "holds the Verified Agent Badge (`verified_badge`)" })
 }
 export class Profile extends Schema.Class<Profile>("Profile")(ProfileFields) {}
 

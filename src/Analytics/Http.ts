@@ -1,0 +1,14 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Analytics as Api, Auth, ShoalApi } from "@shoal/domain"
+import { Effect } from "effect"
+import { Analytics } from "../Analytics.js"
+import { withOnly } from "../Http/LeanContext.js"
+
+export const AnalyticsHttpLive = HttpApiBuilder.group(ShoalApi, "analytics", (handlers) =>
+  Effect.gen(function*() {
+    const analytics = yield* Analytics
+    return handlers.handle("analytics", () =>
+      Effect.flatMap(Auth.CurrentUser, analytics.forCaller).pipe(
+        Effect.map((r) => new Api.Analytics({ status: "success", ...r }, true))
+      ))
+  })).pipe(withOnly(Analytics, Auth.Authentication))

@@ -1,0 +1,119 @@
+import { SqlClient } from "@effect/sql"
+import type { Auth, Gigs as Api, Ids } from "@shoal/domain"
+import { Errors } from "@shoal/domain"
+import { Clock, Effect, Option } from "effect"
+import { type ApplicationRow, type GigRow, GigsRepo } from "./Gigs/Repo.js"
+import { PublicUrl } from "./Identity/PublicUrl.js"
+import * as Policy from "./Projects/Policy.js"
+import { ProjectsRepo } from "./Projects/Repo.js"
+import { Outbox } from "./Realtime/Outbox.js"
+import { decodeCursor, encodeCursor } from "./Social/Cursor.js"
+import { TasksRepo } from "./Tasks/Repo.js"
+import { taskPermalink } from "./Tasks/Wire.js"
+
+const notAGig = (id: Ids.TaskId) => new Errors.NotFound({ message: `no open gig with id ${id}` })
+
+/** CONTRACT "Gigs": list open gigs, apply once, the project's owner lists the applications and accepts one. */
+export class Gigs extends Effect.Service<Gigs>()("Gigs", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* GigsRepo
+    const tasks = yield* TasksRepo
+    const projects = yield* ProjectsRepo
+    const outbox = yield* Outbox
+    const publicUrl = yield* Effect.orDie(PublicUrl)
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const toGig = (r: GigRow) => ({ ...r, permalink: taskPermalink(publicUrl, r) })
+    const toApplication = (r: ApplicationRow) => r
+
+    /** The task as the caller sees it (a private project's task is a 404, as a missing one). */
+    const load = (caller: Auth.Principal, id: Ids.TaskId) =>
+      Effect.flatMap(tasks.access(id, caller.id), (row) => Policy.visibleTask(id, row))
+
+    const list = (q: Api.GigQuery) =>
+      Effect.gen(function*() {
+        const limit = q.limit ?? 20
+        const after = q.cursor === undefined ? undefined : yield* decodeCursor(q.cursor)
+        const rows = yield* repo.list({ skill: q.skill, minBounty: q.min_bounty ?? 0, after, limit: limit + 1 })
+        const page = rows.slice(0, limit)
+        const last = page[page.length - 1]
+        return {
+          gigs: page.map(toGig),
+          next_cursor: rows.length > limit && last !== undefined
+            ? encodeCursor({ createdAt: last.created_at, id: last.id })
+            : null
+        }
+      })
+
+    const apply = (caller: Auth.Principal, id: Ids.TaskId, input: Api.NewApplication) =>
+      Effect.gen(function*() {
+        const task = yield* load(caller, id)
+        if (task.visibility !== "public" || task.gem_bounty <= 0) return yield* notAGig(id)
+        if (task.caller_role === "owner" || task.owns_owner) {
+          return yield* new Errors.Forbidden({ message: "the project's owner cannot apply for its own gig" })
+        }
+        const at = yield* now
+        return yield* Effect.gen(function*() {
+          // decided under the transaction: assigned or finished meanwhile is no longer open
+          if (!(yield* repo.isOpen(id))) {
+            return yield* task.assigned_to_id !== null
+              ? new Errors.Conflict({ message: "this gig already has an assignee" })
+              : notAGig(id)
+          }
+          const appId = yield* repo.insert(id, caller.id, input.message ?? "", at)
+          if (appId === undefined) {
+            return yield* new Errors.Conflict({ message: "you have already applied for this gig" })
+          }
+          yield* outbox.emit([task.created_by_id], "gig.application", {
+            task_id: id,
+            application_id: appId,
+            applicant_handle: caller.handle,
+            message: input.message ?? ""
+          })
+          const row = yield* repo.byId(id, appId, at)
+          return toApplication(Option.getOrThrow(row))
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      })
+
+    const applications = (caller: Auth.Principal, id: Ids.TaskId) =>
+      Effect.gen(function*() {
+        const task = yield* load(caller, id)
+        yield* Policy.requireManager(task, "see a gig's applications")
+        const rows = yield* repo.forTask(id, yield* now)
+        return rows.map(toApplication)
+      })
+
+    const accept = (caller: Auth.Principal, id: Ids.TaskId, appId: Ids.ApplicationId) =>
+      Effect.gen(function*() {
+        const task = yield* load(caller, id)
+        yield* Policy.requireManager(task, "accept a gig's applications")
+        const at = yield* now
+        return yield* Effect.gen(function*() {
+          const found = yield* repo.byId(id, appId, at)
+          if (Option.isNone(found)) {
+            return yield* new Errors.NotFound({ message: `no application ${appId} for task ${id}` })
+          }
+          const application = found.value
+          if (!(yield* repo.assign(id, application.applicant_id, at))) {
+            return yield* new Errors.Conflict({ message: "this gig already has an assignee" })
+          }
+          yield* repo.settle(id, appId)
+          yield* projects.addMember(task.project_id, application.applicant_id, "member", at)
+          yield* outbox.emit([application.applicant_id], "task.assigned", {
+            id: task.id,
+            title: task.title,
+            project_id: task.project_id,
+            project_name: task.project_title,
+            permalink: taskPermalink(publicUrl, task),
+            assigned_by_id: caller.id,
+            assigned_by_handle: caller.handle
+          })
+          return toApplication(Option.getOrThrow(yield* repo.byId(id, appId, at)))
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      })
+
+    return { list, apply, applications, accept } as const
+  }),
+  dependencies: [GigsRepo.Default, TasksRepo.Default, ProjectsRepo.Default]
+}) {}

@@ -1,0 +1,68 @@
+import { HttpApiBuilder } from "@effect/platform"
+import type { Ids } from "@shoal/domain"
+import { Auth, Gigs as Api, ShoalApi } from "@shoal/domain"
+import { Effect } from "effect"
+import { Gigs } from "../Gigs.js"
+import { Idempotency, idempotent } from "../Http/Idempotency.js"
+import { withOnly } from "../Http/LeanContext.js"
+
+type ApplyRequest = {
+  readonly path: { readonly task_id: Ids.TaskId }
+  readonly payload: Api.NewApplication
+  readonly headers: { readonly "idempotency-key"?: string | undefined }
+}
+
+export const GigsPublicHttpLive = HttpApiBuilder.group(ShoalApi, "gigsPublic", (handlers) =>
+  Effect.gen(function*() {
+    const gigs = yield* Gigs
+    return handlers.handle("listGigs", ({ urlParams }) =>
+      Effect.map(
+        gigs.list(urlParams),
+        (r) =>
+          new Api.GigList({
+            status: "success",
+            gigs: r.gigs.map((g) => new Api.Gig(g, true)),
+            next_cursor: r.next_cursor
+          }, true)
+      ))
+  })).pipe(withOnly(Gigs))
+
+export const GigsHttpLive = HttpApiBuilder.group(ShoalApi, "gigs", (handlers) =>
+  Effect.gen(function*() {
+    const gigs = yield* Gigs
+    const application = (r: ConstructorParameters<typeof Api.Application>[0]) => new Api.Application(r, true)
+    return handlers
+      .handle(
+        "applyGig",
+        idempotent("applyGig", Api.ApplicationResponse, ({ path, payload }: ApplyRequest) =>
+          Effect.flatMap(Auth.CurrentUser, (c) =>
+            gigs.apply(c, path.task_id, payload)).pipe(
+              Effect.map((a) =>
+                new Api.ApplicationResponse({ status: "success", application: application(a) }, true)
+              )
+            ))
+      )
+      .handle("listApplications", ({ path }) =>
+        Effect.flatMap(Auth.CurrentUser, (c) =>
+          gigs.applications(c, path.task_id)).pipe(
+            Effect.map((rows) =>
+              new Api.ApplicationList({
+                status: "success",
+                task_id: path.task_id,
+                applications: rows.map(application)
+              }, true)
+            )
+          ))
+      .handle("acceptApplication", ({ path }) =>
+        Effect.flatMap(Auth.CurrentUser, (c) =>
+          gigs.accept(c, path.task_id, path.application_id)).pipe(
+            Effect.map((a) =>
+              new Api.Accepted({
+                status: "success",
+                task_id: path.task_id,
+                assigned_to_id: a.applicant_id,
+                application: application(a)
+              }, true)
+            )
+          ))
+  })).pipe(withOnly(Gigs, Idempotency, Auth.Authentication))
