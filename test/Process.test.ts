@@ -5,38 +5,7 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { freePort } from "../bench/support.js"
-
-const start = (env: Record<string, string>, args: ReadonlyArray<string> = []) => {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let output = ""
-  child.stdout.on("data", (d) => (output += d))
-  child.stderr.on("data", (d) => (output += d))
-  return { child, output: () => output }
-}
-
-const waitHealthy = async (base: string, proc: { output: () => string }, ms = 60_000, path = "/health") => {
-  const until = Date.now() + ms
-  while (Date.now() < until) {
-    try {
-      const res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(5_000) })
-      if (res.ok) return (await res.json()) as any
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  throw new Error(`server did not become healthy:\n${proc.output()}`)
-}
-
-const stop = (child: ChildProcess, output?: () => string) =>
-  new Promise<number | null>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`no exit 20 s after SIGTERM:\n${output?.()}`)), 20_000)
-    child.once("exit", (code) => (clearTimeout(t), resolve(code)))
-    child.kill("SIGTERM")
-  })
+import { start, stop, waitHealthy } from "./support/Process.js"
 
 describe("the service process", () => {
   it("serves /health, keeps data across a restart, and exits 0 on SIGTERM", { timeout: 120_000 }, async () => {

@@ -20,8 +20,9 @@ export const RETRY_DELAYS: ReadonlyArray<number> = [
   Duration.hours(10)
 ].map(Duration.toMillis)
 
-// longer than the 10 s request timeout: a lease outlives its attempt unless the node died during it
-const LEASE_MS = 60_000
+// a batch (32 rows, 8 at a time, 10 s request timeout) ends within 40 s: the lease outlives its attempts unless the
+// node died during them, and another node takes the rows over within a minute of that
+const LEASE_MS = 45_000
 const BATCH = 32
 // new rows arrive with a NOTIFY (and the Notifier polls on a real server): the cap is only a safety net
 const IDLE_MAX_MS = 5 * 60_000
