@@ -9,13 +9,13 @@ import { IdempotencyRepo } from "./IdempotencyRepo.js"
 
 /** How long a response is kept and replayed. */
 export const RETENTION_MS = 24 * 60 * 60_000
-// a "running" row older than this belongs to a request that died with its process: take it over
-const ABANDONED_MS = 60_000
 
 /**
  * `Idempotency-Key` with Stripe semantics, scoped to the caller: the first response is stored in the same
  * transaction as the write it reports, and replayed (with `Idempotent-Replayed: true`) for 24 hours.
  * Same key with another body → 409; while the first is still running → 409; a failed request stores nothing.
+ * "Running" is a transaction-scoped advisory lock on the key, taken before the write: a request whose process died
+ * (kill -9, a lost node) released it with its connection, so its retry runs at once rather than meeting a 409.
  * `redact` says what of the answer is kept: a secret shown once (an API key) must not sit in the table for a day,
  * so the replay answers the redacted copy (CONTRACT: only a hash of a key is stored).
  */
@@ -47,35 +47,26 @@ export class Idempotency extends Effect.Service<Idempotency>()("Http/Idempotency
       if (key === undefined) return effect
       const hash = createHash("sha256").update(route).update("\n").update(canonicalJson(options.request)).digest("hex")
       const execute = Effect.gen(function*() {
+        if (!(yield* repo.lock(userId, key))) return yield* inFlight
+        // read after the lock: a request that held it has committed (or rolled back) by now
+        const existing = yield* repo.find(userId, key)
+        if (Option.isSome(existing) && existing.value.state === "done") {
+          const row = existing.value
+          if (row.request_hash !== hash || row.route !== route) {
+            return yield* new Errors.Conflict({
+              message: "this Idempotency-Key was already used with a different request",
+              details: { idempotency_key: key }
+            })
+          }
+          yield* replayed
+          return yield* Effect.orDie(Schema.decodeUnknown(response)(row.response))
+        }
         const a = yield* effect
         const body = yield* Effect.orDie(Schema.encode(response)(redact === undefined ? a : redact(a)))
-        yield* Effect.orDie(repo.complete(userId, key, body))
+        yield* repo.store(userId, key, route, hash, body, yield* Clock.currentTimeMillis)
         return a
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", Effect.die),
-        Effect.tapErrorCause(() => Effect.orDie(repo.release(userId, key)))
-      )
-      const claim = Effect.flatMap(Clock.currentTimeMillis, (now) => repo.claim(userId, key, route, hash, now))
-      return Effect.gen(function*() {
-        if (yield* claim) return yield* execute
-        const existing = yield* repo.find(userId, key)
-        // pruned between the two statements: claim again
-        if (Option.isNone(existing)) return yield* (yield* claim) ? execute : inFlight
-        const row = existing.value
-        if (row.request_hash !== hash || row.route !== route) {
-          return yield* new Errors.Conflict({
-            message: "this Idempotency-Key was already used with a different request",
-            details: { idempotency_key: key }
-          })
-        }
-        if (row.state === "running") {
-          const now = yield* Clock.currentTimeMillis
-          return yield* (yield* repo.takeOver(userId, key, hash, now, now - ABANDONED_MS)) ? execute : inFlight
-        }
-        yield* replayed
-        return yield* Effect.orDie(Schema.decodeUnknown(response)(row.response))
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+      return execute.pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     }
 
     return { run } as const

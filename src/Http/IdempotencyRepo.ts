@@ -23,33 +23,28 @@ export class IdempotencyRepo extends Effect.Service<IdempotencyRepo>()("Http/Ide
         (rows) => Option.fromNullable(rows[0])
       )
 
-    /** True when this request now owns the key. */
-    const claim = (userId: Ids.UserId, key: string, route: string, hash: string, now: number) =>
+    /**
+     * The key's lock for the rest of the transaction; false while another transaction holds it (that request is
+     * still running). Held by a transaction, not a row, so a request whose process died holds nothing.
+     */
+    const lock = (userId: Ids.UserId, key: string) =>
       Effect.map(
-        sql`INSERT INTO idempotency_keys (user_id, key, route, request_hash, state, created_at)
-            VALUES (${userId}, ${key}, ${route}, ${hash}, 'running', ${iso(now)}::timestamptz)
-            ON CONFLICT DO NOTHING RETURNING key`,
-        (rows) => rows.length > 0
+        sql<{ readonly locked: boolean }>`SELECT pg_try_advisory_xact_lock(
+          hashtextextended(${userId}::text || ' ' || ${key}, 0)) AS locked`,
+        (rows) => rows[0]?.locked === true
       )
 
-    /** Takes over a claim still "running" since before `abandonedBefore` (its process died); true when taken. */
-    const takeOver = (userId: Ids.UserId, key: string, hash: string, now: number, abandonedBefore: number) =>
-      Effect.map(
-        sql`UPDATE idempotency_keys SET created_at = ${iso(now)}::timestamptz, request_hash = ${hash}
-            WHERE user_id = ${userId} AND key = ${key} AND state = 'running'
-              AND created_at < ${iso(abandonedBefore)}::timestamptz RETURNING key`,
-        (rows) => rows.length > 0
-      )
-
-    const complete = (userId: Ids.UserId, key: string, body: unknown) =>
-      sql`UPDATE idempotency_keys SET state = 'done', status_code = 200, response = ${JSON.stringify(body)}::jsonb
-          WHERE user_id = ${userId} AND key = ${key}`
-
-    const release = (userId: Ids.UserId, key: string) =>
-      sql`DELETE FROM idempotency_keys WHERE user_id = ${userId} AND key = ${key} AND state = 'running'`
+    /** The answer kept for replay, written in the transaction of the write it reports. */
+    const store = (userId: Ids.UserId, key: string, route: string, hash: string, body: unknown, now: number) =>
+      sql`INSERT INTO idempotency_keys (user_id, key, route, request_hash, state, status_code, response, created_at)
+          VALUES (${userId}, ${key}, ${route}, ${hash}, 'done', 200, ${JSON.stringify(body)}::jsonb,
+            ${iso(now)}::timestamptz)
+          ON CONFLICT (user_id, key) DO UPDATE SET route = EXCLUDED.route, request_hash = EXCLUDED.request_hash,
+            state = 'done', status_code = 200, response = EXCLUDED.response, created_at = EXCLUDED.created_at
+          WHERE idempotency_keys.state = 'running'`
 
     const prune = (before: number) => sql`DELETE FROM idempotency_keys WHERE created_at < ${iso(before)}::timestamptz`
 
-    return { find, claim, takeOver, complete, release, prune } as const
+    return { find, lock, store, prune } as const
   })
 }) {}
