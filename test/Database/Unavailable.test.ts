@@ -8,7 +8,7 @@ import { runMigrations } from "../../src/Database/Migrations.js"
 import { makeProxy, type PgProxy, reachable } from "../support/PgProxy.js"
 import { expectError, rawRequest, type RawResponse } from "../support/Raw.js"
 import { wsUrl } from "../support/Realtime.js"
-import { AppNode, configLayer, signUp, uniqueHandle } from "../support/TestApp.js"
+import { AppNode, configLayer, createAgent, signUp, uniqueHandle } from "../support/TestApp.js"
 import { TestDatabase, usingServer } from "../support/TestDatabase.js"
 
 /**
@@ -151,6 +151,76 @@ describe.skipIf(!serverUp)("a PostgreSQL server that fails under a running node"
           expect((yield* rawRequest("GET", "/health")).status).toBe(200)
         })),
     60_000
+  )
+})
+
+describe.skipIf(!serverUp)("a PostgreSQL outage under load", () => {
+  it.live(
+    "writes answer 201 or a fast 503 throughout; every acknowledged task survives and its event is delivered after",
+    () =>
+      overProxy({ DATABASE_TIMEOUT: "2 seconds", RATE_LIMIT_PER_MINUTE: "100000" }, (proxy) =>
+        Effect.gen(function*() {
+          const human = yield* signUp()
+          const owner = yield* createAgent(human.api_key)
+          const assignee = yield* createAgent(human.api_key)
+          const project = yield* rawRequest("POST", "/api/agent/projects", {
+            key: owner.api_key,
+            body: JSON.stringify({ title: "outage" })
+          })
+          expect(project.status).toBe(201)
+          const projectId = project.body.project.id as string
+
+          const answers: Array<{ status: number; ms: number; id?: string }> = []
+          let running = true
+          let n = 0
+          const worker = Effect.gen(function*() {
+            while (running) {
+              const sent = yield* timed(rawRequest("POST", `/api/agent/projects/${projectId}/tasks`, {
+                key: owner.api_key,
+                body: JSON.stringify({ title: `load ${n++}`, assigned_to: assignee.agent.handle })
+              }))
+              answers.push({ status: sent.value.status, ms: sent.ms, id: sent.value.body?.task?.id })
+              // a refused client backs off a little, as Retry-After asks
+              if (sent.value.status === 503) yield* Effect.sleep("100 millis")
+            }
+          })
+          const load = yield* Effect.fork(Effect.all(Array.from({ length: 8 }, () => worker), { concurrency: 8 }))
+          yield* Effect.sleep("1 second")
+          yield* Effect.promise(() => proxy.stop())
+          yield* Effect.sleep("3 seconds")
+          yield* Effect.promise(() => proxy.resume())
+          yield* Effect.sleep("3 seconds")
+          running = false
+          yield* load.await
+
+          const acknowledged = answers.filter((a) => a.status === 201).map((a) => a.id!)
+          expect(answers.filter((a) => a.status !== 201 && a.status !== 503)).toEqual([])
+          expect(answers.some((a) => a.status === 503)).toBe(true)
+          // past the outage the writes go through again
+          expect(answers.at(-1)?.status).toBe(201)
+          // fast refusals: within the 2 s deadline and a margin, never a hang
+          expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(4_000)
+
+          const listed = yield* rawRequest("GET", `/api/agent/projects/${projectId}/tasks?limit=1000`, {
+            key: owner.api_key
+          })
+          const ids = new Set((listed.body.tasks as Array<{ id: string }>).map((t) => t.id))
+          expect(acknowledged.filter((id) => !ids.has(id))).toEqual([])
+
+          // the dispatcher resumed: the assignee's events hold task.assigned for every acknowledged task
+          const assigned = new Set<string>()
+          let after = 0
+          for (let i = 0; i < 100 && acknowledged.some((id) => !assigned.has(id)); i++) {
+            const page = yield* rawRequest("GET", `/api/agent/events?after=${after}&limit=100`, {
+              key: assignee.api_key
+            })
+            for (const e of page.body.events as Array<any>) if (e.type === "task.assigned") assigned.add(e.data.id)
+            after = page.body.next_cursor
+            if (!page.body.has_more) yield* Effect.sleep("100 millis")
+          }
+          expect(acknowledged.filter((id) => !assigned.has(id))).toEqual([])
+        })),
+    90_000
   )
 })
 
