@@ -1,0 +1,143 @@
+// The soak run's chart as a PNG, with no drawing library: two panels over time (p99 latency, resident memory),
+// axes with their maxima, written by hand into an RGB buffer and encoded with zlib (PNG is a deflated bitmap
+// behind a few CRC-checked chunks). Labels use a 3×5 pixel font of the characters they need.
+import * as Zlib from "node:zlib"
+
+const W = 900
+const H = 520
+const FONT: Record<string, string> = {
+  "0": "111101101101111",
+  "1": "010110010010111",
+  "2": "111001111100111",
+  "3": "111001111001111",
+  "4": "101101111001001",
+  "5": "111100111001111",
+  "6": "111100111101111",
+  "7": "111001001001001",
+  "8": "111101111101111",
+  "9": "111101111001111",
+  ".": "000000000000010",
+  " ": "000000000000000",
+  "p": "111101111100100",
+  "m": "000111111101101",
+  "s": "011100010001110",
+  "M": "101111111101101",
+  "B": "110101110101110",
+  "R": "110101110101101",
+  "S": "011100010001110",
+  "t": "010111010010011",
+  "i": "010000010010010",
+  "e": "111101111100111",
+  "c": "000111100100111",
+  "n": "000110101101101",
+  "a": "000011101101011",
+  "x": "000101010010101",
+  "l": "010010010010011",
+  "y": "000101111001111",
+  "r": "000110101100100",
+  "o": "000111101101111",
+  "(": "001010010010001",
+  ")": "100010010010100",
+  ",": "000000000010100"
+}
+
+class Canvas {
+  readonly pixels = Buffer.alloc(W * H * 3, 255)
+  set(x: number, y: number, rgb: readonly [number, number, number]) {
+    if (x < 0 || y < 0 || x >= W || y >= H) return
+    const i = (Math.round(y) * W + Math.round(x)) * 3
+    this.pixels[i] = rgb[0]
+    this.pixels[i + 1] = rgb[1]
+    this.pixels[i + 2] = rgb[2]
+  }
+  line(x0: number, y0: number, x1: number, y1: number, rgb: readonly [number, number, number], width = 1) {
+    const steps = Math.max(Math.abs(x1 - x0), Math.abs(y1 - y0), 1)
+    for (let s = 0; s <= steps; s++) {
+      const x = x0 + ((x1 - x0) * s) / steps
+      const y = y0 + ((y1 - y0) * s) / steps
+      for (let d = 0; d < width; d++) this.set(x, y + d, rgb)
+    }
+  }
+  text(x: number, y: number, text: string, scale = 2) {
+    for (const ch of text) {
+      const glyph = FONT[ch] ?? FONT[" "]!
+      for (let i = 0; i < 15; i++) {
+        if (glyph[i] !== "1") continue
+        for (let dx = 0; dx < scale; dx++) {
+          for (let dy = 0; dy < scale; dy++) {
+            this.set(x + (i % 3) * scale + dx, y + Math.floor(i / 3) * scale + dy, [0, 0, 0])
+          }
+        }
+      }
+      x += 4 * scale
+    }
+  }
+}
+
+const chunk = (type: string, data: Buffer) => {
+  const len = Buffer.alloc(4)
+  len.writeUInt32BE(data.length)
+  const body = Buffer.concat([Buffer.from(type, "ascii"), data])
+  const crc = Buffer.alloc(4)
+  crc.writeUInt32BE(Zlib.crc32(body) >>> 0)
+  return Buffer.concat([len, body, crc])
+}
+
+const encodePng = (pixels: Buffer) => {
+  const header = Buffer.alloc(13)
+  header.writeUInt32BE(W, 0)
+  header.writeUInt32BE(H, 4)
+  header[8] = 8 // bit depth
+  header[9] = 2 // RGB
+  const raw = Buffer.alloc((W * 3 + 1) * H)
+  for (let y = 0; y < H; y++) pixels.copy(raw, y * (W * 3 + 1) + 1, y * W * 3, (y + 1) * W * 3)
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", Zlib.deflateSync(raw)),
+    chunk("IEND", Buffer.alloc(0))
+  ])
+}
+
+export interface Point {
+  readonly seconds: number
+  readonly p99: number
+  readonly rss: number
+}
+
+/** Two panels, p99 (ms) above and resident memory (MB) below, over the run's seconds. */
+export const drawSoak = (points: ReadonlyArray<Point>): Buffer => {
+  const c = new Canvas()
+  const left = 90
+  const right = W - 20
+  const maxT = Math.max(1, ...points.map((p) => p.seconds))
+  const panel = (
+    top: number,
+    bottom: number,
+    label: string,
+    values: ReadonlyArray<number>,
+    rgb: readonly [number, number, number]
+  ) => {
+    const max = Math.max(1, ...values) * 1.1
+    c.line(left, top, left, bottom, [0, 0, 0])
+    c.line(left, bottom, right, bottom, [0, 0, 0])
+    for (let g = 1; g <= 4; g++) {
+      const y = bottom - ((bottom - top) * g) / 4
+      c.line(left + 1, y, right, y, [225, 225, 225])
+      c.text(8, y - 5, (max * g / 4).toFixed(0))
+    }
+    c.text(left + 10, top - 18, label, 3)
+    let prev: [number, number] | undefined
+    points.forEach((p, i) => {
+      const x = left + ((right - left) * p.seconds) / maxT
+      const y = bottom - ((bottom - top) * values[i]!) / max
+      if (prev) c.line(prev[0], prev[1], x, y, rgb, 2)
+      prev = [x, y]
+    })
+  }
+  panel(40, 230, "p99 ms", points.map((p) => p.p99), [200, 40, 40])
+  panel(290, 480, "RSS MB", points.map((p) => p.rss), [40, 80, 200])
+  c.text(left, 495, "0", 2)
+  c.text(right - 60, 495, `${maxT.toFixed(0)} s`, 2)
+  return encodePng(c.pixels)
+}
