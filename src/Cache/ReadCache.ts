@@ -83,8 +83,11 @@ export class ReadCache extends Effect.Service<ReadCache>()("Cache/ReadCache", {
         bytes += size
       }
 
-      /** The cached value of `key` if nothing it was read from changed since, else `lookup`'s (stored on success). */
-      const get = <E, R>(key: string, lookup: Effect.Effect<V, E, R>): Effect.Effect<V, E, R> =>
+      /**
+       * The cached value of `key` if nothing it was read from changed since, else `lookup`'s (stored on success).
+       * `lookup` is a thunk: a hit builds no effect for the miss.
+       */
+      const get = <E, R>(key: string, lookup: () => Effect.Effect<V, E, R>): Effect.Effect<V, E, R> =>
         Effect.suspend(() => {
           const now = stamp()
           const hit = entries.get(key)
@@ -102,7 +105,7 @@ export class ReadCache extends Effect.Service<ReadCache>()("Cache/ReadCache", {
           }
           const deferred = Deferred.unsafeMake<V, unknown>(undefined as any)
           inflight.set(key, { stamp: now, deferred })
-          return lookup.pipe(
+          return lookup().pipe(
             Effect.onExit((exit) => {
               if (inflight.get(key)?.deferred === deferred) inflight.delete(key)
               // stored with the stamp from before the read: a write noticed meanwhile makes it stale at once
