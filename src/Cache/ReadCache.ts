@@ -108,8 +108,9 @@ export class ReadCache extends Effect.Service<ReadCache>()("Cache/ReadCache", {
           return lookup().pipe(
             Effect.onExit((exit) => {
               if (inflight.get(key)?.deferred === deferred) inflight.delete(key)
-              // stored with the stamp from before the read: a write noticed meanwhile makes it stale at once
-              if (Exit.isSuccess(exit)) store(key, exit.value, now)
+              // stored with the stamp from before the read: a write noticed meanwhile makes it stale at once; never
+              // over an entry read after it
+              if (Exit.isSuccess(exit) && (entries.get(key)?.stamp ?? -1) <= now) store(key, exit.value, now)
               return Deferred.done(deferred, exit)
             })
           )
