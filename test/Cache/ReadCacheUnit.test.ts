@@ -11,7 +11,7 @@ const FakeNotifier = Layer.succeed(
   Notifier.make({
     subscribe: () => Effect.die("unused"),
     onPayload: () => Effect.die("unused"),
-    listen: (channel, f) => Effect.sync(() => void notices.set(channel, f))
+    listen: (channel: string, f: (payload: string) => void) => Effect.sync(() => void notices.set(channel, f))
   } as any)
 )
 const TestCache = ReadCache.Default.pipe(
