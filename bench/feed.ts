@@ -9,7 +9,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import pg from "pg"
-import { freePort, load, seconds, startTs, waitFor } from "./support.js"
+import { cpuMs, freePort, load, seconds, startTs, waitFor } from "./support.js"
 
 const AUTHORS = Number(process.env.BENCH_AUTHORS ?? 1_000)
 const POSTS_PER_AUTHOR = Number(process.env.BENCH_POSTS_PER_AUTHOR ?? 100)
@@ -128,10 +128,22 @@ const measure = async (database: string | undefined) => {
     const slices = 3
     const baseRuns = []
     const pageRuns = []
-    for (let i = 0; i < slices; i++) {
-      baseRuns.push(await load(helloUrl, { seconds: Math.max(1, Math.round(duration / slices)), connections }))
-      pageRuns.push(await load(url, { seconds: Math.max(1, Math.round(duration / slices)), connections, headers }))
+    // server CPU per request (user + system, from /proc): steadier than requests/s on a loaded machine
+    const cpu = { base: 0, page: 0 }
+    const timed = async <A>(pid: number | undefined, key: "base" | "page", run: () => Promise<A>) => {
+      const c0 = cpuMs(pid)
+      const r = await run()
+      const c1 = cpuMs(pid)
+      if (c0 !== undefined && c1 !== undefined) cpu[key] += c1 - c0
+      return r
     }
+    for (let i = 0; i < slices; i++) {
+      const s = Math.max(1, Math.round(duration / slices))
+      baseRuns.push(await timed(hello.child.pid, "base", () => load(helloUrl, { seconds: s, connections })))
+      pageRuns.push(await timed(shoal.child.pid, "page", () => load(url, { seconds: s, connections, headers })))
+    }
+    const perRequest = (ms: number, rs: Array<{ requests: { total: number } }>) =>
+      ms > 0 ? `  server CPU ${(ms * 1000 / rs.reduce((a, r) => a + r.requests.total, 0)).toFixed(0)} µs/request` : ""
     const mean = (rs: Array<{ requests: { average: number } }>) =>
       rs.reduce((a, r) => a + r.requests.average, 0) / rs.length
     const p99 = (rs: Array<{ latency: { p99: number } }>) => Math.max(...rs.map((r) => r.latency.p99))
@@ -143,9 +155,15 @@ const measure = async (database: string | undefined) => {
         `${AUTHORS} authors, reader follows ${FOLLOWED}; seeded by SQL in ${seedSeconds.toFixed(1)}s`
     )
     if (plan !== undefined) console.log(plan.split("\n").map((l) => `    ${l}`).join("\n"))
-    console.log(`  hello-world HttpApi          ${mean(baseRuns).toFixed(0)} req/s  p99 ${p99(baseRuns)} ms`)
     console.log(
-      `  feed page of 20 posts        ${mean(pageRuns).toFixed(0)} req/s  p99 ${p99(pageRuns)} ms` +
+      `  hello-world HttpApi          ${mean(baseRuns).toFixed(0)} req/s  p99 ${p99(baseRuns)} ms${
+        perRequest(cpu.base, baseRuns)
+      }`
+    )
+    console.log(
+      `  feed page of 20 posts        ${mean(pageRuns).toFixed(0)} req/s  p99 ${p99(pageRuns)} ms${
+        perRequest(cpu.page, pageRuns)
+      }` +
         (non2xx > 0 ? `  (${non2xx} non-2xx/errors!)` : "")
     )
     console.log(`  ratio ${ratio.toFixed(2)}× (goal ≥ 0.30×)`)

@@ -9,6 +9,7 @@ import m0007 from "./0007_projects.js"
 import m0008 from "./0008_social.js"
 import m0009 from "./0009_waves.js"
 import m0010 from "./0010_ledger.js"
+import m0011 from "./0011_read_notices.js"
 
 /** Forward-only: append new files here, never edit a landed one. */
 export const loader = Migrator.fromRecord({
@@ -21,5 +22,6 @@ export const loader = Migrator.fromRecord({
   "0007_projects": m0007,
   "0008_social": m0008,
   "0009_waves": m0009,
-  "0010_ledger": m0010
+  "0010_ledger": m0010,
+  "0011_read_notices": m0011
 })

@@ -17,6 +17,7 @@ import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
 import { PremiumLimits } from "./Auth/PremiumLimits.js"
 import { RateLimiter } from "./Auth/RateLimiter.js"
+import { ReadCache } from "./Cache/ReadCache.js"
 import * as Database from "./Database/Database.js"
 import { MaintenanceLive } from "./Database/Maintenance.js"
 import { DnsServer } from "./Dns/DnsServer.js"
@@ -56,10 +57,12 @@ import { WebhookSecrets } from "./Realtime/Webhooks/Secrets.js"
 import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
 import { WebSocketLive } from "./Realtime/WebSocket.js"
 import { Social } from "./Social.js"
+import { FeedPages } from "./Social/FeedPages.js"
 import { SocialHttpLive, SocialShortHttpLive } from "./Social/Http.js"
 import { Tasks } from "./Tasks.js"
 import { TasksHttpLive, TasksShortHttpLive } from "./Tasks/Http.js"
 import { TaskNotes } from "./Tasks/Notes.js"
+import { TaskPages } from "./Tasks/Pages.js"
 import { Teams } from "./Teams.js"
 import { TeamsHttpLive } from "./Teams/Http.js"
 import { Wallet } from "./Wallet.js"
@@ -79,7 +82,7 @@ import { Usage } from "./Waves/Usage.js"
  * the other at once, and a key has one rate-limit bucket. Listed in the order they build on each other.
  */
 export const Singletons = AgentHub.Default.pipe(
-  Layer.provideMerge(Presence.Default),
+  Layer.provideMerge(Layer.mergeAll(Presence.Default, ReadCache.Default)),
   Layer.provideMerge(Layer.mergeAll(Outbox.Default, Directory.Default)),
   Layer.provideMerge(Layer.mergeAll(
     KeyCache.Default,
@@ -116,9 +119,11 @@ export const Services = Layer.mergeAll(
   Teams.Default,
   TasksLive,
   TaskNotes.Default,
+  TaskPages.Default.pipe(Layer.provide(TasksLive)),
   Waves.Default.pipe(Layer.provide(Layer.mergeAll(TasksLive, TaskNotes.Default))),
   Usage.Default,
   Social.Default,
+  FeedPages.Default.pipe(Layer.provide(Social.Default)),
   Messages.Default,
   Notifications.Default,
   Gigs.Default,

@@ -11,6 +11,7 @@ import {
 } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Config, Context, Data, Duration, Effect, Layer, Scope } from "effect"
+import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { createHoldingServer, defaultTimeouts } from "./HoldingServer.js"
 
@@ -53,6 +54,7 @@ export const apiApp = <Id extends string, Groups extends HttpApiGroup.HttpApiGro
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(ErrorHandlingLive),
+    Layer.provide(ReadCacheMiddlewareLive),
     Layer.provide(routes),
     Layer.provide(HttpApiBuilder.api(api).pipe(Layer.provide(groups))),
     // a span per request costs ~30% of throughput; tracing is opt-in (HTTP_TRACING=true)

@@ -5,6 +5,7 @@ import { Effect } from "effect"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { Social } from "../Social.js"
+import { FeedPages } from "./FeedPages.js"
 
 type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undefined } }
 
@@ -25,6 +26,7 @@ const retryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 /** The handlers every path form shares (`/api/agent/...`, its aliases, and the unprefixed one). */
 const shared = Effect.gen(function*() {
   const social = yield* Social
+  const pages = yield* FeedPages
   const caller = Auth.CurrentUser
 
   const createPost = idempotent(
@@ -37,10 +39,10 @@ const shared = Effect.gen(function*() {
       )
   )
 
-  // the feed is the hot read: its wire form goes out directly (the typed client still decodes PostPage)
+  // the feed is the hot read: its cached body goes out directly (the typed client still decodes PostPage)
   const feed = ({ urlParams }: { readonly urlParams: Api.PageQuery }) =>
-    Effect.flatMap(caller, (c) => social.feed(c, urlParams)).pipe(
-      Effect.map((r) => HttpServerResponse.unsafeJson({ status: "success", ...r }))
+    Effect.flatMap(caller, (c) => pages.feed(c, urlParams)).pipe(
+      Effect.map((body) => HttpServerResponse.uint8Array(body, { contentType: "application/json" }))
     )
 
   const follow = idempotent(
@@ -134,7 +136,7 @@ export const SocialHttpLive = HttpApiBuilder.group(ShoalApi, "social", (handlers
       .handle("followers", h.followers)
       .handle("following", h.following)
       .handle("comment", h.comment)
-      .handle("vote", h.vote))).pipe(withOnly(Social, Idempotency, Auth.Authentication))
+      .handle("vote", h.vote))).pipe(withOnly(Social, FeedPages, Idempotency, Auth.Authentication))
 
 export const SocialShortHttpLive = HttpApiBuilder.group(
   ShoalApi,
@@ -148,4 +150,4 @@ export const SocialShortHttpLive = HttpApiBuilder.group(
         .handle("unfollow", h.unfollow)
         .handle("comment", h.comment)
         .handle("vote", h.vote))
-).pipe(withOnly(Social, Idempotency, Auth.Authentication))
+).pipe(withOnly(Social, FeedPages, Idempotency, Auth.Authentication))

@@ -8,6 +8,7 @@ import { PublicUrl } from "../Identity/PublicUrl.js"
 import { Tasks } from "../Tasks.js"
 import { BalanceChanges } from "../Wallet/BalanceChanges.js"
 import { TaskNotes } from "./Notes.js"
+import { TaskPages } from "./Pages.js"
 import { toTaskJson } from "./Wire.js"
 
 type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undefined } }
@@ -16,19 +17,20 @@ type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undef
 const shared = Effect.gen(function*() {
   const tasks = yield* Tasks
   const notes = yield* TaskNotes
+  const pages = yield* TaskPages
   const publicUrl = yield* Effect.orDie(PublicUrl)
   const balances = yield* BalanceChanges
   const caller = Auth.CurrentUser
 
-  // a page of tasks is the hot read: its wire form goes out directly (the typed client still decodes TaskList)
+  // a page of tasks is the hot read: its cached body goes out directly (the typed client still decodes TaskList)
   const listTasks = (
     { path, urlParams }: {
       readonly path: { readonly project_id: Ids.ProjectId }
       readonly urlParams: Api.TaskListQuery
     }
   ) =>
-    Effect.flatMap(caller, (c) => tasks.listForProject(c, path.project_id, urlParams)).pipe(
-      Effect.map((r) => HttpServerResponse.unsafeJson({ status: "success", ...r }))
+    Effect.flatMap(caller, (c) => pages.projectPage(c, path.project_id, urlParams)).pipe(
+      Effect.map((body) => HttpServerResponse.uint8Array(body, { contentType: "application/json" }))
     )
 
   const createTask = (
@@ -218,7 +220,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
               new Api.ChecklistItemResponse({ status: "success", task_id: path.task_id, ...item }, true)
             )
           ))
-  })).pipe(withOnly(Tasks, TaskNotes, BalanceChanges, Idempotency, Auth.Authentication))
+  })).pipe(withOnly(Tasks, TaskNotes, TaskPages, BalanceChanges, Idempotency, Auth.Authentication))
 
 /** The unprefixed forms: the same handlers, and the same idempotency routes, so a key works across both forms. */
 export const TasksShortHttpLive = HttpApiBuilder.group(ShoalApi, "tasksShort", (handlers) =>
@@ -251,4 +253,4 @@ export const TasksShortHttpLive = HttpApiBuilder.group(ShoalApi, "tasksShort", (
           (r: Parameters<typeof h.checklist>[0] & WithKey) => h.checklist(r)
         )
       )
-  })).pipe(withOnly(Tasks, TaskNotes, BalanceChanges, Idempotency, Auth.Authentication))
+  })).pipe(withOnly(Tasks, TaskNotes, TaskPages, BalanceChanges, Idempotency, Auth.Authentication))

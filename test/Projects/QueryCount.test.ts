@@ -49,8 +49,8 @@ layer(Layer.provideMerge(TestApp(), Recording), { excludeTestServices: true })("
         SELECT t.id, ${human.user.id}::uuid, 'c', now() FROM tasks t, generate_series(1, 2)
         WHERE t.project_id = ${p.id} AND t.title LIKE 'task %5'`
       const path = { project_id: p.id as Ids.ProjectId }
-      // warm: the key cache, prepared statements
-      yield* agent.client.tasks.listTasks({ path, urlParams: {} })
+      // warm: the key cache, prepared statements (another page: the pages below are read cache misses)
+      yield* agent.client.tasks.listTasks({ path, urlParams: { page: 2 } })
 
       for (const page of [1, 7, 20]) {
         const from = spans.length
@@ -64,6 +64,12 @@ layer(Layer.provideMerge(TestApp(), Recording), { excludeTestServices: true })("
         expect(res.tasks.filter((t) => t.assigned_to !== null).length).toBeGreaterThan(30)
         expect(res.tasks.filter((t) => t.comment_count === 2).length).toBe(5)
       }
+      // read again with nothing written since: from the read cache, no statement
+      const again = spans.length
+      const cached = yield* agent.client.tasks.listTasks({ path, urlParams: { page: 7 } })
+      expect(cached.meta).toEqual({ total: 1000, pages: 20, page: 7, limit: 50 })
+      expect(cached.tasks.filter((t) => t.comment_count === 2).length).toBe(5)
+      expect(statementsSince(again).length).toBe(0)
       // the caller's own tasks across projects: one statement
       const from = spans.length
       const mine = yield* agent.client.tasks.myTasks({ urlParams: {} })
