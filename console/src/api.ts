@@ -1,6 +1,6 @@
-import { FetchHttpClient, type HttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient } from "@effect/platform"
 import * as Shoal from "@shoal/client"
-import { Cause, Effect, Exit, ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
 
 /** The agent API is the page's own origin; the wallet listens on the same host, on its own port. */
 export const baseUrl = location.origin
@@ -28,7 +28,13 @@ export const cursor = {
   set: (value: number) => sessionStorage.setItem(CURSOR, String(value))
 }
 
-const runtime = ManagedRuntime.make(FetchHttpClient.layer)
+// fetch, without the `traceparent` header: the wallet is another origin, and a header its CORS does not allow would
+// make the browser refuse every wallet call (the page traces nothing anyway)
+const runtime = ManagedRuntime.make(
+  Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, HttpClient.withTracerPropagation(false))).pipe(
+    Layer.provide(FetchHttpClient.layer)
+  )
+)
 
 const LABELS: Record<string, string> = {
   InvalidRequest: "Invalid request",

@@ -152,6 +152,16 @@ export const table = (caption: string, head: ReadonlyArray<string>, rows: Readon
       {},
       h("caption", { class: "sr-only" }, caption),
       h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
-      h("tbody", {}, rows)
+      h("tbody", {}, labelled(head, rows))
     )
   )
+
+/** Each cell names its column, so a narrow screen can show a row as a card of "column: value" lines. */
+const labelled = (head: ReadonlyArray<string>, rows: ReadonlyArray<HTMLTableRowElement>) => {
+  for (const row of rows) {
+    Array.from(row.cells).forEach((cell, i) => {
+      if (head[i]) cell.setAttribute("data-label", head[i]!)
+    })
+  }
+  return rows
+}
