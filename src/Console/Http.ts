@@ -56,6 +56,8 @@ export const ConsoleLive = HttpApiBuilder.Router.use((router) =>
     const page = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
       const name = new URL(request.url, "http://x").pathname.replace(/^\/console\/?/, "")
       const asset = name.includes("/") || name === "index.html" ? undefined : assets.get(name)
+      // a file name that is not one of ours is missing, not a page: a stale tab asking for an old bundle learns so
+      if (asset === undefined && name.includes(".")) return HttpServerResponse.text("not found", { status: 404 })
       return respond(asset, request)
     })
     yield* router.get("/", page)
