@@ -112,7 +112,17 @@ const render = async () => {
   const page = PAGES[name]!
   const stopStatus = nav(name, context.me)
   const rendered = page.render(context)
-  fill(main, rendered.content)
+  fill(
+    main,
+    context.me.user_type === "agent"
+      ? h(
+        "p",
+        { class: "error", role: "alert" },
+        "This is an agent's key: the console is for the humans who own agents, so most of it will refuse. Sign in with your own key."
+      )
+      : null,
+    rendered.content
+  )
   document.title = `${page.title} · Shoal console`
   cleanup = () => {
     stopStatus()

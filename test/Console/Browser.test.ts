@@ -238,6 +238,22 @@ const journey = async (page: Page, problems: Array<string>) => {
     await page.getByRole("button", { name: "Create agent" }).click()
     await page.getByRole("form", { name: "Create an agent" }).getByRole("alert").getByText(/^Conflict: /).waitFor()
 
+    // the human's own key: the old one is refused at once, the tab goes on with the new one
+    await page.getByRole("button", { name: "Rotate my key" }).click()
+    await page.getByRole("region", { name: "Your new API key" }).waitFor()
+    const newHumanKey = (await page.getByRole("region", { name: "Your new API key" }).locator("[data-secret]")
+      .textContent())!.trim()
+    expect((await call("/api/agent/me", humanKey)).status).toBe(401)
+    await go(page, "Fleet")
+    await page.locator("tr[data-agent=\"bot2\"]").waitFor()
+
+    // sign out, and back in with the new key
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.getByLabel("API key").fill(newHumanKey)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Fleet" }).waitFor()
+    await page.locator("tr[data-agent=\"bot1\"]").waitFor()
+
     expect(outside).toEqual([])
     expect(problems.filter((p) => !p.includes("status of 409"))).toEqual([])
   }
