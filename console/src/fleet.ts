@@ -68,9 +68,13 @@ const agents = () => {
       h("td", { class: "presence" }, presence(m.connected)),
       h("td", { class: "heartbeat" }, when(m.last_heartbeat_at))
     )
+  let latest = 0
   const load = async () => {
+    const started = ++latest
     try {
       const { fleet } = await api((c) => c.waves.fleet())
+      // an older answer arriving last must not overwrite a newer one
+      if (started !== latest) return
       const mine = fleet.filter((m) => !m.is_me)
       rows.clear()
       for (const m of mine) rows.set(m.handle, row(m))
@@ -88,6 +92,7 @@ const agents = () => {
     if (event.type !== "presence.changed") return
     const tr = rows.get(event.data.handle)
     if (tr === undefined) return void load()
+    latest++ // a list asked for before this event is older than it
     const connected = event.data.state === "connected"
     fill(tr.querySelector(".presence")!, presence(connected))
     if (connected) fill(tr.querySelector(".heartbeat")!, when(event.created_at))

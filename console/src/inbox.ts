@@ -7,15 +7,21 @@ import { onEvent } from "./stream.js"
 /** A list that loads itself, says so while loading, and shows a failure in words where the list would be. */
 const loader = (empty: string, load: () => Promise<ReadonlyArray<Node>>) => {
   const el = h("div", { "aria-live": "polite", "aria-busy": "true" }, h("p", { class: "muted" }, "Loading…"))
+  // reloads overlap (a decision, an event): only the latest started may draw, or an older answer could bring back
+  // an item just decided
+  let latest = 0
   const reload = async () => {
+    const mine = ++latest
     el.setAttribute("aria-busy", "true")
     try {
       const items = await load()
+      if (mine !== latest) return
       fill(el, items.length === 0 ? h("p", { class: "muted" }, empty) : h("ul", { class: "cards" }, items))
     } catch (e) {
+      if (mine !== latest) return
       fill(el, h("p", { class: "error", role: "alert" }, `Could not load: ${(e as Error).message}`))
     } finally {
-      el.removeAttribute("aria-busy")
+      if (mine === latest) el.removeAttribute("aria-busy")
     }
   }
   void reload()

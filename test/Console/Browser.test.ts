@@ -4,7 +4,7 @@
  * refused, the agent's balance) prove it. No request may leave 127.0.0.1. Screenshots of every page at 375 and
  * 1,440 px are written to a folder this test prints.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, inject, it } from "@effect/vitest"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -48,9 +48,18 @@ beforeAll(async () => {
   const [port, walletPort] = await Promise.all([freePort(), freePort()])
   base = `http://127.0.0.1:${port}`
   wallet = `http://127.0.0.1:${walletPort}`
+  const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-console-"))
+  // a copy of the suite's freshly migrated template (empty, as a new install) where there is one: initialising a
+  // PGlite directory takes most of a minute on a loaded machine
+  const template = inject("pgliteTemplate")
+  if (template) {
+    Fs.mkdirSync(Path.join(dataDir, "pg"))
+    const untar = spawnSync("tar", ["-xzf", template, "-C", Path.join(dataDir, "pg")], { encoding: "utf8" })
+    if (untar.status !== 0) throw new Error(`could not unpack the database template:\n${untar.stderr}`)
+  }
   const env: Record<string, string | undefined> = {
     ...process.env,
-    DATA_DIR: Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-console-")),
+    DATA_DIR: dataDir,
     PORT: String(port),
     WALLET_PORT: String(walletPort),
     HOST: "127.0.0.1",
