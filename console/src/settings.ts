@@ -23,7 +23,7 @@ const agents = () => {
             const box = errorBox()
             const rotate = h(
               "button",
-              { type: "button", "aria-label": `Rotate the key of @${agent.handle}` },
+              { type: "button", "aria-label": `Rotate key of @${agent.handle}` },
               "Rotate key"
             )
             rotate.addEventListener("click", () =>

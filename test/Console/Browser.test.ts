@@ -170,7 +170,7 @@ const journey = async (page: Page, problems: Array<string>) => {
     expect((await call("/api/agent/me", firstKey)).body.user.handle).toBe("bot1")
 
     // rotate its key: a new one is shown, and the API refuses the old one at once
-    await page.getByRole("button", { name: "Rotate the key of @bot1" }).click()
+    await page.getByRole("button", { name: "Rotate key of @bot1" }).click()
     await page.getByRole("region", { name: "New API key of @bot1" }).waitFor()
     const botKey = (await page.locator("[data-secret]").textContent())!.trim()
     expect(botKey).not.toBe(firstKey)
