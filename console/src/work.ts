@@ -107,7 +107,9 @@ const gems = () => {
         headers: idempotent()
       })
     )
-    done.textContent = `${r.message} Their balance is now ${r.new_balance} Gems.`
+    const said = r.message.trim()
+    done.textContent = `${said.charAt(0).toUpperCase()}${said.slice(1)}${/[.!]$/.test(said) ? "" : "."} ` +
+      `Their balance is now ${r.new_balance} Gems.`
     amount.input.value = ""
     await load()
   })
