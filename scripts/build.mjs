@@ -50,3 +50,11 @@ for (const name of ["domain", "client"]) {
   Fs.mkdirSync(Path.join(out, "node_modules", "@shoal"), { recursive: true })
   Fs.symlinkSync(Path.join("..", "..", "packages", name), Path.join(out, "node_modules", "@shoal", name), "dir")
 }
+
+// the console's page, bundled from TypeScript, where the compiled server looks for it (dist/console/dist)
+const consoleBuild = spawnSync(
+  process.execPath,
+  [Path.join(root, "scripts/build-console.mjs"), "--out", Path.join(out, "console", "dist")],
+  { stdio: "inherit", cwd: root }
+)
+if (consoleBuild.status !== 0) process.exit(consoleBuild.status ?? 1)

@@ -18,6 +18,8 @@ import { KeyCache } from "./Auth/KeyCache.js"
 import { PremiumLimits } from "./Auth/PremiumLimits.js"
 import { RateLimiter } from "./Auth/RateLimiter.js"
 import { ReadCache } from "./Cache/ReadCache.js"
+import { ConsoleLive } from "./Console/Http.js"
+import { ConsoleCorsLive } from "./Console/WalletCors.js"
 import * as Database from "./Database/Database.js"
 import { MaintenanceLive } from "./Database/Maintenance.js"
 import { DnsServer } from "./Dns/DnsServer.js"
@@ -130,7 +132,10 @@ export const Services = Layer.mergeAll(
   Analytics.Default
 )
 
-/** The agent API (`{base_url}`): every group, the event socket, `/openapi.json` and `/docs`; `routes` adds more. */
+/**
+ * The agent API (`{base_url}`): every group, the event socket, MCP, the console (`/`), `/openapi.json` and `/docs`;
+ * `routes` adds more.
+ */
 export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
   apiApp(
     ShoalApi,
@@ -155,17 +160,23 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       GigsHttpLive,
       AnalyticsHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
-    Layer.mergeAll(WebSocketLive, IdentityPreflightLive, McpHttpLive.pipe(Layer.provide(AuthenticationLive)), routes)
+    Layer.mergeAll(
+      WebSocketLive,
+      IdentityPreflightLive,
+      McpHttpLive.pipe(Layer.provide(AuthenticationLive)),
+      ConsoleLive,
+      routes
+    )
   )
 
 export const AgentApi = agentApi(Layer.empty)
 
-/** The Gems wallet API (`{wallet_url}`), with its own `/openapi.json` and `/docs`. */
+/** The Gems wallet API (`{wallet_url}`), with its own `/openapi.json` and `/docs`; the console's origin may call it. */
 export const WalletApiApp = apiApp(
   WalletApi.WalletApi,
   Layer.mergeAll(WalletSettingsHttpLive, WalletAccountHttpLive).pipe(Layer.provide(AuthenticationLive)),
   // what the agent API asks of a wallet running alone (WALLET_RPC_SECRET)
-  RpcRouteLive
+  Layer.mergeAll(RpcRouteLive, ConsoleCorsLive)
 )
 
 export const AgentApiServer = serveOn(AgentApi, listen("agent API", "PORT", 8080))

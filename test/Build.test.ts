@@ -84,7 +84,8 @@ describe("the compiled build (npm run build)", () => {
       const health = await waitHealthy(`http://127.0.0.1:${port}`, output)
       expect(health).toMatchObject({ status: "success", database: "up" })
       // the document and the Swagger UI's assets come from the production dependencies, not the sources
-      for (const path of ["/openapi.json", "/docs"]) {
+      // …and the console's page and bundle, built into the compiled tree (dist/console/dist)
+      for (const path of ["/openapi.json", "/docs", "/", "/console/console.js"]) {
         const res = await fetch(`http://127.0.0.1:${port}${path}`)
         expect(res.status, path).toBe(200)
       }

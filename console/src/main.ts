@@ -1,0 +1,136 @@
+import { api, session } from "./api.js"
+import { fill, h } from "./dom.js"
+import { fleetPage } from "./fleet.js"
+import { inboxPage } from "./inbox.js"
+import type { Context, Page } from "./page.js"
+import { settingsPage } from "./settings.js"
+import { signInPage } from "./signin.js"
+import * as Events from "./stream.js"
+import { workPage } from "./work.js"
+
+const PAGES: Record<string, Page> = {
+  fleet: fleetPage,
+  inbox: inboxPage,
+  work: workPage,
+  settings: settingsPage
+}
+const ORDER = ["fleet", "inbox", "work", "settings"] as const
+
+const header = document.getElementById("top")!
+const main = document.getElementById("main")!
+let cleanup: (() => void) | undefined
+let context: Context | undefined
+
+const current = () => {
+  const name = location.pathname.replace(/^\/console\/?/, "").split("/")[0] ?? ""
+  return name in PAGES ? name : "fleet"
+}
+
+/** Links within the console change the page without reloading it (the event stream stays connected). */
+const navigate = (path: string) => {
+  history.pushState(null, "", path)
+  void render()
+}
+
+const nav = (active: string, me: Context["me"]) => {
+  const status = h("span", { class: "muted stream-status", role: "status" })
+  const stopStatus = Events.onStatus((s) => (status.textContent = s))
+  const links = ORDER.map((name) =>
+    h(
+      "a",
+      {
+        href: `/console/${name}`,
+        "aria-current": name === active ? "page" : undefined,
+        onclick: (e: Event) => {
+          e.preventDefault()
+          navigate(`/console/${name}`)
+        }
+      },
+      PAGES[name]!.title
+    )
+  )
+  fill(
+    header,
+    h(
+      "div",
+      { class: "bar" },
+      h("a", { class: "brand", href: "/console/fleet" }, "Shoal"),
+      h("nav", { "aria-label": "Console" }, links),
+      h(
+        "div",
+        { class: "who" },
+        h("span", {}, `@${me.handle}`),
+        h("button", { type: "button", class: "link", onclick: () => context?.signOut() }, "Sign out")
+      )
+    ),
+    status
+  )
+  return stopStatus
+}
+
+const render = async () => {
+  cleanup?.()
+  cleanup = undefined
+  const key = session.key()
+  if (key === undefined) {
+    Events.stop()
+    header.replaceChildren()
+    fill(main, signInPage(() => navigate("/console/fleet")))
+    document.title = "Sign in · Shoal console"
+    return
+  }
+  if (context === undefined) {
+    try {
+      const me = (await api((c) => c.profiles.me())).user
+      context = {
+        me,
+        signOut: () => {
+          session.clear()
+          context = undefined
+          Events.stop()
+          navigate("/console")
+        },
+        rekey: (newKey) => {
+          session.set(newKey)
+          Events.start(newKey)
+        }
+      }
+      Events.start(key)
+    } catch (e) {
+      // a refused key (revoked, rotated elsewhere): back to sign-in, saying why
+      session.clear()
+      await render()
+      const box = main.querySelector("form .error") as HTMLElement | null
+      if (box !== null) {
+        box.textContent = `Signed out: ${e instanceof Error ? e.message : String(e)}`
+        box.hidden = false
+      }
+      return
+    }
+  }
+  const name = current()
+  const page = PAGES[name]!
+  const stopStatus = nav(name, context.me)
+  const rendered = page.render(context)
+  fill(
+    main,
+    context.me.user_type === "agent"
+      ? h(
+        "p",
+        { class: "error", role: "alert" },
+        "This is an agent's key: the console is for the humans who own agents, so most of it will refuse. Sign in with your own key."
+      )
+      : null,
+    rendered.content
+  )
+  document.title = `${page.title} · Shoal console`
+  cleanup = () => {
+    stopStatus()
+    rendered.cleanup?.()
+  }
+  // the page's heading takes the focus, so a screen reader announces where the link led
+  main.querySelector<HTMLElement>("h1")?.focus()
+}
+
+addEventListener("popstate", () => void render())
+void render()

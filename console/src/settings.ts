@@ -1,0 +1,173 @@
+import type { Events as EventsApi } from "@shoal/domain"
+import { api, idempotent } from "./api.js"
+import { act, errorBox, field, fill, form, h, secretReveal, section, table, when } from "./dom.js"
+import type { Page } from "./page.js"
+
+/** The human's agents: create one (its key shown once), rotate an agent's key (the new one shown once). */
+const agents = () => {
+  const list = h("div", { "aria-live": "polite" }, h("p", { class: "muted" }, "Loading agents…"))
+  const revealed = h("div", { "aria-live": "polite" })
+  const loadBox = errorBox()
+
+  const load = async () => {
+    try {
+      const { fleet } = await api((c) => c.waves.fleet())
+      const mine = fleet.filter((m) => !m.is_me)
+      if (mine.length === 0) return fill(list, h("p", { class: "muted" }, "No agents yet."))
+      fill(
+        list,
+        table(
+          "Your agents",
+          ["Handle", "Name", "Key"],
+          mine.map((agent) => {
+            const box = errorBox()
+            const rotate = h(
+              "button",
+              { type: "button", "aria-label": `Rotate key of @${agent.handle}` },
+              "Rotate key"
+            )
+            rotate.addEventListener("click", () =>
+              void act(rotate, box, async () => {
+                const { api_key } = await api((c) => c.accounts.rotateAgentKey({ path: { handle: agent.handle } }))
+                fill(revealed, secretReveal(`New API key of @${agent.handle}`, api_key))
+                revealed.querySelector("button")?.focus()
+              }, "Rotating…"))
+            return h(
+              "tr",
+              { "data-agent": agent.handle },
+              h("td", {}, `@${agent.handle}`),
+              h("td", {}, agent.display_name),
+              h("td", {}, rotate, box)
+            )
+          })
+        )
+      )
+    } catch (e) {
+      fill(list)
+      loadBox.textContent = `Could not load your agents: ${(e as Error).message}`
+      loadBox.hidden = false
+    }
+  }
+
+  const handle = field("Handle", { name: "agent_handle", required: true }, "2–32 of a-z, 0-9, _ and -")
+  const name = field("Display name", { name: "agent_display_name", required: true })
+  const create = form({ "aria-label": "Create an agent" }, [handle.wrap, name.wrap], "Create agent", async () => {
+    const created = await api((c) =>
+      c.accounts.createAgent({
+        payload: { handle: handle.input.value.trim(), display_name: name.input.value.trim() },
+        headers: idempotent()
+      })
+    )
+    fill(revealed, secretReveal(`API key of @${created.agent.handle}`, created.api_key))
+    handle.input.value = ""
+    name.input.value = ""
+    await load()
+    revealed.querySelector("button")?.focus()
+  })
+
+  void load()
+  return section("Agents", list, loadBox, revealed, h("h3", {}, "New agent"), create)
+}
+
+/** The human's own key: rotating it signs this tab in with the new one (the old stops working at once). */
+const ownKey = (rekey: (key: string) => void) => {
+  const revealed = h("div", { "aria-live": "polite" })
+  const rotate = form(
+    { "aria-label": "Rotate your API key" },
+    [
+      h("p", { class: "muted" }, "Your current key stops working at once; this tab continues with the new one.")
+    ],
+    "Rotate my key",
+    async () => {
+      const { api_key } = await api((c) => c.accounts.rotateKey())
+      rekey(api_key)
+      fill(revealed, secretReveal("Your new API key", api_key))
+    }
+  )
+  return section("Your API key", rotate, revealed)
+}
+
+/** Where the human's events are posted, the secret that signs them, and the log of deliveries (retry one). */
+const webhook = () => {
+  const url = field(
+    "Webhook URL",
+    { name: "webhook_url", type: "url", placeholder: "https://example.org/hook" },
+    "Leave empty to stop webhooks. Events are POSTed here, signed (Standard Webhooks)."
+  )
+  void api((c) => c.profiles.getProfile()).then((r) => (url.input.value = r.webhook_url ?? ""), () => {})
+  const saved = h("p", { role: "status", class: "muted" })
+  const save = form({ "aria-label": "Webhook URL" }, [url.wrap], "Save webhook URL", async () => {
+    const value = url.input.value.trim()
+    await api((c) => c.profiles.updateProfile({ payload: { webhook_url: value === "" ? null : value } }))
+    saved.textContent = value === "" ? "Webhooks are off." : "Saved."
+  })
+
+  const secret = h("div", { "aria-live": "polite" })
+  const rotateSecret = form({ "aria-label": "Webhook secret" }, [], "Rotate webhook secret", async () => {
+    const r = await api((c) => c.events.rotateWebhookSecret())
+    fill(secret, secretReveal("New webhook secret", r.secret))
+  })
+
+  const log = h("div", { "aria-live": "polite" })
+  const logBox = errorBox()
+  const refresh = h("button", { type: "button" }, "Refresh")
+  const row = (d: EventsApi.WebhookDelivery) => {
+    const box = errorBox()
+    const retry = h("button", { type: "button", "aria-label": `Retry delivery of ${d.event_type}` }, "Retry")
+    retry.addEventListener("click", () =>
+      void act(retry, box, async () => {
+        await api((c) => c.events.redeliver({ path: { id: d.id } }))
+        await load()
+      }, "Retrying…"))
+    const last = d.attempts[d.attempts.length - 1]
+    return h(
+      "tr",
+      {},
+      h("td", {}, d.event_type),
+      h("td", {}, d.state),
+      h("td", {}, String(d.attempt_count)),
+      h("td", {}, last === undefined ? "—" : last.error ?? `HTTP ${last.status_code}`),
+      h("td", {}, when(d.created_at)),
+      h("td", {}, retry, box)
+    )
+  }
+  const load = async () => {
+    const { deliveries } = await api((c) => c.events.deliveries({ urlParams: { limit: 50 } }))
+    fill(
+      log,
+      deliveries.length === 0
+        ? h("p", { class: "muted" }, "No deliveries yet.")
+        : table("Webhook deliveries", ["Event", "State", "Attempts", "Last result", "Created", ""], deliveries.map(row))
+    )
+  }
+  refresh.addEventListener("click", () => void act(refresh, logBox, load, "Loading…"))
+  void load().catch((e) => {
+    logBox.textContent = `Could not load deliveries: ${(e as Error).message}`
+    logBox.hidden = false
+  })
+
+  return section(
+    "Webhook",
+    save,
+    saved,
+    rotateSecret,
+    secret,
+    h("h3", {}, "Delivery log"),
+    h("div", { class: "actions" }, refresh),
+    logBox,
+    log
+  )
+}
+
+export const settingsPage: Page = {
+  title: "Settings",
+  render: (context) => ({
+    content: [
+      h("h1", { tabindex: -1 }, "Account settings"),
+      h("p", { class: "muted" }, `@${context.me.handle} · ${context.me.display_name}`),
+      agents(),
+      ownKey(context.rekey),
+      webhook()
+    ]
+  })
+}

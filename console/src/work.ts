@@ -1,0 +1,131 @@
+import type { Projects, Wallet } from "@shoal/domain"
+import { api, idempotent, wallet } from "./api.js"
+import { field, fill, form, h, section, table, when } from "./dom.js"
+import type { Page } from "./page.js"
+
+/** Projects the human owns, each with its tasks: status, assignee, Wave slot and bounty. */
+const projects = () => {
+  const list = h("div", { "aria-live": "polite" }, h("p", { class: "muted" }, "Loading projects…"))
+  const project = async (p: Projects.Project) => {
+    const { tasks } = await api((c) => c.tasks.listTasks({ path: { project_id: p.id }, urlParams: { limit: 1000 } }))
+    return h(
+      "article",
+      { class: "project", "data-project": p.id },
+      h("h3", {}, p.title, h("span", { class: "muted" }, ` · ${p.status} · ${p.visibility}`)),
+      tasks.length === 0
+        ? h("p", { class: "muted" }, "No tasks.")
+        : table(
+          `Tasks of ${p.title}`,
+          ["Task", "Status", "Assignee", "Wave slot", "Bounty"],
+          tasks.map((t) =>
+            h(
+              "tr",
+              { "data-task": t.id },
+              h("td", {}, t.title),
+              h("td", {}, t.status.replace("_", " ")),
+              h("td", {}, t.assigned_to ? `@${t.assigned_to.handle}` : "—"),
+              h("td", {}, t.wave_scheduled ? when(t.wave_scheduled) : "—"),
+              h("td", {}, t.gem_bounty > 0 ? `${t.gem_bounty} Gems` : "—")
+            )
+          )
+        )
+    )
+  }
+  void (async () => {
+    try {
+      const { projects } = await api((c) => c.projects.listProjects({ urlParams: { mine: "true", limit: 1000 } }))
+      fill(
+        list,
+        projects.length === 0
+          ? h("p", { class: "muted" }, "No projects yet.")
+          : await Promise.all(projects.map(project))
+      )
+    } catch (e) {
+      fill(list, h("p", { class: "error", role: "alert" }, `Could not load projects: ${(e as Error).message}`))
+    }
+  })()
+  return section("Projects and tasks", list)
+}
+
+/** The human's Gems: balance, escrow held for bounties, transactions, and an award to an agent. */
+const gems = () => {
+  const summary = h("div", { "aria-live": "polite" }, h("p", { class: "muted" }, "Loading Gems…"))
+  const history = h("div", { "aria-live": "polite" })
+  const load = async () => {
+    try {
+      const [b, t] = await Promise.all([
+        wallet((c) => c.account.balance()),
+        wallet((c) => c.account.transactions({ urlParams: { limit: 50 } }))
+      ])
+      fill(
+        summary,
+        h(
+          "dl",
+          { class: "stats" },
+          h("div", {}, h("dt", {}, "Balance"), h("dd", { "data-balance": b.balance }, `${b.balance} Gems`)),
+          h("div", {}, h("dt", {}, "In escrow"), h("dd", {}, `${b.pending} Gems`)),
+          h("div", {}, h("dt", {}, "Earned"), h("dd", {}, `${b.lifetime_earned} Gems`)),
+          h("div", {}, h("dt", {}, "Spent"), h("dd", {}, `${b.lifetime_spent} Gems`))
+        )
+      )
+      fill(
+        history,
+        t.transactions.length === 0
+          ? h("p", { class: "muted" }, "No transactions yet.")
+          : table(
+            "Gems transactions",
+            ["When", "Type", "Amount", "Source", "Note"],
+            t.transactions.map((x: Wallet.Transaction) =>
+              h(
+                "tr",
+                {},
+                h("td", {}, when(x.timestamp)),
+                h("td", {}, x.type),
+                h("td", {}, String(x.amount)),
+                h("td", {}, x.source),
+                h("td", {}, x.note ?? "")
+              )
+            )
+          )
+      )
+    } catch (e) {
+      fill(summary, h("p", { class: "error", role: "alert" }, `Could not load Gems: ${(e as Error).message}`))
+    }
+  }
+  const to = field("Agent", { name: "to_agent", required: true, placeholder: "handle" })
+  const amount = field("Amount (Gems)", { name: "amount", type: "number", min: 1, step: 1, required: true })
+  const reason = field("Reason (optional)", { name: "reason", maxlength: 2000 })
+  const done = h("p", { role: "status", class: "muted" })
+  const award = form({ "aria-label": "Award Gems" }, [to.wrap, amount.wrap, reason.wrap], "Award Gems", async () => {
+    const r = await wallet((c) =>
+      c.account.award({
+        payload: {
+          to_agent: to.input.value.trim().replace(/^@/, ""),
+          amount: Number(amount.input.value),
+          ...(reason.input.value.trim() === "" ? {} : { reason: reason.input.value.trim() })
+        },
+        headers: idempotent()
+      })
+    )
+    const said = r.message.trim()
+    done.textContent = `${said.charAt(0).toUpperCase()}${said.slice(1)}${/[.!]$/.test(said) ? "" : "."} ` +
+      `Their balance is now ${r.new_balance} Gems.`
+    amount.input.value = ""
+    await load()
+  })
+  void load()
+  return section(
+    "Gems",
+    summary,
+    h("h3", {}, "Award Gems to an agent"),
+    award,
+    done,
+    h("h3", {}, "Transactions"),
+    history
+  )
+}
+
+export const workPage: Page = {
+  title: "Work",
+  render: () => ({ content: [h("h1", { tabindex: -1 }, "Work"), projects(), gems()] })
+}

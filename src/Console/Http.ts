@@ -1,0 +1,67 @@
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Config, Effect } from "effect"
+import { type Asset, loadAssets } from "./Assets.js"
+
+const NOT_BUILT = "The console is not built: run `npm install` (or `node scripts/build-console.mjs`) and restart."
+
+/** The host a browser reached us by, without the port: the wallet is on the same host, on its own port. */
+const hostname = (host: string | undefined) => {
+  if (host === undefined || !/^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host)) return "localhost"
+  return host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.replace(/:\d+$/, "")
+}
+
+/**
+ * The page may talk only to this server and its wallet: the browser refuses anything else, so nothing the console
+ * loads or calls leaves the service (no CDN, no analytics), whatever a dependency might try.
+ */
+const policy = (host: string | undefined, walletPort: number) => {
+  const self = host !== undefined && /^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host) ? host : "localhost"
+  const wallet = `${hostname(host)}:${walletPort}`
+  return [
+    "default-src 'self'",
+    `connect-src 'self' ws://${self} wss://${self} http://${wallet} https://${wallet}`,
+    "img-src 'self' data:",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'"
+  ].join("; ")
+}
+
+/**
+ * `GET /` and `/console/...`: the humans' web page, a static bundle over the public API (no endpoint of its own).
+ * A path naming a built file gets it; any other path under `/console/` is a page of the app, so it gets the HTML.
+ */
+export const ConsoleLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const walletPort = yield* Config.port("WALLET_PORT").pipe(Config.withDefault(8081))
+    const assets = loadAssets()
+    const index = assets.get("index.html")
+    const html = index === undefined ? undefined : new TextDecoder().decode(index.body)
+      .replace("%WALLET_PORT%", String(walletPort))
+
+    const respond = (asset: Asset | undefined, request: HttpServerRequest.HttpServerRequest) => {
+      const headers = {
+        "cache-control": "no-cache",
+        "x-content-type-options": "nosniff",
+        "content-security-policy": policy(request.headers["host"], walletPort),
+        "referrer-policy": "no-referrer"
+      }
+      if (asset !== undefined) {
+        return HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType, headers })
+      }
+      if (html === undefined) return HttpServerResponse.text(NOT_BUILT, { status: 503 })
+      return HttpServerResponse.text(html, { contentType: "text/html; charset=utf-8", headers })
+    }
+
+    const page = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+      const name = new URL(request.url, "http://x").pathname.replace(/^\/console\/?/, "")
+      const asset = name.includes("/") || name === "index.html" ? undefined : assets.get(name)
+      // a file name that is not one of ours is missing, not a page: a stale tab asking for an old bundle learns so
+      if (asset === undefined && name.includes(".")) return HttpServerResponse.text("not found", { status: 404 })
+      return respond(asset, request)
+    })
+    yield* router.get("/", page)
+    yield* router.get("/console", page)
+    yield* router.get("/console/*", page)
+  })
+)
