@@ -2,7 +2,9 @@ import { Deferred, Effect, Exit } from "effect"
 
 interface Entry<V> {
   readonly value: V
-  readonly expires: number
+  expires: number
+  /** read since the last `recheck` */
+  used: boolean
 }
 
 /**
@@ -20,6 +22,7 @@ export const make = <K, V, E, R>(options: {
     const inflight = new Map<K, Deferred.Deferred<V, E>>()
     // bumped by invalidate: a lookup that began before the invalidation must not store what it read
     const generations = new Map<K, number>()
+    let clears = 0
 
     const store = (key: K, value: V) => {
       if (entries.size >= options.capacity) {
@@ -30,19 +33,22 @@ export const make = <K, V, E, R>(options: {
           if (--n === 0) break
         }
       }
-      entries.set(key, { value, expires: clock.unsafeCurrentTimeMillis() + options.ttlMillis(value) })
+      entries.set(key, { value, expires: clock.unsafeCurrentTimeMillis() + options.ttlMillis(value), used: false })
     }
 
     const miss = (key: K): Effect.Effect<V, E, R> => {
       const pending = inflight.get(key)
       if (pending !== undefined) return Deferred.await(pending)
       const deferred = Deferred.unsafeMake<V, E>(undefined as any)
-      const generation = generations.get(key) ?? 0
+      const generation = generations.get(key)
+      const epoch = clears
       inflight.set(key, deferred)
       return options.lookup(key).pipe(
         Effect.onExit((exit) => {
           if (inflight.get(key) === deferred) inflight.delete(key)
-          if (Exit.isSuccess(exit) && (generations.get(key) ?? 0) === generation) store(key, exit.value)
+          if (Exit.isSuccess(exit) && generations.get(key) === generation && clears === epoch) {
+            store(key, exit.value)
+          }
           return Deferred.done(deferred, exit)
         })
       )
@@ -51,7 +57,10 @@ export const make = <K, V, E, R>(options: {
     const get = (key: K): Effect.Effect<V, E, R> =>
       Effect.suspend(() => {
         const hit = entries.get(key)
-        if (hit !== undefined && hit.expires > clock.unsafeCurrentTimeMillis()) return Effect.succeed(hit.value)
+        if (hit !== undefined && hit.expires > clock.unsafeCurrentTimeMillis()) {
+          hit.used = true
+          return Effect.succeed(hit.value)
+        }
         return miss(key)
       })
 
@@ -61,8 +70,46 @@ export const make = <K, V, E, R>(options: {
         // later callers start a fresh lookup instead of joining one that may have read the old value
         inflight.delete(key)
         generations.set(key, (generations.get(key) ?? 0) + 1)
-        if (generations.size > options.capacity) generations.clear()
+        if (generations.size > options.capacity) {
+          // forgetting the counters also stops every lookup under way from storing: one of them may have read
+          // a value invalidated just now
+          generations.clear()
+          clears++
+        }
       })
 
-    return { get, invalidate } as const
+    /**
+     * For a cache whose TTL is only a safety net: checks the live entries in bulk (`stale` names those to drop,
+     * `batch` entries per call) and gives each entry read since the previous recheck another TTL, so a key in use
+     * never expires on the request path while an idle one still leaves. An entry replaced or invalidated while its
+     * check ran is left as it is: what the check read may be older than it.
+     */
+    const recheck = <E2, R2>(
+      batch: number,
+      stale: (entries: ReadonlyArray<readonly [K, V]>) => Effect.Effect<ReadonlySet<K>, E2, R2>
+    ) =>
+      Effect.gen(function*() {
+        const now = clock.unsafeCurrentTimeMillis()
+        const live: Array<readonly [K, Entry<V>]> = []
+        for (const [k, e] of entries) {
+          if (e.expires <= now) entries.delete(k)
+          else live.push([k, e])
+        }
+        for (let i = 0; i < live.length; i += batch) {
+          const slice = live.slice(i, i + batch)
+          const drop = yield* stale(slice.map(([k, e]) => [k, e.value] as const))
+          const at = clock.unsafeCurrentTimeMillis()
+          for (const [k, e] of slice) {
+            if (entries.get(k) !== e) continue
+            if (drop.has(k)) {
+              entries.delete(k)
+            } else if (e.used) {
+              e.used = false
+              e.expires = at + options.ttlMillis(e.value)
+            }
+          }
+        }
+      })
+
+    return { get, invalidate, recheck, size: () => entries.size } as const
   })
