@@ -65,6 +65,7 @@ export const run = async () => {
   const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-heartbeat-"))
   const shoalPort = await freePort()
   const helloPort = await freePort()
+  const spawnedAt = Date.now()
   const shoal = startTs("src/main.ts", {
     DATA_DIR: dataDir,
     PORT: String(shoalPort),
@@ -93,6 +94,7 @@ export const run = async () => {
     const baseRuns = []
     const beatRuns = []
     const cpu = { hello: 0, shoal: 0 }
+    const windows: Array<string> = []
     // CPU time the server spent in a slice (user + system, from /proc), per request: less noisy than req/s
     const timed = async <A>(pid: number | undefined, side: keyof typeof cpu, f: () => Promise<A>) => {
       const before = cpuMs(pid)
@@ -104,7 +106,13 @@ export const run = async () => {
     for (let i = 0; i < slices; i++) {
       const secs = Math.max(1, Math.round(duration / slices))
       baseRuns.push(await timed(hello.child.pid, "hello", () => load(helloUrl, { seconds: secs, connections })))
+      const from = (Date.now() - spawnedAt) / 1000
       beatRuns.push(await timed(shoal.child.pid, "shoal", () => heartbeats(url, keys, { seconds: secs, connections })))
+      windows.push(`${from.toFixed(1)}–${((Date.now() - spawnedAt) / 1000).toFixed(1)}`)
+    }
+    // where to look in a profile (BENCH_PROFILE): its clock starts about when the process does
+    if (process.env.BENCH_PROFILE) {
+      console.log(`heartbeat slices, seconds after the server started: ${windows.join(", ")}`)
     }
     const mean = (rs: Array<{ requests: { average: number } }>) =>
       rs.reduce((a, r) => a + r.requests.average, 0) / rs.length
