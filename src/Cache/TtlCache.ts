@@ -1,10 +1,10 @@
-import { Deferred, Effect, Exit } from "effect"
+import { Deferred, Effect, Exit, FiberId } from "effect"
 
 interface Entry<V> {
   readonly value: V
   expires: number
-  /** read since the last `recheck` */
-  used: boolean
+  /** when it was last read (or stored) */
+  usedAt: number
 }
 
 /**
@@ -33,7 +33,8 @@ export const make = <K, V, E, R>(options: {
           if (--n === 0) break
         }
       }
-      entries.set(key, { value, expires: clock.unsafeCurrentTimeMillis() + options.ttlMillis(value), used: false })
+      const now = clock.unsafeCurrentTimeMillis()
+      entries.set(key, { value, expires: now + options.ttlMillis(value), usedAt: now })
     }
 
     const miss = (key: K): Effect.Effect<V, E, R> => {
@@ -54,11 +55,21 @@ export const make = <K, V, E, R>(options: {
       )
     }
 
+    // whether anything was read since the last recheck began, and who waits for that
+    let hitSinceRecheck = false
+    let waiter: Deferred.Deferred<void> | undefined
+
     const get = (key: K): Effect.Effect<V, E, R> =>
       Effect.suspend(() => {
         const hit = entries.get(key)
-        if (hit !== undefined && hit.expires > clock.unsafeCurrentTimeMillis()) {
-          hit.used = true
+        const now = clock.unsafeCurrentTimeMillis()
+        if (hit !== undefined && hit.expires > now) {
+          hit.usedAt = now
+          if (!hitSinceRecheck) {
+            hitSinceRecheck = true
+            if (waiter !== undefined) Deferred.unsafeDone(waiter, Exit.void)
+            waiter = undefined
+          }
           return Effect.succeed(hit.value)
         }
         return miss(key)
@@ -79,37 +90,43 @@ export const make = <K, V, E, R>(options: {
       })
 
     /**
-     * For a cache whose TTL is only a safety net: checks the live entries in bulk (`stale` names those to drop,
-     * `batch` entries per call) and gives each entry read since the previous recheck another TTL, so a key in use
-     * never expires on the request path while an idle one still leaves. An entry replaced or invalidated while its
-     * check ran is left as it is: what the check read may be older than it.
+     * Keeps the entries in use valid without a lookup on the request path: checks in bulk those read within
+     * `idleMillis` (`stale` names those to drop, `batch` per call) and gives the others a TTL from the time of the
+     * check; the rest leave. An entry is thus never served more than its TTL after a read confirmed it. An entry
+     * replaced or invalidated while its check ran is left as it is: what the check read may be older than it.
      */
     const recheck = <E2, R2>(
       batch: number,
+      idleMillis: number,
       stale: (entries: ReadonlyArray<readonly [K, V]>) => Effect.Effect<ReadonlySet<K>, E2, R2>
     ) =>
       Effect.gen(function*() {
+        hitSinceRecheck = false
         const now = clock.unsafeCurrentTimeMillis()
         const live: Array<readonly [K, Entry<V>]> = []
         for (const [k, e] of entries) {
-          if (e.expires <= now) entries.delete(k)
+          if (e.expires <= now || now - e.usedAt > idleMillis) entries.delete(k)
           else live.push([k, e])
         }
         for (let i = 0; i < live.length; i += batch) {
           const slice = live.slice(i, i + batch)
+          const readAt = clock.unsafeCurrentTimeMillis()
           const drop = yield* stale(slice.map(([k, e]) => [k, e.value] as const))
-          const at = clock.unsafeCurrentTimeMillis()
           for (const [k, e] of slice) {
             if (entries.get(k) !== e) continue
-            if (drop.has(k)) {
-              entries.delete(k)
-            } else if (e.used) {
-              e.used = false
-              e.expires = at + options.ttlMillis(e.value)
-            }
+            if (drop.has(k)) entries.delete(k)
+            else e.expires = Math.max(e.expires, readAt + options.ttlMillis(e.value))
           }
         }
       })
 
-    return { get, invalidate, recheck, size: () => entries.size } as const
+    /**
+     * Waits until an entry is read after the last recheck began: a recheck loop sleeps on this between rounds, so
+     * an idle cache (or a test clock jumping hours ahead) wakes it for nothing.
+     */
+    const awaitUse = Effect.suspend(() =>
+      hitSinceRecheck ? Effect.void : Deferred.await(waiter ??= Deferred.unsafeMake<void>(FiberId.none))
+    )
+
+    return { get, invalidate, recheck, awaitUse, size: () => entries.size } as const
   })

@@ -75,7 +75,7 @@ describe("TtlCache", () => {
       })
       const revoked = new Set<string>()
       const checked: Array<ReadonlyArray<string>> = []
-      const recheck = cache.recheck(2, (entries) =>
+      const recheck = cache.recheck(2, 500, (entries) =>
         Effect.sync(() => {
           checked.push(entries.map(([k]) => k))
           return new Set(entries.flatMap(([k]) => revoked.has(k) ? [k] : []))
@@ -83,19 +83,40 @@ describe("TtlCache", () => {
       for (const k of ["busy", "idle", "gone"]) yield* cache.get(k)
       expect(loads).toEqual(["busy", "idle", "gone"])
 
-      // 800 ms on: "busy" and "gone" are read, "gone" is revoked behind the cache's back
+      // 800 ms on: "busy" and "gone" are read, "gone" is revoked behind the cache's back, "idle" was not read
       yield* TestClock.adjust("800 millis")
       yield* cache.get("busy")
       yield* cache.get("gone")
       revoked.add("gone")
       yield* recheck
-      expect(checked).toEqual([["busy", "idle"], ["gone"]])
-      // at 1.5 s the TTL of the first reads has passed: "busy" was read before the recheck and lives on
+      expect(checked).toEqual([["busy", "gone"]])
+      // at 1.5 s the TTL of the first reads has passed: "busy" was confirmed at 800 ms and lives on
       yield* TestClock.adjust("700 millis")
       expect(yield* cache.get("busy")).toBe("busy1")
       expect(yield* cache.get("idle")).toBe("idle4")
       expect(yield* cache.get("gone")).toBe("gone5")
       expect(loads).toEqual(["busy", "idle", "gone", "idle", "gone"])
-      expect(cache.size()).toBe(3)
+      // the confirmation is only as good as its TTL: unconfirmed since 800 ms, "busy" is read again at 1.8 s
+      yield* TestClock.adjust("300 millis")
+      expect(yield* cache.get("busy")).toBe("busy6")
+    }))
+
+  it.effect("awaitUse: after a recheck, waits for the next read of an entry", () =>
+    Effect.gen(function*() {
+      const cache = yield* TtlCache.make({
+        capacity: 10,
+        ttlMillis: () => 60_000,
+        lookup: (k: string) => Effect.succeed(k)
+      })
+      yield* cache.get("k")
+      yield* cache.get("k")
+      // read since the start: no wait
+      yield* cache.awaitUse
+      yield* cache.recheck(10, 60_000, () => Effect.succeed(new Set<string>()))
+      const waiting = yield* Effect.fork(cache.awaitUse)
+      yield* Effect.yieldNow()
+      expect(waiting.unsafePoll()).toBeNull()
+      yield* cache.get("k")
+      yield* Fiber.join(waiting)
     }))
 })
