@@ -24,6 +24,15 @@ export const make = <K, V, E, R>(options: {
     const generations = new Map<K, number>()
     let clears = 0
 
+    // whether an entry was read or stored since the last recheck began, and who waits for that
+    let usedSinceRecheck = false
+    let waiter: Deferred.Deferred<void> | undefined
+    const used = () => {
+      usedSinceRecheck = true
+      if (waiter !== undefined) Deferred.unsafeDone(waiter, Exit.void)
+      waiter = undefined
+    }
+
     const store = (key: K, value: V) => {
       if (entries.size >= options.capacity) {
         // Map iterates in insertion order: drop the oldest tenth
@@ -35,6 +44,7 @@ export const make = <K, V, E, R>(options: {
       }
       const now = clock.unsafeCurrentTimeMillis()
       entries.set(key, { value, expires: now + options.ttlMillis(value), usedAt: now })
+      used()
     }
 
     const miss = (key: K): Effect.Effect<V, E, R> => {
@@ -55,21 +65,13 @@ export const make = <K, V, E, R>(options: {
       )
     }
 
-    // whether anything was read since the last recheck began, and who waits for that
-    let hitSinceRecheck = false
-    let waiter: Deferred.Deferred<void> | undefined
-
     const get = (key: K): Effect.Effect<V, E, R> =>
       Effect.suspend(() => {
         const hit = entries.get(key)
         const now = clock.unsafeCurrentTimeMillis()
         if (hit !== undefined && hit.expires > now) {
           hit.usedAt = now
-          if (!hitSinceRecheck) {
-            hitSinceRecheck = true
-            if (waiter !== undefined) Deferred.unsafeDone(waiter, Exit.void)
-            waiter = undefined
-          }
+          if (!usedSinceRecheck) used()
           return Effect.succeed(hit.value)
         }
         return miss(key)
@@ -101,7 +103,7 @@ export const make = <K, V, E, R>(options: {
       stale: (entries: ReadonlyArray<readonly [K, V]>) => Effect.Effect<ReadonlySet<K>, E2, R2>
     ) =>
       Effect.gen(function*() {
-        hitSinceRecheck = false
+        usedSinceRecheck = false
         const now = clock.unsafeCurrentTimeMillis()
         const live: Array<readonly [K, Entry<V>]> = []
         for (const [k, e] of entries) {
@@ -121,11 +123,11 @@ export const make = <K, V, E, R>(options: {
       })
 
     /**
-     * Waits until an entry is read after the last recheck began: a recheck loop sleeps on this between rounds, so
+     * Waits until an entry is read or stored after the last recheck began: a recheck loop sleeps on this between rounds, so
      * an idle cache (or a test clock jumping hours ahead) wakes it for nothing.
      */
     const awaitUse = Effect.suspend(() =>
-      hitSinceRecheck ? Effect.void : Deferred.await(waiter ??= Deferred.unsafeMake<void>(FiberId.none))
+      usedSinceRecheck ? Effect.void : Deferred.await(waiter ??= Deferred.unsafeMake<void>(FiberId.none))
     )
 
     return { get, invalidate, recheck, awaitUse, size: () => entries.size } as const

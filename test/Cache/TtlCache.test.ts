@@ -101,7 +101,7 @@ describe("TtlCache", () => {
       expect(yield* cache.get("busy")).toBe("busy6")
     }))
 
-  it.effect("awaitUse: after a recheck, waits for the next read of an entry", () =>
+  it.effect("awaitUse: after a recheck, waits for the next read or store of an entry", () =>
     Effect.gen(function*() {
       const cache = yield* TtlCache.make({
         capacity: 10,
@@ -118,5 +118,12 @@ describe("TtlCache", () => {
       expect(waiting.unsafePoll()).toBeNull()
       yield* cache.get("k")
       yield* Fiber.join(waiting)
+      // a miss counts too: keys that all come back after their TTL are never hits, and must still be renewed
+      yield* cache.recheck(10, 60_000, () => Effect.succeed(new Set<string>()))
+      const again = yield* Effect.fork(cache.awaitUse)
+      yield* Effect.yieldNow()
+      expect(again.unsafePoll()).toBeNull()
+      yield* cache.get("new")
+      yield* Fiber.join(again)
     }))
 })
