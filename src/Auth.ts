@@ -46,7 +46,7 @@ export const AuthenticationLive = Layer.effect(
       if (Option.isNone(principal)) return yield* unauthorized("the API key is unknown or revoked")
       const multiplier = yield* premium.multiplier(principal.value.id)
       yield* enforce(yield* limiter.take(principal.value.keyHash, multiplier), "requests per minute")
-      yield* heartbeat.touch(principal.value.id)
+      yield* heartbeat.touch(principal.value.id, principal.value.userType)
       return principal.value
     })
   })

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
+import { sqlArray } from "../Database/SqlArrays.js"
 
 export const PrincipalRow = Schema.Struct({
   id: Ids.UserId,
@@ -50,6 +51,14 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
         (rows) => rows.map((r) => r.key_hash)
       )
 
+    /** Which of `hashes` are live keys: the key cache's bulk recheck. */
+    const liveKeys = (hashes: ReadonlyArray<string>) =>
+      Effect.map(
+        sql<{ key_hash: string }>`SELECT key_hash FROM api_keys
+                                  WHERE key_hash = ANY(${sqlArray(hashes)}::text[]) AND revoked_at IS NULL`,
+        (rows) => new Set(rows.map((r) => r.key_hash))
+      )
+
     /** True when one of the user's keys was revoked (by a rotation) after `since`. */
     const rotatedSince = (userId: Ids.UserId, since: number) =>
       Effect.map(
@@ -76,6 +85,15 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
         return revoked.map((r) => r.key_hash)
       })
 
-    return { principalByKeyHash, byHandle, insertUser, liveKeyHashes, lockUser, replaceKey, rotatedSince } as const
+    return {
+      principalByKeyHash,
+      byHandle,
+      insertUser,
+      liveKeyHashes,
+      liveKeys,
+      lockUser,
+      replaceKey,
+      rotatedSince
+    } as const
   })
 }) {}

@@ -2,6 +2,12 @@ import type { Ids } from "@shoal/domain"
 import { Clock, Config, Duration, Effect, PubSub, Stream } from "effect"
 import { HeartbeatRepo } from "./HeartbeatRepo.js"
 
+/** An account heard from after a quiet spell, and its type when the call told it. */
+export interface Wake {
+  readonly userId: Ids.UserId
+  readonly userType: Ids.UserType | undefined
+}
+
 /**
  * Every authenticated call counts as a heartbeat. Touches land in memory and are flushed in one batched
  * UPDATE every few seconds (and at shutdown), so the hot path never writes to the database.
@@ -13,15 +19,16 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     let pending = new Map<Ids.UserId, number>()
     const latest = new Map<Ids.UserId, number>()
 
-    const woken = yield* PubSub.unbounded<Ids.UserId>()
+    const woken = yield* PubSub.unbounded<Wake>()
 
-    const touch = (userId: Ids.UserId) =>
+    /** `userType` when the caller knows it (the key named the account): presence then need not look it up. */
+    const touch = (userId: Ids.UserId, userType?: Ids.UserType) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const before = latest.get(userId)
         pending.set(userId, now)
         latest.set(userId, now)
         // a first sighting, or one after a quiet minute, may be a return from offline: presence listens for these
-        return before === undefined || now - before > 60_000 ? PubSub.publish(woken, userId) : Effect.void
+        return before === undefined || now - before > 60_000 ? PubSub.publish(woken, { userId, userType }) : Effect.void
       })
 
     /** The newest heartbeat this node has seen, flushed or not. */

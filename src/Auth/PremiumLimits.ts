@@ -1,46 +1,67 @@
 import type { Ids } from "@shoal/domain"
-import { Clock, Effect } from "effect"
+import { Clock, Duration, Effect } from "effect"
+import * as TtlCache from "../Cache/TtlCache.js"
 import { PremiumRepo } from "../Wallet/PremiumRepo.js"
 
 /** CONTRACT "API calls": `extended_rate_limits_30d` multiplies the caller's bucket by 10 while it lasts. */
 export const EXTENDED_RATE_LIMITS = "extended_rate_limits_30d"
 export const EXTENDED_MULTIPLIER = 10
 
-/** How long a user's holding is trusted before it is read again (a redemption in this process forgets it at once). */
-const RECHECK_MS = 30_000
+/** How long a read of a holding is trusted (a redemption in this process forgets it at once). */
+const VALID_MS = 30_000
+const RECHECK_EVERY = Duration.seconds(15)
+const IDLE_MS = 10 * 60_000
+const CHECK_BATCH = 1_000
 
-interface Held {
-  /** when the extended limit ends (ms); 0: not held; Infinity: permanent */
-  readonly until: number
-  readonly checkedAt: number
-}
+/** when the extended limit ends (ms); 0: not held; Infinity: permanent */
+const untilOf = (expiresAt: Date | null | undefined) =>
+  expiresAt === undefined ? 0 : expiresAt === null ? Infinity : expiresAt.getTime()
 
 /**
- * The rate-limit multiplier of each user, read from `premium_features` at most once per 30 s per user, so a
- * keyed request costs a map lookup. Expiry is decided on every request from the stored end, not by the recheck.
+ * The rate-limit multiplier of each user, read from `premium_features` on the user's first call and trusted for
+ * 30 s (a redemption on another process shows within that). The holdings of users calling in the last 10 minutes
+ * are reread in bulk every 15 s, so a keyed request costs a map lookup and does not wait on the database every
+ * 30 s. Expiry is decided on every request from the stored end, not by the reread.
  */
 export class PremiumLimits extends Effect.Service<PremiumLimits>()("Auth/PremiumLimits", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const premium = yield* PremiumRepo
-    const held = new Map<string, Held>()
+    const held = yield* TtlCache.make({
+      capacity: 100_000,
+      ttlMillis: () => VALID_MS,
+      lookup: (user: Ids.UserId) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.map(
+            premium.active(user, new Date(now)),
+            (features) => untilOf(features.find((x) => x.feature_id === EXTENDED_RATE_LIMITS)?.expires_at)
+          ))
+    })
 
     const multiplier = (user: Ids.UserId) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const known = held.get(user)
-        if (known !== undefined && now - known.checkedAt < RECHECK_MS && now >= known.checkedAt) {
-          return Effect.succeed(known.until > now ? EXTENDED_MULTIPLIER : 1)
-        }
-        return Effect.map(premium.active(user, new Date(now)), (features) => {
-          const f = features.find((x) => x.feature_id === EXTENDED_RATE_LIMITS)
-          const until = f === undefined ? 0 : f.expires_at === null ? Infinity : f.expires_at.getTime()
-          // keep the map the size of the recently active users
-          if (held.size > 100_000) held.clear()
-          held.set(user, { until, checkedAt: now })
-          return until > now ? EXTENDED_MULTIPLIER : 1
-        })
-      })
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) => Effect.map(held.get(user), (until) => until > now ? EXTENDED_MULTIPLIER : 1)
+      )
 
-    const forget = (user: Ids.UserId) => Effect.sync(() => held.delete(user))
+    const forget = (user: Ids.UserId) => held.invalidate(user)
+
+    // a holding that changed is dropped, and read again by its user's next call
+    const recheck = held.recheck(
+      CHECK_BATCH,
+      IDLE_MS,
+      (entries) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.map(
+            premium.heldUntil(entries.map(([user]) => user), EXTENDED_RATE_LIMITS, new Date(now)),
+            (ends) => new Set(entries.flatMap(([user, until]) => untilOf(ends.get(user)) === until ? [] : [user]))
+          ))
+    ).pipe(Effect.catchAllCause((cause) => Effect.logWarning("premium limits recheck failed", cause)))
+    yield* held.awaitUse.pipe(
+      Effect.zipRight(Effect.sleep(RECHECK_EVERY)),
+      Effect.zipRight(recheck),
+      Effect.forever,
+      Effect.forkScoped
+    )
 
     return { multiplier, forget } as const
   }),

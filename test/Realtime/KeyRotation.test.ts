@@ -179,7 +179,10 @@ layer(RealtimeApp(), { excludeTestServices: true })("key rotation", (it) => {
 })
 
 // no notice at all (a key revoked behind the API's back stands in for a notice lost with a LISTEN connection)
-layer(RealtimeApp({ KEY_RECHECK_INTERVAL: "300 millis" }), { excludeTestServices: true })("key check", (it) => {
+layer(
+  RealtimeApp({ KEY_RECHECK_INTERVAL: "300 millis", KEY_CACHE_RECHECK_INTERVAL: "300 millis" }),
+  { excludeTestServices: true }
+)("key check", (it) => {
   it.scoped("the periodic check closes sockets whose key was revoked without a notice, and only those", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
@@ -192,5 +195,37 @@ layer(RealtimeApp({ KEY_RECHECK_INTERVAL: "300 millis" }), { excludeTestServices
       yield* expectRotatedOut(revoked)
       yield* realSleep(700)
       yield* expectLive(kept, b.user.id, "test.kept")
+    }))
+
+  it.scoped("the key cache's recheck refuses a key revoked without a notice, and keeps serving live ones", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const a = yield* signUp()
+      const b = yield* signUp()
+      const me = (key: string) => Effect.map(rawRequest("GET", "/api/agent/me", { key }), (r) => r.status)
+      // both cached, then a's key revoked in the database alone: no notice, no local invalidation
+      expect([yield* me(a.api_key), yield* me(b.api_key)]).toEqual([200, 200])
+      yield* sql`UPDATE api_keys SET revoked_at = now() WHERE key_hash = ${hashKey(a.api_key)}`
+      yield* waitForEffect(
+        "the recheck to drop the revoked key",
+        Effect.map(me(a.api_key), (status) => status === 401 ? status : undefined),
+        5_000
+      )
+      expect(yield* me(b.api_key)).toBe(200)
+    }))
+
+  it.scoped("a key rotated through the API is refused by the very next request, however long it was cached", () =>
+    Effect.gen(function*() {
+      const a = yield* signUp()
+      for (let i = 0; i < 3; i++) {
+        expect((yield* rawRequest("GET", "/api/agent/me", { key: a.api_key })).status).toBe(200)
+      }
+      // cached across several rechecks (300 ms each), so only the rotation's own invalidation can refuse it now
+      yield* realSleep(1_000)
+      expect((yield* rawRequest("GET", "/api/agent/me", { key: a.api_key })).status).toBe(200)
+      const res = yield* rawRequest("POST", "/api/account/api-key", { key: a.api_key })
+      expect(res.status).toBe(200)
+      expectError(yield* rawRequest("GET", "/api/agent/me", { key: a.api_key }), 401, "unauthorized")
+      expect((yield* rawRequest("GET", "/api/agent/me", { key: res.body.api_key })).status).toBe(200)
     }))
 })
