@@ -206,10 +206,15 @@ const measure = async (database: string | undefined) => {
       return post(`${wallet}/api/gems/transfer`, agents[from]!.key, { to_agent: agents[to]!.handle, amount: 1 })
         .then(() => true, () => false)
     }
+    // the floor under any authenticated call: auth and one keyed read (the balance), through the same server
+    const balance = (i: number) =>
+      fetch(`${wallet}/api/gems/balance`, { headers: { authorization: `Bearer ${agents[pair(i).from]!.key}` } })
+        .then((r) => r.text().then(() => r.ok), () => false)
     const driver = database ? await pgDriver(await freshDatabase(database)) : await pgliteDriver(rawDir)
     const api = { done: 0, failed: 0, cpu: 0 }
     const full = { done: 0, failed: 0, cpu: 0 }
     const ledger = { done: 0, failed: 0, cpu: 0 }
+    const read = { done: 0, failed: 0, cpu: 0 }
     try {
       const one = await direct(driver, database !== undefined)
       // warm both (JIT, caches) before measuring
@@ -232,13 +237,14 @@ const measure = async (database: string | undefined) => {
         await timed(api, transfer, shoal.child.pid)
         await timed(full, one(true), undefined)
         await timed(ledger, one(false), undefined)
+        await timed(read, balance, shoal.child.pid)
       }
     } finally {
       await driver.close()
     }
     const rate = (r: typeof api) => r.done / secs
-    const cpu = (r: typeof api, who: string) =>
-      r.cpu > 0 ? `  ${who} CPU ${(r.cpu * 1000 / r.done).toFixed(0)} µs/transfer` : ""
+    const cpu = (r: typeof api, who: string, per = "transfer") =>
+      r.cpu > 0 ? `  ${who} CPU ${(r.cpu * 1000 / r.done).toFixed(0)} µs/${per}` : ""
     const failed = (r: typeof api) => (r.failed > 0 ? `  (${r.failed} failed!)` : "")
     const ratio = rate(api) / rate(full)
     console.log(
@@ -258,6 +264,11 @@ const measure = async (database: string | undefined) => {
     console.log(
       `  POST /api/gems/transfer                ${rate(api).toFixed(0).padStart(5)} transfers/s` + cpu(api, "server") +
         failed(api)
+    )
+    console.log(
+      `  GET /api/gems/balance (reference)      ${rate(read).toFixed(0).padStart(5)} requests/s ` +
+        cpu(read, "server", "request") +
+        failed(read)
     )
     console.log(
       `  ratio ${ratio.toFixed(2)}× (goal ≥ 0.50×); against the ledger alone ${(rate(api) / rate(ledger)).toFixed(2)}×`
