@@ -210,7 +210,8 @@ const measure = async (database: string | undefined) => {
     const balance = (i: number) =>
       fetch(`${wallet}/api/gems/balance`, { headers: { authorization: `Bearer ${agents[pair(i).from]!.key}` } })
         .then((r) => r.text().then(() => r.ok), () => false)
-    const driver = database ? await pgDriver(await freshDatabase(database)) : await pgliteDriver(rawDir)
+    const fresh = database ? await freshDatabase(database) : undefined
+    const driver = fresh ? await pgDriver(fresh.url) : await pgliteDriver(rawDir)
     const api = { done: 0, failed: 0, cpu: 0 }
     const full = { done: 0, failed: 0, cpu: 0 }
     const ledger = { done: 0, failed: 0, cpu: 0 }
@@ -241,6 +242,7 @@ const measure = async (database: string | undefined) => {
       }
     } finally {
       await driver.close()
+      await fresh?.drop()
     }
     const rate = (r: typeof api) => r.done / secs
     const cpu = (r: typeof api, who: string, per = "transfer") =>
@@ -289,7 +291,13 @@ const freshDatabase = async (url: string) => {
   await admin.end()
   const own = new URL(url)
   own.pathname = `/${name}`
-  return own.toString()
+  const drop = async () => {
+    const c = new pg.Client({ connectionString: url })
+    await c.connect()
+    await c.query(`DROP DATABASE IF EXISTS ${name}`)
+    await c.end()
+  }
+  return { url: own.toString(), drop }
 }
 
 export const run = async () => {
