@@ -192,7 +192,8 @@ const measure = async (database: string | undefined) => {
   try {
     const base = `http://127.0.0.1:${shoalPort}`
     const wallet = `http://127.0.0.1:${walletPort}`
-    await waitFor(`${base}/health`, shoal)
+    // a fresh embedded database initialises for minutes on a loaded machine
+    await waitFor(`${base}/health`, shoal, 300_000)
     const stamp = Date.now().toString(36)
     const human = await post(`${base}/api/accounts`, undefined, { handle: `bw${stamp}`, display_name: "bench" })
     const agents: Array<{ key: string; handle: string }> = []
