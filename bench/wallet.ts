@@ -1,8 +1,10 @@
 // `npm run bench -- wallet`: Gem transfers per second through the wallet API (POST /api/gems/transfer: auth,
-// validation, the account actor, the ledger transaction with its event) against the same ledger SQL issued directly
-// through the database driver (BEGIN; lock both accounts in id order; the conditional apply; COMMIT), same
-// concurrency, same run. Goal: ratio ≥ 0.5. Embedded database; with BENCH_DATABASE_URL (a fresh database) also on a
-// PostgreSQL server.
+// validation, the account actor, the ledger transaction with its event) against the SQL a correct transfer needs,
+// issued directly through the database driver (BEGIN; lock both accounts in id order; the conditional apply; the
+// recipient's gems.earned event in the outbox, ordered as the app orders it; COMMIT), same concurrency, same run,
+// in alternating slices (BENCH_SLICES, default 3) so background load hits both alike. The ledger alone (without the
+// event) is measured too, for reference. Goal: ratio ≥ 0.5 against ledger + event. Embedded database; with
+// BENCH_DATABASE_URL (a fresh database) also on a PostgreSQL server. Findings: bench/README.md.
 import { PGlite } from "@electric-sql/pglite"
 import { Effect, Redacted } from "effect"
 import * as Fs from "node:fs"
@@ -12,7 +14,7 @@ import pg from "pg"
 import * as Database from "../src/Database/Database.js"
 import { runMigrations } from "../src/Database/Migrations.js"
 import * as PgliteClient from "../src/Database/PgliteClient.js"
-import { freePort, seconds, startTs, waitFor } from "./support.js"
+import { cpuMs, freePort, seconds, startTs, waitFor } from "./support.js"
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50)
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -64,6 +66,27 @@ const APPLY = `WITH d (id, amount) AS (VALUES ($1::bigint, $2::bigint), ($3::big
   e AS (INSERT INTO gem_entries (transaction_id, txn_seq, account_id, amount)
     SELECT t.id, t.seq, upd.id, upd.amount FROM t CROSS JOIN upd)
   SELECT (SELECT id FROM t) AS transaction_id, upd.id::text AS id, upd.balance::text AS balance FROM upd`
+
+// the outbox's statement for one event to one recipient, as src/Realtime/EventsRepo.ts (insertBlock) issues it: a
+// cursor, the event row, a webhook delivery if the recipient has a webhook, the commit notice; on a server after the
+// advisory lock that makes cursor order commit order (src/Realtime/Outbox.ts)
+const event = (ordered: boolean) =>
+  `${
+    ordered
+      ? `WITH ordered AS (SELECT pg_advisory_xact_lock(385185)),
+      block AS (SELECT nextval('events_cursor_seq') AS lo FROM ordered)`
+      : `WITH block AS (SELECT nextval('events_cursor_seq') AS lo)`
+  },
+  reserved AS (SELECT setval('events_cursor_seq', lo + 1::bigint - 1) AS hi FROM block),
+  input AS (SELECT lo + x.n - 1 AS c, x.r, k.t, k.d FROM block, (SELECT $1::text AS t, $2::json AS d) k,
+    unnest($3::uuid[]) WITH ORDINALITY AS x(r, n)),
+  inserted AS (INSERT INTO events (cursor, id, recipient_id, type, data)
+    SELECT c, 'evt_' || lpad(to_hex(c), 16, '0') || $4, r, t, d FROM input),
+  hooked AS (INSERT INTO webhook_deliveries (event_cursor, user_id, next_attempt_at)
+    SELECT s.c, s.r, $5::timestamptz FROM input s JOIN users u ON u.id = s.r WHERE u.webhook_url IS NOT NULL RETURNING 1)
+  SELECT lo::text AS lo, now() AS created_at, pg_notify('shoal_events', lo::text), (SELECT hi FROM reserved),
+    (SELECT count(*) FROM (SELECT pg_notify('shoal_webhooks', 'due') FROM (SELECT 1 FROM hooked LIMIT 1) h) w)
+  FROM block`
 
 interface Driver {
   readonly query: (text: string, params: Array<unknown>) => Promise<Array<any>>
@@ -118,8 +141,8 @@ const pgDriver = async (url: string): Promise<Driver> => {
   }
 }
 
-/** The same transfers issued straight through the driver, on a database of its own. */
-const direct = async (driver: Driver, secs: number) => {
+/** Accounts of its own for the direct transfers, on a database of its own; `transfer(i)` runs one. */
+const direct = async (driver: Driver, ordered: boolean) => {
   const stamp = Date.now().toString(36)
   const ids: Array<string> = []
   for (let i = 0; i < ACCOUNTS; i++) {
@@ -133,15 +156,22 @@ const direct = async (driver: Driver, secs: number) => {
     `UPDATE gem_accounts SET balance = $1 WHERE kind = 'available' AND user_id = ANY($2::uuid[])`,
     [START, ids]
   )
-  return drive(secs, async (i) => {
+  const eventSql = event(ordered)
+  return (withEvent: boolean) => async (i: number) => {
     const { from, to } = pair(i)
     return driver.transaction(async (q) => {
       const locked = await q(LOCK, [ids[from], ids[to]])
       const idOf = new Map(locked.map((r) => [r.user_id, r.id]))
       const rows = await q(APPLY, [idOf.get(ids[from]), -1, idOf.get(ids[to]), 1, ids[from]])
-      return rows[0]?.transaction_id != null
+      if (rows[0]?.transaction_id == null) return false
+      if (withEvent) {
+        const data = JSON.stringify({ amount: 1, source: "tip", task_id: null })
+        const salt = Math.random().toString(16).slice(2, 18)
+        await q(eventSql, ["gems.earned", data, `{${ids[to]}}`, salt, new Date().toISOString()])
+      }
+      return true
     })
-  })
+  }
 }
 
 const measure = async (database: string | undefined) => {
@@ -162,7 +192,8 @@ const measure = async (database: string | undefined) => {
   try {
     const base = `http://127.0.0.1:${shoalPort}`
     const wallet = `http://127.0.0.1:${walletPort}`
-    await waitFor(`${base}/health`, shoal)
+    // a fresh embedded database initialises for minutes on a loaded machine
+    await waitFor(`${base}/health`, shoal, 300_000)
     const stamp = Date.now().toString(36)
     const human = await post(`${base}/api/accounts`, undefined, { handle: `bw${stamp}`, display_name: "bench" })
     const agents: Array<{ key: string; handle: string }> = []
@@ -176,28 +207,75 @@ const measure = async (database: string | undefined) => {
       return post(`${wallet}/api/gems/transfer`, agents[from]!.key, { to_agent: agents[to]!.handle, amount: 1 })
         .then(() => true, () => false)
     }
-    await drive(2, transfer)
-    const api = await drive(secs, transfer)
-
-    const driver = database ? await pgDriver(await freshDatabase(database)) : await pgliteDriver(rawDir)
-    let raw
+    // the floor under any authenticated call: auth and one keyed read (the balance), through the same server
+    const balance = (i: number) =>
+      fetch(`${wallet}/api/gems/balance`, { headers: { authorization: `Bearer ${agents[pair(i).from]!.key}` } })
+        .then((r) => r.text().then(() => r.ok), () => false)
+    const fresh = database ? await freshDatabase(database) : undefined
+    const driver = fresh ? await pgDriver(fresh.url) : await pgliteDriver(rawDir)
+    const api = { done: 0, failed: 0, cpu: 0 }
+    const full = { done: 0, failed: 0, cpu: 0 }
+    const ledger = { done: 0, failed: 0, cpu: 0 }
+    const read = { done: 0, failed: 0, cpu: 0 }
     try {
-      await direct(driver, 2)
-      raw = await direct(driver, secs)
+      const one = await direct(driver, database !== undefined)
+      // warm both (JIT, caches) before measuring
+      await drive(2, transfer)
+      await drive(2, one(true))
+      const slices = Number(process.env.BENCH_SLICES ?? 3)
+      const slice = secs / slices
+      const timed = async (into: typeof api, f: (i: number) => Promise<boolean>, pid: number | undefined) => {
+        const cpu0 = pid === undefined ? process.cpuUsage() : cpuMs(pid)
+        const r = await drive(slice, f)
+        const cpu1 = pid === undefined ? process.cpuUsage() : cpuMs(pid)
+        into.done += r.perSecond * slice
+        into.failed += r.failed
+        into.cpu += pid === undefined
+          ? ((cpu1 as NodeJS.CpuUsage).user + (cpu1 as NodeJS.CpuUsage).system -
+            (cpu0 as NodeJS.CpuUsage).user - (cpu0 as NodeJS.CpuUsage).system) / 1000
+          : (cpu1 as number) - (cpu0 as number)
+      }
+      for (let s = 0; s < slices; s++) {
+        await timed(api, transfer, shoal.child.pid)
+        await timed(full, one(true), undefined)
+        await timed(ledger, one(false), undefined)
+        await timed(read, balance, shoal.child.pid)
+      }
     } finally {
       await driver.close()
+      await fresh?.drop()
     }
-    const ratio = api.perSecond / raw.perSecond
+    const rate = (r: typeof api) => r.done / secs
+    const cpu = (r: typeof api, who: string, per = "transfer") =>
+      r.cpu > 0 ? `  ${who} CPU ${(r.cpu * 1000 / r.done).toFixed(0)} µs/${per}` : ""
+    const failed = (r: typeof api) => (r.failed > 0 ? `  (${r.failed} failed!)` : "")
+    const ratio = rate(api) / rate(full)
     console.log(
-      `wallet bench (${database ? "PostgreSQL server" : "embedded database"}): ${secs}s each, ${CONCURRENCY} ` +
-        `concurrent transfers of 1 Gem over ${ACCOUNTS} accounts`
+      `wallet bench (${database ? "PostgreSQL server" : "embedded database"}): ${secs}s each in alternating slices, ` +
+        `${CONCURRENCY} concurrent transfers of 1 Gem over ${ACCOUNTS} accounts; load ${Os.loadavg()[0]!.toFixed(1)}`
     )
-    console.log(`  ledger SQL through the driver  ${raw.perSecond.toFixed(0)} transfers/s`)
+    // embedded, the direct transfers run in the bench process itself, so its CPU is theirs (plus the driving loop)
+    const directCpu = database ? "" : "bench process"
     console.log(
-      `  POST /api/gems/transfer         ${api.perSecond.toFixed(0)} transfers/s` +
-        (api.failed > 0 ? `  (${api.failed} failed!)` : "")
+      `  ledger + event SQL through the driver  ${rate(full).toFixed(0).padStart(5)} transfers/s` +
+        (directCpu ? cpu(full, directCpu) : "") + failed(full)
     )
-    console.log(`  ratio ${ratio.toFixed(2)}× (goal ≥ 0.50×)`)
+    console.log(
+      `  ledger SQL alone (reference)           ${rate(ledger).toFixed(0).padStart(5)} transfers/s` +
+        (directCpu ? cpu(ledger, directCpu) : "") + failed(ledger)
+    )
+    console.log(
+      `  POST /api/gems/transfer                ${rate(api).toFixed(0).padStart(5)} transfers/s` + cpu(api, "server") +
+        failed(api)
+    )
+    console.log(
+      `  GET /api/gems/balance (reference)      ${rate(read).toFixed(0).padStart(5)} requests/s ` +
+        cpu(read, "server", "request") +
+        failed(read)
+    )
+    console.log(
+      `  ratio ${ratio.toFixed(2)}× (goal ≥ 0.50×); against the ledger alone ${(rate(api) / rate(ledger)).toFixed(2)}×`
+    )
   } finally {
     await shoal.stop()
     Fs.rmSync(dataDir, { recursive: true, force: true })
@@ -214,7 +292,13 @@ const freshDatabase = async (url: string) => {
   await admin.end()
   const own = new URL(url)
   own.pathname = `/${name}`
-  return own.toString()
+  const drop = async () => {
+    const c = new pg.Client({ connectionString: url })
+    await c.connect()
+    await c.query(`DROP DATABASE IF EXISTS ${name}`)
+    await c.end()
+  }
+  return { url: own.toString(), drop }
 }
 
 export const run = async () => {

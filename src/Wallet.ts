@@ -3,7 +3,7 @@ import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Wallet as Api } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import { PremiumLimits } from "./Auth/PremiumLimits.js"
-import { PeopleRepo } from "./Projects/PeopleRepo.js"
+import { PeopleRepo, type PersonRow } from "./Projects/PeopleRepo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { InsufficientGems, Ledger, system, user } from "./Wallet/Ledger.js"
 import { LedgerRepo } from "./Wallet/LedgerRepo.js"
@@ -14,6 +14,8 @@ const insufficient = (have: string) => <A>(self: Effect.Effect<A, InsufficientGe
     self,
     () => new Errors.Unprocessable({ message: `insufficient Gems: ${have}`, details: { reason: "insufficient_gems" } })
   )
+
+const KNOWN_CAPACITY = 50_000
 
 /** The Gems wallet: balances and history from the ledger; awards, transfers and redemptions as ledger movements. */
 export class Wallet extends Effect.Service<Wallet>()("Wallet", {
@@ -74,10 +76,25 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
       }
     )
 
+    // a user's id, handle and type never change and users are never deleted, so a found recipient is kept (one
+    // statement less per transfer, on every node alike); a miss is not: the agent may sign up a moment later
+    const known = new Map<string, Pick<PersonRow, "id" | "handle" | "user_type">>()
+    const lookup = (to: string) => {
+      const hit = known.get(to)
+      if (hit !== undefined) return Effect.succeed(Option.some(hit))
+      return Effect.tap(people.byIdOrHandle(to), (found) =>
+        Effect.sync(() => {
+          if (Option.isNone(found)) return
+          if (known.size >= KNOWN_CAPACITY) known.clear()
+          const { handle, id, user_type } = found.value
+          known.set(to, { id, handle, user_type })
+        }))
+    }
+
     /** The agent named by handle or id: 404 if nobody, 422 if a human (Gems move between agents). */
     const recipient = (to: string, verb: string) =>
       Effect.gen(function*() {
-        const found = yield* people.byIdOrHandle(to)
+        const found = yield* lookup(to)
         if (Option.isNone(found)) {
           return yield* new Errors.NotFound({ message: `no user "${to}"`, details: { field: "to_agent" } })
         }
