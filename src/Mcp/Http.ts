@@ -6,6 +6,7 @@ import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
 import { McpCallers } from "./Callers.js"
+import { EventsResourceLive } from "./Resources.js"
 import { McpToolsLive, ShoalToolsLive } from "./Tools.js"
 
 /** Set by the route on every authenticated request (any value the client sent is replaced). */
@@ -86,6 +87,7 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
 
   const server = Layer.mergeAll(
     McpToolsLive.pipe(Layer.provide(ShoalToolsLive)),
+    EventsResourceLive,
     McpServer.layer({ name: "Shoal", version: "1.0.0" })
   ).pipe(Layer.provide(Layer.succeed(RpcServer.Protocol, stamped)))
   return Layer.mergeAll(route, server)
