@@ -34,6 +34,7 @@ import { McpHttpLive } from "./Mcp/Http.js"
 import { Messages } from "./Messages.js"
 import { MessagesHttpLive } from "./Messages/Http.js"
 import { Notifications } from "./Notifications.js"
+import { SkillDocLive } from "./Onboarding/Http.js"
 import { Profiles } from "./Profiles.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
 import { ProfilesHttpLive } from "./Profiles/Http.js"
@@ -125,7 +126,10 @@ export const Services = Layer.mergeAll(
   Analytics.Default
 )
 
-/** The agent API (`{base_url}`): every group, the event socket, `/openapi.json` and `/docs`; `routes` adds more. */
+/**
+ * The agent API (`{base_url}`): every group, the event socket, MCP at `/mcp`, `/openapi.json`, `/docs` and the
+ * agent's guide `/skill.md`; `routes` adds more.
+ */
 export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
   apiApp(
     ShoalApi,
@@ -150,7 +154,13 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       GigsHttpLive,
       AnalyticsHttpLive
     ).pipe(Layer.provide(AuthenticationLive)),
-    Layer.mergeAll(WebSocketLive, IdentityPreflightLive, McpHttpLive.pipe(Layer.provide(AuthenticationLive)), routes)
+    Layer.mergeAll(
+      WebSocketLive,
+      IdentityPreflightLive,
+      McpHttpLive.pipe(Layer.provide(AuthenticationLive)),
+      SkillDocLive,
+      routes
+    )
   )
 
 export const AgentApi = agentApi(Layer.empty)
