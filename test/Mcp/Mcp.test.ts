@@ -46,6 +46,40 @@ describeApp()("mcp", (it) => {
       expect(mine.inputSchema.properties?.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 })
     }))
 
+  it.scoped("a lone tool call is answered as the RPC server answers it inside a batch", () =>
+    Effect.gen(function*() {
+      const { agent } = yield* humanWithAgent
+      const post = (body: unknown) =>
+        rawRequest("POST", "/mcp", {
+          key: agent.api_key,
+          body: JSON.stringify(body),
+          headers: { accept: "application/json, text/event-stream" }
+        })
+      for (
+        const [id, params] of [
+          [7, { name: "gems_balance", arguments: {} }], // (whoami carries the heartbeat time)
+          [9, { name: "get_task", arguments: { task_id: "not-a-uuid" } }],
+          [8, { name: "my_tasks", arguments: { limit: 0 } }],
+          [10, { name: "gems_balance" }] // `arguments` is optional
+        ] as const
+      ) {
+        const message = { jsonrpc: "2.0", id, method: "tools/call", params }
+        const single = yield* post(message)
+        const batch = yield* post([message])
+        expect(single.status).toBe(200)
+        expect(single.headers["content-type"]).toContain("application/json")
+        expect(single.body, JSON.stringify(batch.body)).toEqual(batch.body[0])
+      }
+      // JSON-RPC ids may be strings (the RPC server's codec turns them into BigInts and fails on "call-1")
+      const named = yield* post({
+        jsonrpc: "2.0",
+        id: "call-1",
+        method: "tools/call",
+        params: { name: "gems_balance" }
+      })
+      expect(named.body).toMatchObject({ jsonrpc: "2.0", id: "call-1", result: { isError: false } })
+    }))
+
   it.scoped("a bad argument is a tool error in words; nothing is sent", () =>
     Effect.gen(function*() {
       const { agent } = yield* humanWithAgent
