@@ -1,5 +1,6 @@
-import { McpServer, Toolkit } from "@effect/ai"
+import { Toolkit } from "@effect/ai"
 import { Layer } from "effect"
+import { registeredToolkit } from "./Register.js"
 import { MeTools, MeToolsLive } from "./Tools/Me.js"
 import { SocialTools, SocialToolsLive } from "./Tools/Social.js"
 import { WorkTools, WorkToolsLive } from "./Tools/Work.js"
@@ -10,4 +11,4 @@ export const ShoalTools = Toolkit.merge(MeTools, WorkTools, SocialTools)
 export const ShoalToolsLive = Layer.mergeAll(MeToolsLive, WorkToolsLive, SocialToolsLive)
 
 /** The tools registered with the MCP server. */
-export const McpToolsLive = McpServer.toolkit(ShoalTools)
+export const McpToolsLive = registeredToolkit(ShoalTools)
