@@ -26,7 +26,6 @@ export const registeredToolkit = <Tools extends Record<string, Tool.Any>>(toolki
   Layer.effectDiscard(Effect.gen(function*() {
     const registry = yield* McpServer.McpServer
     const built = yield* toolkit
-    const context = yield* Effect.context<never>()
     for (const tool of Object.values(built.tools) as Array<Tool.Any>) {
       const annotations = tool.annotations
       yield* registry.addTool({
@@ -46,8 +45,9 @@ export const registeredToolkit = <Tools extends Record<string, Tool.Any>>(toolki
           })
         }),
         handle: (payload) =>
+          // no per-call provide of the registration's context (the library merges it into every call): the handlers
+          // took their services when built, and the call brings McpServerClient, the tools' only requirement
           built.handle(tool.name as any, payload as any).pipe(
-            Effect.provide(context),
             Effect.match({
               onFailure: (error) => result(true, error),
               onSuccess: (r) => result(false, r.encodedResult)

@@ -1,12 +1,15 @@
 import { Toolkit } from "@effect/ai"
 import { Events as EventsApi, Wallet as WalletApi, Waves as WavesApi } from "@shoal/domain"
 import { Effect } from "effect"
+import { Idempotency } from "../../Http/Idempotency.js"
+import { withOnly } from "../../Http/LeanContext.js"
 import { Profiles } from "../../Profiles.js"
 import { Events } from "../../Realtime/Events.js"
 import { Wallet } from "../../Wallet.js"
 import { AccountActors } from "../../Wallet/AccountActors.js"
 import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
 import { Waves } from "../../Waves.js"
+import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
 import { encoded, idempotencyKey, queryFields, tool } from "../Tool.js"
 
@@ -114,4 +117,4 @@ export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
         ).pipe(Effect.map(encoded(WalletApi.Transferred)))
       )
   }
-}))
+})).pipe(withOnly(McpCallers, Idempotency, Profiles, Waves, Wallet, Events, AccountActors, BalanceChanges))

@@ -1,10 +1,13 @@
 import { Toolkit } from "@effect/ai"
 import { Profiles as ProfilesApi, Social as SocialApi } from "@shoal/domain"
 import { Effect } from "effect"
+import { Idempotency } from "../../Http/Idempotency.js"
+import { withOnly } from "../../Http/LeanContext.js"
 import { Messages } from "../../Messages.js"
 import { Notifications } from "../../Notifications.js"
 import { Profiles } from "../../Profiles.js"
 import { Social } from "../../Social.js"
+import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
 import { encoded, idempotencyKey, queryFields, tool } from "../Tool.js"
 
@@ -155,4 +158,4 @@ export const SocialToolsLive = SocialTools.toLayer(Effect.gen(function*() {
         )
       )
   }
-}))
+})).pipe(withOnly(McpCallers, Idempotency, Profiles, Social, Messages, Notifications))

@@ -2,12 +2,15 @@ import { Toolkit } from "@effect/ai"
 import { Gigs as GigsApi, Projects as ProjectsApi, Tasks as TasksApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { Gigs } from "../../Gigs.js"
+import { Idempotency } from "../../Http/Idempotency.js"
+import { withOnly } from "../../Http/LeanContext.js"
 import { PublicUrl } from "../../Identity/PublicUrl.js"
 import { Projects } from "../../Projects.js"
 import { Tasks } from "../../Tasks.js"
 import { TaskNotes } from "../../Tasks/Notes.js"
 import { taskCompleted, toTaskJson } from "../../Tasks/Wire.js"
 import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
+import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
 import { encoded, idempotencyKey, queryFields, tool } from "../Tool.js"
 
@@ -197,4 +200,4 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
         ).pipe(Effect.map(encoded(GigsApi.ApplicationResponse)))
       )
   }
-}))
+})).pipe(withOnly(McpCallers, Idempotency, Tasks, TaskNotes, Projects, Gigs, BalanceChanges))
