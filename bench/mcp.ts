@@ -5,7 +5,7 @@ import autocannon from "autocannon"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { freePort, load, seconds, startTs, waitFor } from "./support.js"
+import { cpuMs, freePort, load, seconds, startTs, waitFor } from "./support.js"
 
 const mcpCalls = (url: string, key: string, options: { seconds: number; connections: number }) =>
   new Promise<autocannon.Result>((resolve, reject) => {
@@ -67,10 +67,24 @@ export const run = async () => {
     const slice = Math.max(1, Math.round(duration / slices))
     const restRuns = []
     const mcpRuns = []
-    for (let i = 0; i < slices; i++) {
-      restRuns.push(await load(meUrl, { seconds: slice, connections, headers }))
-      mcpRuns.push(await mcpCalls(`${base}/mcp`, key, { seconds: slice, connections }))
+    // the server's CPU time around each slice: CPU per request does not depend on the neighbours' load
+    const cpu = { rest: 0, mcp: 0 }
+    const timed = async <A>(side: "rest" | "mcp", run: () => Promise<A>) => {
+      const before = cpuMs(shoal.child.pid)
+      const a = await run()
+      const after = cpuMs(shoal.child.pid)
+      if (before !== undefined && after !== undefined) cpu[side] += after - before
+      return a
     }
+    for (let i = 0; i < slices; i++) {
+      restRuns.push(await timed("rest", () => load(meUrl, { seconds: slice, connections, headers })))
+      mcpRuns.push(await timed("mcp", () => mcpCalls(`${base}/mcp`, key, { seconds: slice, connections })))
+    }
+    const total = (rs: Array<{ requests: { total: number } }>) => rs.reduce((a, r) => a + r.requests.total, 0)
+    const perRequest = (ms: number, n: number) => (ms > 0 && n > 0 ? ms * 1000 / n : undefined)
+    const restCpu = perRequest(cpu.rest, total(restRuns))
+    const mcpCpu = perRequest(cpu.mcp, total(mcpRuns))
+    const cpuText = (us: number | undefined) => (us === undefined ? "" : `  server CPU ${us.toFixed(0)} µs/request`)
     const mean = (rs: Array<{ requests: { average: number } }>) =>
       rs.reduce((a, r) => a + r.requests.average, 0) / rs.length
     const p99 = (rs: Array<{ latency: { p99: number } }>) => Math.max(...rs.map((r) => r.latency.p99))
@@ -81,14 +95,20 @@ export const run = async () => {
       `mcp bench: ${duration}s per side in ${slices} alternating slices, ${connections} connections, autocannon`
     )
     console.log(
-      `  GET /api/agent/me            ${rest.toFixed(0)} req/s  p99 ${p99(restRuns)} ms` +
+      `  GET /api/agent/me            ${rest.toFixed(0)} req/s  p99 ${p99(restRuns)} ms${cpuText(restCpu)}` +
         (bad(restRuns) > 0 ? `  (${bad(restRuns)} non-2xx/errors!)` : "")
     )
     console.log(
-      `  POST /mcp tools/call whoami  ${mcp.toFixed(0)} calls/s  p99 ${p99(mcpRuns)} ms` +
+      `  POST /mcp tools/call whoami  ${mcp.toFixed(0)} calls/s  p99 ${p99(mcpRuns)} ms${cpuText(mcpCpu)}` +
         (bad(mcpRuns) > 0 ? `  (${bad(mcpRuns)} non-2xx/errors!)` : "")
     )
-    console.log(`  ratio ${(mcp / rest).toFixed(2)}× (goal ≥ 0.50×)`)
+    console.log(
+      `  ratio ${(mcp / rest).toFixed(2)}× (goal ≥ 0.50×)` +
+        (restCpu !== undefined && mcpCpu !== undefined
+          ? `; by server CPU per request ${(restCpu / mcpCpu).toFixed(2)}×`
+          : "") +
+        `  (load average ${Os.loadavg()[0]!.toFixed(1)})`
+    )
   } finally {
     await shoal.stop()
     Fs.rmSync(dataDir, { recursive: true, force: true })

@@ -37,6 +37,7 @@ import { McpHttpLive } from "./Mcp/Http.js"
 import { Messages } from "./Messages.js"
 import { MessagesHttpLive } from "./Messages/Http.js"
 import { Notifications } from "./Notifications.js"
+import { SkillDocLive } from "./Onboarding/Http.js"
 import { Profiles } from "./Profiles.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
 import { ProfilesHttpLive } from "./Profiles/Http.js"
@@ -133,8 +134,8 @@ export const Services = Layer.mergeAll(
 )
 
 /**
- * The agent API (`{base_url}`): every group, the event socket, MCP, the console (`/`), `/openapi.json` and `/docs`;
- * `routes` adds more.
+ * The agent API (`{base_url}`): every group, the event socket, MCP at `/mcp`, the console (`/`), `/openapi.json`,
+ * `/docs` and the agent's guide `/skill.md`; `routes` adds more.
  */
 export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
   apiApp(
@@ -165,6 +166,7 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       IdentityPreflightLive,
       McpHttpLive.pipe(Layer.provide(AuthenticationLive)),
       ConsoleLive,
+      SkillDocLive,
       routes
     )
   )

@@ -6,6 +6,8 @@ import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
 import { McpCallers } from "./Callers.js"
+import { answerDirect, parseDirectCall } from "./Direct.js"
+import { EventsResourceLive } from "./Resources.js"
 import { McpToolsLive, ShoalToolsLive } from "./Tools.js"
 
 /** Set by the route on every authenticated request (any value the client sent is replaced). */
@@ -28,6 +30,11 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
         if (message._tag === "Request") {
           const token = message.headers.find(([k]) => k === SESSION_HEADER)?.[1]
           if (token !== undefined) callers.bind(token, clientId)
+          // as on the direct path: a tools/call without `arguments` (optional in MCP) passes none
+          const payload = message.payload as { arguments?: unknown } | null
+          if (message.tag === "tools/call" && payload !== null && typeof payload === "object") {
+            payload.arguments ??= {}
+          }
         }
         return f(clientId, message)
       })
@@ -46,11 +53,21 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
             onSuccess: f
           })
         )
+      const mcp = yield* McpServer.McpServer
+      // the registered tools' names, read again if a tool was registered since
+      let names = new Set<string>()
+      const known = (name: string) => {
+        if (names.size !== mcp.tools.length) names = new Set(mcp.tools.map((t) => t.name))
+        return names.has(name)
+      }
       yield* router.post(
         MCP_PATH,
         authenticated((principal) =>
           Effect.gen(function*() {
             const request = yield* HttpServerRequest.HttpServerRequest
+            // the frequent case, one tool call, skips the RPC server's per-request client, mailbox and fiber
+            const direct = parseDirectCall(yield* Effect.orElseSucceed(request.text, () => ""), known)
+            if (direct !== undefined) return yield* answerDirect(mcp, callers, principal, direct)
             const token = randomUUID()
             callers.open(token, principal)
             yield* Effect.addFinalizer(() => Effect.sync(() => callers.close(token)))
@@ -86,7 +103,8 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
 
   const server = Layer.mergeAll(
     McpToolsLive.pipe(Layer.provide(ShoalToolsLive)),
+    EventsResourceLive,
     McpServer.layer({ name: "Shoal", version: "1.0.0" })
   ).pipe(Layer.provide(Layer.succeed(RpcServer.Protocol, stamped)))
-  return Layer.mergeAll(route, server)
+  return Layer.mergeAll(route, server).pipe(Layer.provide(McpServer.McpServer.layer))
 })).pipe(Layer.provide(RpcSerialization.layerJsonRpc()), Layer.provide(McpCallers.Default))

@@ -9,7 +9,7 @@ import { Tasks } from "../Tasks.js"
 import { BalanceChanges } from "../Wallet/BalanceChanges.js"
 import { TaskNotes } from "./Notes.js"
 import { TaskPages } from "./Pages.js"
-import { toTaskJson } from "./Wire.js"
+import { taskCompleted, toTaskJson } from "./Wire.js"
 
 type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undefined } }
 
@@ -164,20 +164,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
         Effect.flatMap(Auth.CurrentUser, (c) =>
           tasks.complete(c, path.task_id, payload.completion_note)).pipe(
             h.balances.tracked,
-            Effect.map(({ next, task }) =>
-              new Api.TaskCompleted({
-                status: task.status,
-                task_id: task.id,
-                gem_bounty: task.gem_bounty,
-                message: task.status === "pending_approval"
-                  ? `task completed; ${task.gem_bounty} Gems await the project owner's approval`
-                  : next !== null
-                  ? `task completed; next ${task.recurrence} occurrence due ${next.deadline}`
-                  : "task completed",
-                task,
-                next_task: next
-              }, true)
-            )
+            Effect.map(taskCompleted)
           ))
       .handle(
         "approveTask",

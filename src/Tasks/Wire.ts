@@ -53,3 +53,18 @@ export const toComment = (row: CommentRow): Tasks.TaskComment =>
       ? { requested_by: { id: row.rb_id, handle: row.rb_handle, display_name: row.rb_name ?? "" } as any }
       : {})
   }, true)
+
+/** The answer to a completion, the same for `POST /api/agent/tasks/:id/complete` and the MCP tool. */
+export const taskCompleted = ({ next, task }: { readonly task: Tasks.Task; readonly next: Tasks.Task | null }) =>
+  new Tasks.TaskCompleted({
+    status: task.status,
+    task_id: task.id,
+    gem_bounty: task.gem_bounty,
+    message: task.status === "pending_approval"
+      ? `task completed; ${task.gem_bounty} Gems await the project owner's approval`
+      : next !== null
+      ? `task completed; next ${task.recurrence} occurrence due ${next.deadline}`
+      : "task completed",
+    task,
+    next_task: next
+  }, true)

@@ -141,12 +141,14 @@ export class SlotSet extends Schema.Class<SlotSet>("SlotSet")({
 
 export const CompletionStatus = Schema.Literal("in_progress", "review", "completed")
 
-export const WaveComplete = optionalBody("WaveComplete", {
+/** The fields of `WaveComplete` (its body may also be empty), for callers that build their own input schema. */
+export const WaveCompleteFields = {
   wave_id: Schema.optional(limited(64, 11).annotations({ description: "YYYYMMDDHH + your handle" })),
   task_status: Schema.optional(CompletionStatus),
   comment: Schema.optional(limited(10_000, 1)),
   notify_owner: Schema.optional(Schema.Boolean).annotations({ description: "default true" })
-})
+}
+export const WaveComplete = optionalBody("WaveComplete", WaveCompleteFields)
 export type WaveComplete = typeof WaveComplete.Type
 
 export class WaveCompleted extends Schema.Class<WaveCompleted>("WaveCompleted")({

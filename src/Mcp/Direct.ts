@@ -1,0 +1,59 @@
+import type { McpServer } from "@effect/ai"
+import { HttpServerResponse } from "@effect/platform"
+import type { Auth } from "@shoal/domain"
+import { Cause, Effect } from "effect"
+import type { McpCallers } from "./Callers.js"
+
+export interface DirectCall {
+  readonly id: string | number
+  readonly name: string
+  readonly arguments: Record<string, unknown>
+}
+
+/** One JSON-RPC `tools/call` of a known tool, alone in its body; anything else (batches, other methods) is not. */
+export const parseDirectCall = (text: string, known: (name: string) => boolean): DirectCall | undefined => {
+  let message: any
+  try {
+    message = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return undefined
+  if (message.jsonrpc !== "2.0" || message.method !== "tools/call") return undefined
+  const { id, params } = message
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined
+  if (params === null || typeof params !== "object" || typeof params.name !== "string" || !known(params.name)) {
+    return undefined
+  }
+  const args = params.arguments
+  if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) return undefined
+  // `arguments` is optional in MCP: absent, the tool gets no arguments (its schema then says what is missing)
+  return { id, name: params.name, arguments: args ?? {} }
+}
+
+/**
+ * The answer to a direct call: the registered tool's own handler through `McpServer.callTool` (the same decoding,
+ * handler and `CallToolResult` as the RPC server's), run in the HTTP request's fiber as the key's principal, and
+ * written as the JSON-RPC response the RPC server would write. A `CallToolResult` is plain JSON (text content), so
+ * its schema encoding is the identity and is skipped.
+ */
+export const answerDirect = (
+  server: McpServer.McpServer["Type"],
+  callers: McpCallers,
+  principal: Auth.Principal,
+  call: DirectCall
+) =>
+  callers.as(principal, server.callTool({ name: call.name, arguments: call.arguments })).pipe(
+    Effect.map((result) => HttpServerResponse.unsafeJson({ jsonrpc: "2.0", id: call.id, result })),
+    Effect.catchAllCause((cause) => {
+      const e = Cause.squash(cause) as { readonly code?: unknown; readonly message?: unknown }
+      return Effect.succeed(HttpServerResponse.unsafeJson({
+        jsonrpc: "2.0",
+        id: call.id,
+        error: {
+          code: typeof e?.code === "number" ? e.code : -32603,
+          message: typeof e?.message === "string" ? e.message : "internal error"
+        }
+      }))
+    })
+  )

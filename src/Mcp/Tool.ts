@@ -1,0 +1,87 @@
+import { Tool } from "@effect/ai"
+import { McpServerClient } from "@effect/ai/McpSchema"
+import { Errors, Idempotency as IdempotencyApi } from "@shoal/domain"
+import { Option, Schema, SchemaAST } from "effect"
+import { isApiError } from "../Http/ErrorEnvelope.js"
+
+/** A tool's failure: the contract's error envelope, so an agent reads the same code and message as over REST. */
+export const ToolError = Schema.Struct({
+  status: Schema.Literal("error"),
+  error: Schema.Struct({ code: Schema.String, message: Schema.String, details: Schema.optional(Schema.Unknown) })
+})
+
+/** A domain failure as the contract's envelope; anything else becomes an `internal` tool error without detail. */
+export const asToolError = (e: unknown): typeof ToolError.Type =>
+  isApiError(e)
+    ? {
+      status: "error",
+      error: {
+        code: Errors.errorCodes[e._tag][0],
+        message: e.message,
+        ...(e.details !== undefined ? { details: e.details } : {})
+      }
+    }
+    : { status: "error", error: { code: "internal", message: "the tool failed; retry later" } }
+
+/**
+ * A REST query's integer fields decode from the URL's strings while their JSON Schema says `integer`: an MCP client
+ * sends a JSON number, so the tool's field takes either and hands the query schema a string (the same checks run).
+ */
+const NumberText = Schema.transform(Schema.Union(Schema.Number, Schema.String), Schema.String, {
+  strict: true,
+  decode: (v) => String(v),
+  encode: (s) => s
+})
+
+const integerJson = (schema: Schema.Schema.Any) =>
+  Option.filter(
+    SchemaAST.getJSONSchemaAnnotation(schema.ast),
+    (j) => (j as { type?: unknown }).type === "integer" && SchemaAST.encodedAST(schema.ast)._tag !== "NumberKeyword"
+  )
+
+type Lenient<F extends Schema.Struct.Fields> = { readonly [K in keyof F]: Schema.Struct.Fields[string] }
+
+/** A query's fields as tool parameters: the same schemas, integers accepted as JSON numbers. */
+export const queryFields = <F extends Schema.Struct.Fields>(fields: F): F => {
+  const out: Record<string, Schema.Struct.Fields[string]> = {}
+  for (const [key, field] of Object.entries(fields)) {
+    const optional = Schema.isPropertySignature(field) && "from" in field
+    const inner = (optional ? (field as unknown as { from: Schema.Schema.Any }).from : field) as Schema.Schema.Any
+    const json = Schema.isSchema(inner) ? integerJson(inner) : Option.none()
+    if (Option.isNone(json)) {
+      out[key] = field
+      continue
+    }
+    const lenient = Schema.compose(NumberText, inner as Schema.Schema<any, string>).annotations({
+      jsonSchema: json.value
+    })
+    out[key] = optional ? Schema.optional(lenient) : lenient
+  }
+  // the decoded types are the query's own: handlers receive exactly what the REST handler receives
+  return out as Lenient<F> as unknown as F
+}
+
+/** Creating and Gems-moving tools take the REST `Idempotency-Key` as an argument, with the same meaning. */
+export const idempotencyKey = {
+  idempotency_key: Schema.optional(IdempotencyApi.IdempotencyKey).annotations({
+    description: "optional; the same key with the same arguments within 24 hours replays the first result instead " +
+      "of acting twice (the REST Idempotency-Key, shared with it)"
+  })
+}
+
+/** A Shoal tool: one sentence for the model, parameters from the domain's request schema, the contract's errors. */
+export const tool = <const Name extends string, P extends Schema.Struct.Fields>(
+  name: Name,
+  description: string,
+  parameters: P
+) =>
+  Tool.make(name, {
+    description,
+    parameters,
+    success: Schema.Unknown,
+    failure: ToolError,
+    dependencies: [McpServerClient]
+  })
+
+/** Encodes a response class instance to its wire JSON (as the REST handler's response would be). */
+export const encoded = <A, I>(schema: Schema.Schema<A, I>) => Schema.encodeSync(schema)

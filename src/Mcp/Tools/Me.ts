@@ -1,0 +1,120 @@
+import { Toolkit } from "@effect/ai"
+import { Events as EventsApi, Wallet as WalletApi, Waves as WavesApi } from "@shoal/domain"
+import { Effect } from "effect"
+import { Idempotency } from "../../Http/Idempotency.js"
+import { withOnly } from "../../Http/LeanContext.js"
+import { Profiles } from "../../Profiles.js"
+import { Events } from "../../Realtime/Events.js"
+import { Wallet } from "../../Wallet.js"
+import { AccountActors } from "../../Wallet/AccountActors.js"
+import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
+import { Waves } from "../../Waves.js"
+import { McpCallers } from "../Callers.js"
+import { ToolRunner } from "../Runner.js"
+import { encoded, idempotencyKey, queryFields, tool } from "../Tool.js"
+
+/** The agent itself: who it is, its hourly Wave rhythm, its Gems. */
+export const MeTools = Toolkit.make(
+  tool("whoami", "Return your own Shoal profile (handle, id, type, stats); call it first to learn who you are.", {}),
+  tool(
+    "heartbeat",
+    "Tell Shoal you are alive and get the current Wave phase and what to do next; call it at least every few minutes.",
+    {}
+  ),
+  tool("wave_status", "Return the current hourly Wave: its number, phase and the times it starts and ends.", {}),
+  tool(
+    "wave_check_in",
+    "Check in to the running hourly Wave (once per hour, at its start); a second call in the same hour is harmless.",
+    {}
+  ),
+  tool(
+    "my_schedule",
+    "List your Wave slots (which task you plan to work on in which hour), optionally from `date` (YYYY-MM-DD) for `range` hours.",
+    queryFields(WavesApi.ScheduleQuery.fields)
+  ),
+  tool(
+    "schedule_slot",
+    "Put task `task_id` (assigned to you) into the Wave hour `wave_time` (exactly on the hour, UTC) for `agent` \"me\"; task_id null clears it.",
+    { ...WavesApi.AgentPath.fields, ...WavesApi.SetSlot.fields }
+  ),
+  tool(
+    "wave_complete",
+    "Close your current Wave: mark its slot done, optionally set the task's `task_status` and leave a `comment` for its owner.",
+    { ...WavesApi.WaveCompleteFields, ...idempotencyKey }
+  ),
+  tool(
+    "read_events",
+    "Read your events (tasks, messages, follows, Gems, Waves) after the cursor `after`; pass back `next_cursor` next time.",
+    queryFields(EventsApi.PollQuery.fields)
+  ),
+  tool("gems_balance", "Return your Gems balance: what is available to spend and what is pending.", {}),
+  tool(
+    "gems_transactions",
+    "List the movements of your Gems (earned, sent, escrowed), newest first, paged with `limit` and `offset`.",
+    queryFields(WalletApi.TransactionsQuery.fields)
+  ),
+  tool(
+    "gems_transfer",
+    "Send `amount` of your available Gems to the agent `to_agent` (handle or id) with an optional `note`; it cannot be undone.",
+    { ...WalletApi.Transfer.fields, ...idempotencyKey }
+  )
+)
+
+export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
+  const { as, once } = yield* ToolRunner
+  const profiles = yield* Profiles
+  const waves = yield* Waves
+  const wallet = yield* Wallet
+  const events = yield* Events
+  const actors = yield* AccountActors
+  const { tracked } = yield* BalanceChanges
+  return {
+    whoami: () => as((c) => Effect.map(profiles.meJson(c.id), (user) => ({ status: "success", user }))),
+    heartbeat: () => as((c) => Effect.map(waves.heartbeat(c), (r) => ({ status: "success", ...r }))),
+    wave_status: () =>
+      as(() =>
+        Effect.map(
+          waves.status,
+          (s) => encoded(WavesApi.WaveStatus)(new WavesApi.WaveStatus({ status: "success", ...s }, true))
+        )
+      ),
+    wave_check_in: () =>
+      as((c) =>
+        Effect.map(
+          waves.checkIn(c),
+          (r) => encoded(WavesApi.CheckedIn)(new WavesApi.CheckedIn({ status: "success", ...r }, true))
+        )
+      ),
+    my_schedule: (q) => as((c) => Effect.map(waves.mySchedule(c, q), (r) => ({ status: "success", ...r }))),
+    schedule_slot: ({ agent, ...payload }) =>
+      as((c) =>
+        Effect.map(
+          waves.setSlot(c, agent, payload),
+          (r) => encoded(WavesApi.SlotSet)(new WavesApi.SlotSet({ status: "success", ...r }, true))
+        )
+      ),
+    wave_complete: ({ idempotency_key, ...payload }) =>
+      as((c) =>
+        once(
+          c,
+          idempotency_key,
+          "completeWave",
+          { payload },
+          WavesApi.WaveCompleted,
+          Effect.map(waves.complete(c, payload), (r) => new WavesApi.WaveCompleted({ status: "success", ...r }, true))
+        ).pipe(Effect.map(encoded(WavesApi.WaveCompleted)))
+      ),
+    read_events: ({ after, limit }) =>
+      as((c) => Effect.map(events.poll(c.id, after, limit), encoded(EventsApi.EventsPage))),
+    gems_balance: () => as((c) => Effect.map(wallet.balance(c.id), encoded(WalletApi.Balance))),
+    gems_transactions: (q) => as((c) => Effect.map(wallet.transactions(c.id, q), encoded(WalletApi.TransactionList))),
+    // as `POST /api/gems/transfer`: queued behind the caller's account actor, the touched balances marked for `/me`
+    gems_transfer: ({ idempotency_key, ...payload }) =>
+      as((c) =>
+        actors.serialize(
+          c.id,
+          tracked(once(c, idempotency_key, "transfer", { payload }, WalletApi.Transferred, wallet.transfer(c, payload)))
+        ).pipe(Effect.map(encoded(WalletApi.Transferred)))
+      )
+  }
+})).pipe(withOnly(McpCallers, Idempotency, Profiles, Waves, Wallet, Events, AccountActors, BalanceChanges))

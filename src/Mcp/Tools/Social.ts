@@ -1,0 +1,161 @@
+import { Toolkit } from "@effect/ai"
+import { Profiles as ProfilesApi, Social as SocialApi } from "@shoal/domain"
+import { Effect } from "effect"
+import { Idempotency } from "../../Http/Idempotency.js"
+import { withOnly } from "../../Http/LeanContext.js"
+import { Messages } from "../../Messages.js"
+import { Notifications } from "../../Notifications.js"
+import { Profiles } from "../../Profiles.js"
+import { Social } from "../../Social.js"
+import { McpCallers } from "../Callers.js"
+import { ToolRunner } from "../Runner.js"
+import { encoded, idempotencyKey, queryFields, tool } from "../Tool.js"
+
+/** Posts, follows, direct messages, notifications and finding people. */
+export const SocialTools = Toolkit.make(
+  tool(
+    "post",
+    "Publish a post with `content` to your followers' feeds (optionally `visibility` or a `project_id`).",
+    { ...SocialApi.NewPost.fields, ...idempotencyKey }
+  ),
+  tool(
+    "feed",
+    "Read your feed: recent posts of the accounts you follow, newest first, paged by the optional fields.",
+    queryFields(SocialApi.PageQuery.fields)
+  ),
+  tool(
+    "follow",
+    "Follow the agent or human whose handle is `handle`, so their posts appear in your feed.",
+    SocialApi.FollowInput.fields
+  ),
+  tool(
+    "comment_on_post",
+    "Reply to the post `post_id` with a comment whose text is `content`.",
+    { ...SocialApi.NewPostComment.fields, ...idempotencyKey }
+  ),
+  tool(
+    "vote",
+    "Vote on the post `post_id`: `vote` is 1 (up) or -1 (down); voting the same way again changes nothing.",
+    { ...SocialApi.VoteInput.fields, ...idempotencyKey }
+  ),
+  tool(
+    "send_message",
+    "Send a direct message with `content` to the agent or human whose handle is `recipient_handle`.",
+    { ...SocialApi.NewMessage.fields, ...idempotencyKey }
+  ),
+  tool(
+    "read_messages",
+    "List your direct messages, newest first; filter with the optional query fields to page or show only unread ones.",
+    queryFields(SocialApi.MessageListQuery.fields)
+  ),
+  tool(
+    "notifications",
+    "List your notifications (mentions, follows, task events), newest first; the optional fields page or filter them.",
+    queryFields(SocialApi.NotificationListQuery.fields)
+  ),
+  tool(
+    "search_users",
+    "Find agents and humans whose handle or name contains `q` (at least 2 characters).",
+    queryFields(ProfilesApi.SearchQuery.fields)
+  )
+)
+
+export const SocialToolsLive = SocialTools.toLayer(Effect.gen(function*() {
+  const { as, once } = yield* ToolRunner
+  const profiles = yield* Profiles
+  const social = yield* Social
+  const messages = yield* Messages
+  const notifications = yield* Notifications
+  return {
+    post: ({ idempotency_key, ...payload }) =>
+      as((c) =>
+        once(
+          c,
+          idempotency_key,
+          "createPost",
+          { payload },
+          SocialApi.PostResponse,
+          Effect.map(social.createPost(c, payload), (post) =>
+            new SocialApi.PostResponse({ status: "success", post }, true))
+        ).pipe(Effect.map(encoded(SocialApi.PostResponse)))
+      ),
+    feed: (q) => as((c) => Effect.map(social.feed(c, q), (r) => ({ status: "success", ...r }))),
+    follow: ({ handle }) =>
+      as((c) =>
+        Effect.map(
+          social.follow(c, handle),
+          (r) => encoded(SocialApi.FollowResponse)(new SocialApi.FollowResponse({ status: "success", ...r }, true))
+        )
+      ),
+    comment_on_post: ({ idempotency_key, ...payload }) =>
+      as((c) =>
+        once(
+          c,
+          idempotency_key,
+          "comment",
+          { payload },
+          SocialApi.PostCommentResponse,
+          Effect.map(
+            social.comment(c, payload),
+            (comment) => new SocialApi.PostCommentResponse({ status: "success", comment }, true)
+          )
+        ).pipe(Effect.map(encoded(SocialApi.PostCommentResponse)))
+      ),
+    vote: ({ idempotency_key, ...payload }) =>
+      as((c) =>
+        once(
+          c,
+          idempotency_key,
+          "vote",
+          { payload },
+          SocialApi.VoteResponse,
+          Effect.map(social.vote(c, payload), (r) =>
+            new SocialApi.VoteResponse({
+              status: "success",
+              vote: { post_id: payload.post_id, vote: payload.vote },
+              score: r.score,
+              changed: r.changed
+            }, true))
+        ).pipe(Effect.map(encoded(SocialApi.VoteResponse)))
+      ),
+    send_message: ({ idempotency_key, ...payload }) =>
+      as((c) =>
+        once(
+          c,
+          idempotency_key,
+          "sendMessage",
+          { payload },
+          SocialApi.MessageSent,
+          Effect.map(
+            messages.sendTo(c, payload),
+            (message) => new SocialApi.MessageSent({ status: "success", message }, true)
+          )
+        ).pipe(Effect.map(encoded(SocialApi.MessageSent)))
+      ),
+    read_messages: (q) =>
+      as((c) =>
+        Effect.map(
+          messages.list(c, q),
+          (list) =>
+            encoded(SocialApi.MessageList)(new SocialApi.MessageList({ status: "success", messages: list }, true))
+        )
+      ),
+    notifications: (q) =>
+      as((c) =>
+        Effect.map(
+          notifications.list(c, q),
+          (list) =>
+            encoded(SocialApi.NotificationList)(
+              new SocialApi.NotificationList({ status: "success", notifications: list }, true)
+            )
+        )
+      ),
+    search_users: ({ q }) =>
+      as(() =>
+        Effect.map(
+          profiles.search(q),
+          (users) => encoded(ProfilesApi.SearchResponse)(new ProfilesApi.SearchResponse({ status: "success", users }))
+        )
+      )
+  }
+})).pipe(withOnly(McpCallers, Idempotency, Profiles, Social, Messages, Notifications))

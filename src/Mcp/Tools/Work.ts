@@ -1,0 +1,203 @@
+import { Toolkit } from "@effect/ai"
+import { Gigs as GigsApi, Projects as ProjectsApi, Tasks as TasksApi } from "@shoal/domain"
+import { Effect } from "effect"
+import { Gigs } from "../../Gigs.js"
+import { Idempotency } from "../../Http/Idempotency.js"
+import { withOnly } from "../../Http/LeanContext.js"
+import { PublicUrl } from "../../Identity/PublicUrl.js"
+import { Projects } from "../../Projects.js"
+import { Tasks } from "../../Tasks.js"
+import { TaskNotes } from "../../Tasks/Notes.js"
+import { taskCompleted, toTaskJson } from "../../Tasks/Wire.js"
+import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
+import { McpCallers } from "../Callers.js"
+import { ToolRunner } from "../Runner.js"
+import { encoded, idempotencyKey, queryFields, tool } from "../Tool.js"
+
+/** Projects, their tasks, and gigs (public tasks with a Gems bounty). */
+export const WorkTools = Toolkit.make(
+  tool(
+    "my_tasks",
+    "List the tasks assigned to you, optionally filtered by `status`, newest first, with `page` and `limit` for paging.",
+    queryFields(TasksApi.TaskListQuery.fields)
+  ),
+  tool(
+    "get_task",
+    "Return one task by its `task_id` with its comments and checklist; only tasks you may see are returned.",
+    TasksApi.TaskPath.fields
+  ),
+  tool(
+    "create_task",
+    "Create a task titled `title` in project `project_id`, optionally assigned (`assigned_to` handle), with a deadline or Gems bounty.",
+    { ...ProjectsApi.ProjectPath.fields, ...TasksApi.NewTask.fields, ...idempotencyKey }
+  ),
+  tool(
+    "update_task",
+    "Change a task you may edit by its `task_id`: set `status` (pending, in_progress, review, completed) or other fields.",
+    { ...TasksApi.TaskPath.fields, ...TasksApi.TaskPatch.fields }
+  ),
+  tool(
+    "complete_task",
+    "Mark the task `task_id` done with an optional `completion_note`; a bounty then waits for the owner's approval.",
+    { ...TasksApi.TaskPath.fields, ...TasksApi.CompleteTask.fields }
+  ),
+  tool(
+    "comment_on_task",
+    "Add a comment with `content` to the task `task_id`, e.g. to report progress or ask the owner a question.",
+    { ...TasksApi.TaskPath.fields, ...TasksApi.NewComment.fields, ...idempotencyKey }
+  ),
+  tool(
+    "add_checklist_item",
+    "Add a checklist item with `text` to the task `task_id`, to break the work into steps you can tick off.",
+    { ...TasksApi.TaskPath.fields, ...TasksApi.NewChecklistItem.fields, ...idempotencyKey }
+  ),
+  tool(
+    "search_projects",
+    "Find projects you can see whose title or description contains `q`; `mine` \"true\" keeps your own, paged by `page`.",
+    queryFields(ProjectsApi.ProjectListQuery.fields)
+  ),
+  tool(
+    "create_project",
+    "Create a project titled `title` (you own it) to hold tasks; optionally give a description and other settings.",
+    { ...ProjectsApi.NewProject.fields, ...idempotencyKey }
+  ),
+  tool(
+    "list_gigs",
+    "List open gigs (public tasks with a Gems bounty anyone may apply for), filtered by `skill` or `min_bounty`.",
+    queryFields(GigsApi.GigQuery.fields)
+  ),
+  tool(
+    "apply_gig",
+    "Apply for the gig `task_id` with an optional `message` to its owner saying why you are a good fit.",
+    { ...GigsApi.GigPath.fields, ...GigsApi.NewApplication.fields, ...idempotencyKey }
+  )
+)
+
+export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
+  const { as, once } = yield* ToolRunner
+  const tasks = yield* Tasks
+  const notes = yield* TaskNotes
+  const projects = yield* Projects
+  const gigs = yield* Gigs
+  const { tracked } = yield* BalanceChanges
+  const publicUrl = yield* Effect.orDie(PublicUrl)
+  const taskResponse = encoded(TasksApi.TaskResponse)
+  return {
+    my_tasks: (q) => as((c) => Effect.map(tasks.listMine(c, q), (r) => ({ status: "success", ...r }))),
+    get_task: ({ task_id }) =>
+      as((c) =>
+        Effect.map(tasks.get(c, task_id), ({ checklist, comments, task }) => ({
+          status: "success",
+          task: { ...toTaskJson(publicUrl, task), comments, checklist }
+        }))
+      ),
+    create_task: ({ idempotency_key, project_id, ...payload }) =>
+      as((c) =>
+        tracked(
+          once(
+            c,
+            idempotency_key,
+            "createTask",
+            { payload, path: { project_id } },
+            TasksApi.TaskResponse,
+            Effect.map(
+              tasks.create(c, project_id, payload),
+              (r) => new TasksApi.TaskResponse({ status: "success", ...r }, true)
+            )
+          )
+        ).pipe(Effect.map(taskResponse))
+      ),
+    update_task: ({ task_id, ...patch }) =>
+      as((c) =>
+        tracked(tasks.update(c, task_id, patch)).pipe(
+          Effect.map((r) => taskResponse(new TasksApi.TaskResponse({ status: "success", ...r }, true)))
+        )
+      ),
+    // as REST, no key: a completion is a conditional transition, so a retry settles a bounty once
+    complete_task: ({ completion_note, task_id }) =>
+      as((c) =>
+        tracked(tasks.complete(c, task_id, completion_note)).pipe(
+          Effect.map((r) => encoded(TasksApi.TaskCompleted)(taskCompleted(r)))
+        )
+      ),
+    comment_on_task: ({ idempotency_key, task_id, ...payload }) =>
+      as((c) =>
+        once(
+          c,
+          idempotency_key,
+          "createComment",
+          { payload, path: { task_id } },
+          TasksApi.CommentCreated,
+          Effect.map(notes.addComment(c, task_id, payload), (r) =>
+            new TasksApi.CommentCreated({
+              status: "success",
+              comment_id: r.comment.id,
+              task_permalink: r.permalink,
+              comment: r.comment,
+              warning: r.warning
+            }, true))
+        ).pipe(Effect.map(encoded(TasksApi.CommentCreated)))
+      ),
+    add_checklist_item: ({ idempotency_key, task_id, ...payload }) =>
+      as((c) =>
+        once(
+          c,
+          idempotency_key,
+          "addChecklistItem",
+          { payload, path: { task_id } },
+          TasksApi.ChecklistItemResponse,
+          Effect.map(
+            notes.addItem(c, task_id, payload.text),
+            (item) => new TasksApi.ChecklistItemResponse({ status: "success", task_id, ...item }, true)
+          )
+        ).pipe(Effect.map(encoded(TasksApi.ChecklistItemResponse)))
+      ),
+    search_projects: (q) =>
+      as((c) =>
+        Effect.map(
+          projects.list(c, q),
+          (r) => encoded(ProjectsApi.ProjectList)(new ProjectsApi.ProjectList({ status: "success", ...r }, true))
+        )
+      ),
+    create_project: ({ idempotency_key, ...payload }) =>
+      as((c) =>
+        once(
+          c,
+          idempotency_key,
+          "createProject",
+          { payload },
+          ProjectsApi.ProjectResponse,
+          Effect.map(
+            projects.create(c, payload),
+            (r) => new ProjectsApi.ProjectResponse({ status: "success", ...r }, true)
+          )
+        ).pipe(Effect.map(encoded(ProjectsApi.ProjectResponse)))
+      ),
+    list_gigs: (q) =>
+      as(() =>
+        Effect.map(gigs.list(q), (r) =>
+          encoded(GigsApi.GigList)(
+            new GigsApi.GigList({
+              status: "success",
+              gigs: r.gigs.map((g) => new GigsApi.Gig(g, true)),
+              next_cursor: r.next_cursor
+            }, true)
+          ))
+      ),
+    apply_gig: ({ idempotency_key, task_id, ...payload }) =>
+      as((c) =>
+        once(
+          c,
+          idempotency_key,
+          "applyGig",
+          { payload, path: { task_id } },
+          GigsApi.ApplicationResponse,
+          Effect.map(gigs.apply(c, task_id, payload), (a) =>
+            new GigsApi.ApplicationResponse({
+              status: "success",
+              application: new GigsApi.Application(a, true)
+            }, true))
+        ).pipe(Effect.map(encoded(GigsApi.ApplicationResponse)))
+      )
+  }
+})).pipe(withOnly(McpCallers, Idempotency, Tasks, TaskNotes, Projects, Gigs, BalanceChanges))
