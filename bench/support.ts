@@ -118,3 +118,45 @@ export const checkoutOf = (ref: string): { readonly dir: string; readonly remove
     }
   }
 }
+
+/** What `alternatingSlices` measured of one server: mean req/s, worst p99, server CPU per request as text. */
+export interface SliceSummary {
+  readonly mean: number
+  readonly p99: number
+  /** `  server CPU N µs/request`, or "" where /proc is not available */
+  readonly cpu: string
+  readonly failures: number
+}
+
+/**
+ * The baseline and the target loaded in `slices` alternating slices over `duration` seconds, so a machine loaded by
+ * something else weighs on both alike, with each server's CPU per request (user + system, from /proc): steadier than
+ * requests/s on a loaded machine.
+ */
+export const alternatingSlices = async (options: {
+  readonly duration: number
+  readonly slices: number
+  readonly base: { readonly pid: number | undefined; readonly run: (seconds: number) => Promise<autocannon.Result> }
+  readonly target: { readonly pid: number | undefined; readonly run: (seconds: number) => Promise<autocannon.Result> }
+}) => {
+  const runs = { base: [] as Array<autocannon.Result>, target: [] as Array<autocannon.Result> }
+  const cpu = { base: 0, target: 0 }
+  const s = Math.max(1, Math.round(options.duration / options.slices))
+  for (let i = 0; i < options.slices; i++) {
+    for (const side of ["base", "target"] as const) {
+      const c0 = cpuMs(options[side].pid)
+      runs[side].push(await options[side].run(s))
+      const c1 = cpuMs(options[side].pid)
+      if (c0 !== undefined && c1 !== undefined) cpu[side] += c1 - c0
+    }
+  }
+  const summary = (rs: Array<autocannon.Result>, ms: number): SliceSummary => ({
+    mean: rs.reduce((a, r) => a + r.requests.average, 0) / rs.length,
+    p99: Math.max(...rs.map((r) => r.latency.p99)),
+    cpu: ms > 0
+      ? `  server CPU ${(ms * 1000 / rs.reduce((a, r) => a + r.requests.total, 0)).toFixed(0)} µs/request`
+      : "",
+    failures: rs.reduce((a, r) => a + r.non2xx + r.errors, 0)
+  })
+  return { base: summary(runs.base, cpu.base), target: summary(runs.target, cpu.target) }
+}

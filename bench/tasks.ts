@@ -5,7 +5,7 @@
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { cpuMs, freePort, load, seconds, startTs, waitFor } from "./support.js"
+import { alternatingSlices, freePort, load, seconds, startTs, waitFor } from "./support.js"
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 1_000)
 
@@ -79,29 +79,14 @@ const measure = async (database: string | undefined) => {
     await load(helloUrl, { seconds: 2, connections })
     await load(url, { seconds: 2, connections, headers })
     const slices = 3
-    const baseRuns = []
-    const pageRuns = []
-    // server CPU per request (user + system, from /proc): steadier than requests/s on a loaded machine
-    const cpu = { base: 0, page: 0 }
-    const timed = async <A>(pid: number | undefined, key: "base" | "page", run: () => Promise<A>) => {
-      const c0 = cpuMs(pid)
-      const r = await run()
-      const c1 = cpuMs(pid)
-      if (c0 !== undefined && c1 !== undefined) cpu[key] += c1 - c0
-      return r
-    }
-    for (let i = 0; i < slices; i++) {
-      const s = Math.max(1, Math.round(duration / slices))
-      baseRuns.push(await timed(hello.child.pid, "base", () => load(helloUrl, { seconds: s, connections })))
-      pageRuns.push(await timed(shoal.child.pid, "page", () => load(url, { seconds: s, connections, headers })))
-    }
-    const perRequest = (ms: number, rs: Array<{ requests: { total: number } }>) =>
-      ms > 0 ? `  server CPU ${(ms * 1000 / rs.reduce((a, r) => a + r.requests.total, 0)).toFixed(0)} µs/request` : ""
-    const mean = (rs: Array<{ requests: { average: number } }>) =>
-      rs.reduce((a, r) => a + r.requests.average, 0) / rs.length
-    const p99 = (rs: Array<{ latency: { p99: number } }>) => Math.max(...rs.map((r) => r.latency.p99))
-    const non2xx = pageRuns.reduce((a, r) => a + r.non2xx + r.errors, 0)
-    const ratio = mean(pageRuns) / mean(baseRuns)
+    const { base: hw, target: page } = await alternatingSlices({
+      duration,
+      slices,
+      base: { pid: hello.child.pid, run: (seconds) => load(helloUrl, { seconds, connections }) },
+      target: { pid: shoal.child.pid, run: (seconds) => load(url, { seconds, connections, headers }) }
+    })
+    const non2xx = page.failures
+    const ratio = page.mean / hw.mean
     console.log(
       `tasks bench (${database ? "PostgreSQL server" : "embedded database"}): ${duration}s per server in ${slices}` +
         ` alternating slices, ${connections} connections, autocannon; seeded ${TASKS} tasks in ${
@@ -109,14 +94,10 @@ const measure = async (database: string | undefined) => {
         }s`
     )
     console.log(
-      `  hello-world HttpApi          ${mean(baseRuns).toFixed(0)} req/s  p99 ${p99(baseRuns)} ms${
-        perRequest(cpu.base, baseRuns)
-      }`
+      `  hello-world HttpApi          ${hw.mean.toFixed(0)} req/s  p99 ${hw.p99} ms${hw.cpu}`
     )
     console.log(
-      `  page of 50 tasks             ${mean(pageRuns).toFixed(0)} req/s  p99 ${p99(pageRuns)} ms${
-        perRequest(cpu.page, pageRuns)
-      }` +
+      `  page of 50 tasks             ${page.mean.toFixed(0)} req/s  p99 ${page.p99} ms${page.cpu}` +
         (non2xx > 0 ? `  (${non2xx} non-2xx/errors!)` : "")
     )
     console.log(`  ratio ${ratio.toFixed(2)}× (goal ≥ 0.30×)`)
