@@ -5,7 +5,7 @@ import { hashKey } from "./Accounts/Keys.js"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
 import { PremiumLimits } from "./Auth/PremiumLimits.js"
-import { enforce, RateLimiter } from "./Auth/RateLimiter.js"
+import { type Decision, enforce, RateLimiter } from "./Auth/RateLimiter.js"
 
 const bearer = /^bearer\s+(\S+)\s*$/i
 
@@ -28,26 +28,65 @@ const unauthorized = (message: string) =>
     Effect.fail(new Errors.Unauthorized({ message }))
   )
 
-/** Resolves the key to a principal (cached), counts the call against its bucket and as a heartbeat. */
+/** What a request's key amounts to: the plain case (a known key within its limit), or why not. */
+export type KeyCheck =
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Unknown" }
+  | { readonly _tag: "Limited"; readonly principal: Auth.Principal; readonly decision: Decision }
+  | { readonly _tag: "Allowed"; readonly principal: Auth.Principal; readonly decision: Decision }
+
+const missing: KeyCheck = { _tag: "Missing" }
+const unknown: KeyCheck = { _tag: "Unknown" }
+
+/**
+ * Resolves a request's key to a principal (cached) and takes a token from its bucket; an allowed call counts as a
+ * heartbeat. A call past its limit takes nothing and touches nothing, so checking it again decides the same.
+ */
+export const makeKeyCheck = Effect.gen(function*() {
+  const keys = yield* KeyCache
+  const limiter = yield* RateLimiter
+  const heartbeat = yield* Heartbeat
+  const premium = yield* PremiumLimits
+  return (headers: Readonly<Record<string, string | undefined>>): Effect.Effect<KeyCheck> => {
+    const key = presentedKey(headers)
+    if (key === undefined) return Effect.succeed(missing)
+    return Effect.flatMap(keys.get(hashKey(key)), (found) => {
+      if (Option.isNone(found)) return Effect.succeed(unknown)
+      const principal = found.value
+      return Effect.flatMap(
+        premium.multiplier(principal.id),
+        (multiplier) =>
+          Effect.flatMap(
+            limiter.take(principal.keyHash, multiplier),
+            (decision): Effect.Effect<KeyCheck> =>
+              decision.allowed
+                ? Effect.as(heartbeat.touch(principal.id, principal.userType), { _tag: "Allowed", principal, decision })
+                : Effect.succeed({ _tag: "Limited", principal, decision })
+          )
+      )
+    })
+  }
+})
+
+/** The API's authentication: the key check, with the contract's 401 and 429 answers and rate-limit headers. */
 export const AuthenticationLive = Layer.effect(
   Auth.Authentication,
-  Effect.gen(function*() {
-    const keys = yield* KeyCache
-    const limiter = yield* RateLimiter
-    const heartbeat = yield* Heartbeat
-    const premium = yield* PremiumLimits
-    return Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const key = presentedKey(request.headers)
-      if (key === undefined) {
-        return yield* unauthorized("an API key is required: Authorization: Bearer <key> or X-API-Key")
-      }
-      const principal = yield* keys.get(hashKey(key))
-      if (Option.isNone(principal)) return yield* unauthorized("the API key is unknown or revoked")
-      const multiplier = yield* premium.multiplier(principal.value.id)
-      yield* enforce(yield* limiter.take(principal.value.keyHash, multiplier), "requests per minute")
-      yield* heartbeat.touch(principal.value.id, principal.value.userType)
-      return principal.value
-    })
-  })
+  Effect.map(makeKeyCheck, (check) =>
+    Effect.flatMap(
+      HttpServerRequest.HttpServerRequest,
+      (request) =>
+        Effect.flatMap(
+          check(request.headers),
+          (checked): Effect.Effect<Auth.Principal, Errors.Unauthorized | Errors.RateLimited> => {
+            switch (checked._tag) {
+              case "Missing":
+                return unauthorized("an API key is required: Authorization: Bearer <key> or X-API-Key")
+              case "Unknown":
+                return unauthorized("the API key is unknown or revoked")
+              default:
+                return Effect.as(enforce(checked.decision, "requests per minute"), checked.principal)
+            }
+          }
+        )
+    ))
 )

@@ -6,7 +6,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import { ShoalApi, Wallet as WalletApi } from "@shoal/domain"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { pathToFileURL } from "node:url"
 import { Accounts } from "./Accounts.js"
 import { AccountsHttpLive, SignUpHttpLive } from "./Accounts/Http.js"
@@ -40,7 +40,7 @@ import { Notifications } from "./Notifications.js"
 import { SkillDocLive } from "./Onboarding/Http.js"
 import { Profiles } from "./Profiles.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
-import { ProfilesHttpLive } from "./Profiles/Http.js"
+import { MeLane, ProfilesHttpLive } from "./Profiles/Http.js"
 import { Projects } from "./Projects.js"
 import { ProjectsHttpLive } from "./Projects/Http.js"
 import { AgentHub } from "./Realtime/AgentHub.js"
@@ -77,7 +77,7 @@ import { layer as WalletClientLayer, RpcRouteLive } from "./Wallet/Client.js"
 import { WalletAccountHttpLive, WalletSettingsHttpLive } from "./Wallet/Http.js"
 import { Waves } from "./Waves.js"
 import { WaveClockLive } from "./Waves/Clock.js"
-import { WavesHttpLive, WavesPublicHttpLive } from "./Waves/Http.js"
+import { HeartbeatLane, WavesHttpLive, WavesPublicHttpLive } from "./Waves/Http.js"
 import { Usage } from "./Waves/Usage.js"
 
 /**
@@ -168,7 +168,9 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       ConsoleLive,
       SkillDocLive,
       routes
-    )
+    ),
+    // the two hottest calls, answered ahead of the router in their plain case (src/Http/FastLane.ts)
+    Effect.all([HeartbeatLane, MeLane])
   )
 
 export const AgentApi = agentApi(Layer.empty)

@@ -86,6 +86,21 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
   })
 }) {}
 
+/** The contract's `RateLimit-Limit/Remaining/Reset` headers of a decision, and `Retry-After` past the limit. */
+export const rateLimitHeaders = (decision: Decision): Record<string, string> =>
+  decision.allowed
+    ? {
+      "ratelimit-limit": String(decision.limit),
+      "ratelimit-remaining": String(decision.remaining),
+      "ratelimit-reset": String(decision.reset)
+    }
+    : {
+      "ratelimit-limit": String(decision.limit),
+      "ratelimit-remaining": String(decision.remaining),
+      "ratelimit-reset": String(decision.reset),
+      "retry-after": String(decision.retryAfter)
+    }
+
 /**
  * The contract's rate-limit answer for a request under HttpApi: `RateLimit-Limit/Remaining/Reset` on the response
  * whatever it is, and past the limit a 429 `rate_limited` with `Retry-After`. `per` names the window in the message.
@@ -93,12 +108,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
 export const enforce = (decision: Decision, per: string) =>
   Effect.zipRight(
     HttpApp.appendPreResponseHandler((_req, res) =>
-      Effect.succeed(HttpServerResponse.setHeaders(res, {
-        "ratelimit-limit": String(decision.limit),
-        "ratelimit-remaining": String(decision.remaining),
-        "ratelimit-reset": String(decision.reset),
-        ...(decision.allowed ? {} : { "retry-after": String(decision.retryAfter) })
-      }))
+      Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision)))
     ),
     decision.allowed ? Effect.void : Effect.fail(
       new Errors.RateLimited({

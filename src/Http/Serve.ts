@@ -13,6 +13,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Config, Context, Data, Duration, Effect, Layer, Scope } from "effect"
 import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
+import { type Lane, lanesEnabled, withLanes } from "./FastLane.js"
 import { createHoldingServer, defaultTimeouts } from "./HoldingServer.js"
 
 /**
@@ -28,29 +29,47 @@ import { createHoldingServer, defaultTimeouts } from "./HoldingServer.js"
  * feature's services in it, the copies showed in profiles and grew with each feature. Handlers take their
  * services when their layer is built (a group merges its own context back in), so nothing they use is lost.
  */
-const serveLean = Layer.scopedDiscard(Effect.gen(function*() {
-  const app = yield* HttpApiBuilder.httpApp
-  const server = yield* HttpServer.HttpServer
-  const context = yield* Effect.context<
-    HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path | Scope.Scope
-  >()
-  const lean = Context.pick(
-    HttpServer.HttpServer,
-    HttpPlatform.HttpPlatform,
-    Etag.Generator,
-    FileSystem.FileSystem,
-    Path.Path,
-    Scope.Scope
-  )(context)
-  yield* Effect.mapInputContext(server.serve(app), (_: Context.Context<never>) => lean)
-})).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
+const serveLean = <LR>(lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR>) =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const built = (yield* lanesEnabled) ? yield* lanes : []
+    const app = withLanes(built, yield* HttpApiBuilder.httpApp)
+    const server = yield* HttpServer.HttpServer
+    const context = yield* Effect.context<
+      | HttpServer.HttpServer
+      | HttpPlatform.HttpPlatform
+      | Etag.Generator
+      | FileSystem.FileSystem
+      | Path.Path
+      | Scope.Scope
+    >()
+    const lean = Context.pick(
+      HttpServer.HttpServer,
+      HttpPlatform.HttpPlatform,
+      Etag.Generator,
+      FileSystem.FileSystem,
+      Path.Path,
+      Scope.Scope
+    )(context)
+    yield* Effect.mapInputContext(server.serve(app), (_: Context.Context<never>) => lean)
+  })).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
 
-export const apiApp = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R, GE, GR, XE, XR>(
+export const apiApp = <
+  Id extends string,
+  Groups extends HttpApiGroup.HttpApiGroup.Any,
+  E,
+  R,
+  GE,
+  GR,
+  XE,
+  XR,
+  LR = never
+>(
   api: HttpApi.HttpApi<Id, Groups, E, R>,
   groups: Layer.Layer<HttpApiGroup.HttpApiGroup.ToService<Id, Groups>, GE, GR>,
-  routes: Layer.Layer<never, XE, XR>
+  routes: Layer.Layer<never, XE, XR>,
+  lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR> = Effect.succeed([])
 ) =>
-  serveLean.pipe(
+  serveLean(lanes).pipe(
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(ErrorHandlingLive),

@@ -1,6 +1,8 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Auth, Profiles as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
+import { makeKeyCheck } from "../Auth.js"
+import { authenticatedLane } from "../Http/FastLane.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { Profiles } from "../Profiles.js"
 
@@ -29,3 +31,14 @@ export const ProfilesHttpLive = HttpApiBuilder.group(ShoalApi, "profiles", (hand
         Effect.map(profiles.search(urlParams.q), (users) =>
           new Api.SearchResponse({ status: "success", users })))
   })).pipe(withOnly(Profiles, Auth.Authentication))
+
+/** `/me`'s fast lane (src/Http/FastLane.ts): a known key within its limit gets the same body as the handler's. */
+export const MeLane = Effect.gen(function*() {
+  const profiles = yield* Profiles
+  return authenticatedLane(
+    "GET",
+    "/api/agent/me",
+    yield* makeKeyCheck,
+    ({ principal }) => Effect.map(profiles.meJson(principal.id), (user) => ({ status: "success", user }))
+  )
+})

@@ -1,8 +1,11 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Auth, ShoalApi, Waves as Api } from "@shoal/domain"
 import { Effect } from "effect"
+import { makeKeyCheck } from "../Auth.js"
+import { authenticatedLane } from "../Http/FastLane.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
+import { declaresBody } from "../Http/RequestChecks.js"
 import { Waves } from "../Waves.js"
 import { Usage } from "./Usage.js"
 
@@ -82,3 +85,15 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
           )
         ))
   })).pipe(withOnly(Waves, Usage, Idempotency, Auth.Authentication))
+
+/** The heartbeat's fast lane (src/Http/FastLane.ts): a call without a body, from a known key within its limit. */
+export const HeartbeatLane = Effect.gen(function*() {
+  const waves = yield* Waves
+  return authenticatedLane(
+    "POST",
+    "/api/agent/heartbeat",
+    yield* makeKeyCheck,
+    ({ principal }) => Effect.map(waves.heartbeat(principal), (r) => ({ status: "success", ...r })),
+    (request) => !declaresBody(request.headers)
+  )
+})
