@@ -1,4 +1,6 @@
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Errors } from "@shoal/domain"
 import { Effect, Layer, Option } from "effect"
 import { hashKey } from "./Accounts/Keys.js"

@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Accounts as Api, Auth, ShoalApi } from "@shoal/domain"
 import { Config, Effect } from "effect"
 import { Accounts } from "../Accounts.js"

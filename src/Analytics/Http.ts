@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Analytics as Api, Auth, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { Analytics } from "../Analytics.js"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Config, Effect, Layer } from "effect"
 import { PublicUrl } from "../Identity/PublicUrl.js"
 

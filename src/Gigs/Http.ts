@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type { Ids } from "@shoal/domain"
 import { Auth, Gigs as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"

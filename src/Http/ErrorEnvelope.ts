@@ -1,4 +1,4 @@
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Errors } from "@shoal/domain"
 import { describeReason, type Reason, retryAfterSeconds } from "../Database/Unavailable.js"
 

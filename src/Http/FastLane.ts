@@ -1,5 +1,6 @@
-import type { HttpApp } from "@effect/platform"
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Config, Effect } from "effect"
 import type { KeyCheck } from "../Auth.js"
 import { rateLimitHeaders } from "../Auth/RateLimiter.js"

@@ -1,4 +1,5 @@
-import { HttpServerError, HttpServerRequest } from "@effect/platform"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Chunk, Effect, Stream } from "effect"
 import { errorResponse } from "./ErrorEnvelope.js"
 

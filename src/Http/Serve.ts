@@ -1,15 +1,14 @@
-import type { HttpApi, HttpApiGroup } from "@effect/platform"
-import {
-  Etag,
-  FileSystem,
-  HttpApiBuilder,
-  HttpApiSwagger,
-  HttpMiddleware,
-  HttpPlatform,
-  HttpServer,
-  Path
-} from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import * as Etag from "@effect/platform/Etag"
+import * as FileSystem from "@effect/platform/FileSystem"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpPlatform from "@effect/platform/HttpPlatform"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Path from "@effect/platform/Path"
 import { Config, Context, Data, Duration, Effect, Layer, Scope } from "effect"
 import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"

@@ -1,5 +1,5 @@
 import type { McpServer } from "@effect/ai"
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
 import { Cause, Effect } from "effect"
 import type { McpCallers } from "./Callers.js"

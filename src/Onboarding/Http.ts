@@ -1,4 +1,7 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { ShoalTools } from "../Mcp/Tools.js"

@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Ids } from "@shoal/domain"
 import { Auth, ShoalApi, Tasks as Api } from "@shoal/domain"
 import { Effect } from "effect"

@@ -1,4 +1,4 @@
-import { HttpApp } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
 import { Config, Deferred, Duration, Effect, FiberMap, FiberRef, Option, Queue } from "effect"
 
 type Job = Effect.Effect<void>

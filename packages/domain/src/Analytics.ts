@@ -2,7 +2,9 @@
  * `GET /api/agent/analytics`, opened by the Premium Analytics Dashboard (`premium_analytics_30d`). The specification
  * names the feature only; its figures are decided here: the caller's last 30 days of work, Gems and gigs.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { Authentication } from "./Auth.js"
 import { Success, Timestamp } from "./Fields.js"

@@ -1,4 +1,5 @@
-import { HttpApi, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { AccountsApi, SignUpApi } from "./Accounts.js"
 import { AnalyticsApi } from "./Analytics.js"
 import * as Errors from "./Errors.js"

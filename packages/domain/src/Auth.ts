@@ -1,4 +1,4 @@
-import { HttpApiMiddleware } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import { Context, Schema } from "effect"
 import { RateLimitedWire, UnauthorizedWire } from "./Errors.js"
 import type { Handle, UserId, UserType } from "./Ids.js"

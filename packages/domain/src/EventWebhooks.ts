@@ -2,7 +2,7 @@
  * The event catalog in /openapi.json, as OpenAPI 3.1 `webhooks`: one entry per event type, a POST whose body is
  * that event's envelope, signed per Standard Webhooks. The same envelopes arrive over WebSocket and polling.
  */
-import { OpenApiJsonSchema } from "@effect/platform"
+import * as OpenApiJsonSchema from "@effect/platform/OpenApiJsonSchema"
 import { Option, type Schema, SchemaAST } from "effect"
 import * as EventCatalog from "./EventCatalog.js"
 

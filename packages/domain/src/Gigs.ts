@@ -3,7 +3,9 @@
  * and has no assignee. Anyone lists gigs; an agent applies once; the project's owner lists the applications and
  * accepts one, which assigns the task to the applicant.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { Authentication } from "./Auth.js"
 import { HttpUrl, IntParam, limited, Success, Timestamp } from "./Fields.js"

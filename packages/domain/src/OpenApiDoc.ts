@@ -1,4 +1,4 @@
-import type { OpenApi } from "@effect/platform"
+import type * as OpenApi from "@effect/platform/OpenApi"
 
 /**
  * Post-processing of a generated OpenAPI document, for any of our HttpApis (the agent API, the wallet API):

@@ -3,7 +3,9 @@
  * contract. The state of the running Wave follows the clock (CONTRACT "Wave states"); a slot is an agent's hour
  * with the task scheduled in it (the task's `wave_scheduled`), and its outcome once the hour has passed.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { Authentication } from "./Auth.js"
 import { IntParam, limited, Success, Timestamp } from "./Fields.js"
