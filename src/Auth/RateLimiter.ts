@@ -88,19 +88,12 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
 }) {}
 
 /** The contract's `RateLimit-Limit/Remaining/Reset` headers of a decision, and `Retry-After` past the limit. */
-export const rateLimitHeaders = (decision: Decision): Record<string, string> =>
-  decision.allowed
-    ? {
-      "ratelimit-limit": String(decision.limit),
-      "ratelimit-remaining": String(decision.remaining),
-      "ratelimit-reset": String(decision.reset)
-    }
-    : {
-      "ratelimit-limit": String(decision.limit),
-      "ratelimit-remaining": String(decision.remaining),
-      "ratelimit-reset": String(decision.reset),
-      "retry-after": String(decision.retryAfter)
-    }
+export const rateLimitHeaders = (decision: Decision): Record<string, string> => ({
+  "ratelimit-limit": String(decision.limit),
+  "ratelimit-remaining": String(decision.remaining),
+  "ratelimit-reset": String(decision.reset),
+  ...(decision.allowed ? {} : { "retry-after": String(decision.retryAfter) })
+})
 
 /**
  * The contract's rate-limit answer for a request under HttpApi: `RateLimit-Limit/Remaining/Reset` on the response
