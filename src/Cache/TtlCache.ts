@@ -77,6 +77,17 @@ export const make = <K, V, E, R>(options: {
         return miss(key)
       })
 
+    /** The cached value if there is a live one, read synchronously (no lookup); counts as a read. */
+    const peek = (key: K): V | undefined => {
+      const hit = entries.get(key)
+      if (hit === undefined) return undefined
+      const now = clock.unsafeCurrentTimeMillis()
+      if (hit.expires <= now) return undefined
+      hit.usedAt = now
+      if (!usedSinceRecheck) used()
+      return hit.value
+    }
+
     const invalidate = (key: K) =>
       Effect.sync(() => {
         entries.delete(key)
@@ -130,5 +141,5 @@ export const make = <K, V, E, R>(options: {
       usedSinceRecheck ? Effect.void : Deferred.await(waiter ??= Deferred.unsafeMake<void>(FiberId.none))
     )
 
-    return { get, invalidate, recheck, awaitUse, size: () => entries.size } as const
+    return { get, peek, invalidate, recheck, awaitUse, size: () => entries.size } as const
   })

@@ -1,9 +1,11 @@
 import type { Packet } from "dns-packet"
 import type { ConfigError } from "effect"
 import { Clock, Context, Data, Duration, Effect, Layer, type Scope } from "effect"
+import { makeAnswerCache } from "./AnswerCache.js"
+import { makeAnswerer } from "./Answerer.js"
 import { DnsConfig } from "./DnsConfig.js"
 import { makeRateLimiter, type RateLimitOptions } from "./RateLimit.js"
-import type { RecordSource } from "./RecordSource.js"
+import { RecordSource } from "./RecordSource.js"
 import { answer } from "./Responder.js"
 import { makeRunner } from "./Runner.js"
 import { bindTcp } from "./Tcp.js"
@@ -57,7 +59,15 @@ export const make = (options: DnsServerOptions): Effect.Effect<Bound, DnsBindErr
       ? null
       : makeRateLimiter(rateLimit, () => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n))
 
-    const udpPort = yield* bindUdp({ host: options.host, port: options.port, respond, runner, limiter }).pipe(
+    const source = yield* RecordSource
+    const cache = makeAnswerCache()
+    yield* Effect.acquireRelease(
+      Effect.sync(() => source.onChange(cache.invalidate)),
+      (unsubscribe) => Effect.sync(unsubscribe)
+    )
+    const answerer = makeAnswerer({ zone, answer: answerOptions, source, cache, limiter })
+
+    const udpPort = yield* bindUdp({ host: options.host, port: options.port, answerer, runner }).pipe(
       Effect.mapError((cause) => new DnsBindError({ transport: "udp", cause }))
     )
     const tcpPort = yield* bindTcp({

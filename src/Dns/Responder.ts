@@ -14,6 +14,46 @@ export interface AnswerOptions {
 
 const KNOWN_CLASSES = new Set(["IN", "CS", "CH", "HS", "ANY"])
 
+/** A query that needs the handle's records before it can be answered: `finish` it with them. */
+export interface Lookup {
+  readonly _tag: "Lookup"
+  readonly handle: string
+  readonly asked: Asked
+  readonly proof: boolean
+}
+
+/**
+ * What to send for one decoded query for `zone` (lowercase, no trailing dot), as far as it is known without the
+ * record source: the reply, null to send nothing (the packet was itself a response), or the Lookup still needed.
+ */
+export const plan = (query: Packet, zone: string, options: AnswerOptions): Packet | null | Lookup => {
+  if (query.type === "response") return null
+  const questions = query.questions ?? []
+  const first = questions.length === 1 ? questions[0] : undefined
+  const question = first !== undefined && isEchoable(first.name) && KNOWN_CLASSES.has(first.class ?? "IN")
+    ? first
+    : undefined
+  if (opcodeOf(query) !== 0) return reply(query, { rcode: Rcode.NOTIMP, question })
+  const edns = ednsOf(query)
+  if (question === undefined || edns === "invalid" || question.type === "OPT") {
+    return reply(query, { rcode: Rcode.FORMERR, question })
+  }
+  if (edns !== null && edns.version > 0) return reply(query, { rcode: Rcode.BADVERS, question })
+  return inZone(query, question, zone, options)
+}
+
+export const isLookup = (step: Packet | null | Lookup): step is Lookup =>
+  step !== null && (step as Partial<Lookup>)._tag === "Lookup"
+
+/** The reply to a Lookup, given the handle's records (none: no such handle). */
+export const finish = (lookup: Lookup, records: Option.Option<IdentityRecords>): Packet =>
+  Option.isNone(records)
+    ? negative(lookup.asked, Rcode.NXDOMAIN)
+    : found(lookup.asked, (lookup.proof ? proofAnswer : handleAnswers)(lookup.asked.question, records.value))
+
+const servfail = (lookup: Lookup): Packet =>
+  reply(lookup.asked.query, { rcode: Rcode.SERVFAIL, question: lookup.asked.question })
+
 /**
  * The authoritative answer to one decoded query for `zone` (lowercase, no trailing dot).
  * Null means send nothing: the packet was itself a response. Never fails: lookup trouble is SERVFAIL.
@@ -23,23 +63,19 @@ export const answer = (
   zone: string,
   options: AnswerOptions
 ): Effect.Effect<Packet | null, never, RecordSource> => {
-  if (query.type === "response") return Effect.succeed(null)
-  const questions = query.questions ?? []
-  const first = questions.length === 1 ? questions[0] : undefined
-  const question = first !== undefined && isEchoable(first.name) && KNOWN_CLASSES.has(first.class ?? "IN")
-    ? first
-    : undefined
-  if (opcodeOf(query) !== 0) return Effect.succeed(reply(query, { rcode: Rcode.NOTIMP, question }))
-  const edns = ednsOf(query)
-  if (question === undefined || edns === "invalid" || question.type === "OPT") {
-    return Effect.succeed(reply(query, { rcode: Rcode.FORMERR, question }))
-  }
-  if (edns !== null && edns.version > 0) return Effect.succeed(reply(query, { rcode: Rcode.BADVERS, question }))
-  return inZone(query, question, zone, options)
+  const step = plan(query, zone, options)
+  return isLookup(step) ? resolve(step) : Effect.succeed(step)
 }
 
+/** The reply to a Lookup once the source has read the records. */
+export const resolve = (lookup: Lookup): Effect.Effect<Packet, never, RecordSource> =>
+  Effect.flatMap(RecordSource, (source) => source.lookup(lookup.handle)).pipe(
+    Effect.map((records) => finish(lookup, records)),
+    Effect.catchAllCause(() => Effect.succeed(servfail(lookup)))
+  )
+
 /** One validated question and what every reply to it needs. */
-interface Asked {
+export interface Asked {
   readonly query: Packet
   readonly question: Question
   readonly zone: string
@@ -61,44 +97,30 @@ const found = (asked: Asked, answers: ReadonlyArray<Answer>, additionals: Readon
     ? negative(asked, Rcode.NOERROR)
     : reply(asked.query, { rcode: Rcode.NOERROR, authoritative: true, question: asked.question, answers, additionals })
 
-const inZone = (
-  query: Packet,
-  question: Question,
-  zone: string,
-  options: AnswerOptions
-): Effect.Effect<Packet, never, RecordSource> => {
+const inZone = (query: Packet, question: Question, zone: string, options: AnswerOptions): Packet | Lookup => {
   const place = locate(question.name, zone)
   const qclass = question.class ?? "IN"
   const refused = place._tag === "Outside" || (qclass !== "IN" && qclass !== "ANY") ||
     question.type === "AXFR" || question.type === "IXFR"
-  if (refused) return Effect.succeed(reply(query, { rcode: Rcode.REFUSED, question }))
+  if (refused) return reply(query, { rcode: Rcode.REFUSED, question })
 
   const asked: Asked = { query, question, zone, options }
   const type = qtype(question)
   switch (place._tag) {
     case "Missing":
-      return Effect.succeed(negative(asked, Rcode.NXDOMAIN))
+      return negative(asked, Rcode.NXDOMAIN)
     case "Apex": {
-      if (type === "SOA" || type === "ANY") {
-        return Effect.succeed(found(asked, [Records.soa(zone, options.serial, Records.TTL)]))
-      }
+      if (type === "SOA" || type === "ANY") return found(asked, [Records.soa(zone, options.serial, Records.TTL)])
       const glue = options.nsAddress ? [Records.a(`ns1.${zone}`, options.nsAddress)] : []
-      return Effect.succeed(type === "NS" ? found(asked, [Records.ns(zone)], glue) : found(asked, []))
+      return type === "NS" ? found(asked, [Records.ns(zone)], glue) : found(asked, [])
     }
     case "Nameserver": {
       const served = options.nsAddress !== undefined && (type === "A" || type === "ANY")
-      return Effect.succeed(found(asked, served ? [Records.a(question.name, options.nsAddress!)] : []))
+      return found(asked, served ? [Records.a(question.name, options.nsAddress!)] : [])
     }
     case "Handle":
     case "Proof":
-      return Effect.flatMap(RecordSource, (source) => source.lookup(place.handle)).pipe(
-        Effect.map((records) =>
-          Option.isNone(records)
-            ? negative(asked, Rcode.NXDOMAIN)
-            : found(asked, (place._tag === "Handle" ? handleAnswers : proofAnswer)(question, records.value))
-        ),
-        Effect.catchAllCause(() => Effect.succeed(reply(query, { rcode: Rcode.SERVFAIL, question })))
-      )
+      return { _tag: "Lookup", handle: place.handle, asked, proof: place._tag === "Proof" }
   }
 }
 

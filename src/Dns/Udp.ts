@@ -1,21 +1,22 @@
-import type { Packet } from "dns-packet"
 import { Effect } from "effect"
 import * as Dgram from "node:dgram"
 import * as Net from "node:net"
-import type { RateLimiter } from "./RateLimit.js"
+import type { Answerer } from "./Answerer.js"
+import type { RecordSource } from "./RecordSource.js"
+import { resolve } from "./Responder.js"
 import type { Runner } from "./Runner.js"
 import * as Wire from "./Wire.js"
 
-export interface UdpOptions<R> {
+export interface UdpOptions {
   readonly host: string
   readonly port: number
-  readonly respond: (query: Packet) => Effect.Effect<Packet | null, never, R>
-  readonly runner: Runner<R>
-  readonly limiter: RateLimiter | null
+  /** Answers in the 'message' callback all it can; what needs a lookup runs on `runner`. */
+  readonly answerer: Answerer
+  readonly runner: Runner<RecordSource>
 }
 
 /** Binds the UDP listener; the socket closes with the scope. Resolves to the bound port. */
-export const bindUdp = <R>(options: UdpOptions<R>) =>
+export const bindUdp = (options: UdpOptions) =>
   Effect.acquireRelease(
     Effect.async<Dgram.Socket, Error>((resume) => {
       const socket = Dgram.createSocket({ type: Net.isIPv6(options.host) ? "udp6" : "udp4", recvBufferSize: 1 << 22 })
@@ -46,37 +47,28 @@ export const bindUdp = <R>(options: UdpOptions<R>) =>
     Effect.map((socket) => socket.address().port)
   )
 
-const onMessage = <R>(options: UdpOptions<R>, socket: Dgram.Socket, message: Buffer, peer: Dgram.RemoteInfo) => {
-  const query = Wire.decode(message)
-  if (query === null) return
-  // the answer and the deadline race; whichever comes first is the only reply
+const onMessage = (options: UdpOptions, socket: Dgram.Socket, message: Buffer, peer: Dgram.RemoteInfo) => {
+  const { answerer } = options
+  const step = answerer.respond(message, peer.address)
+  if (step === null) return
+  if (Buffer.isBuffer(step)) return send(socket, step, peer)
+  // the records must be read first: the answer and the deadline race; whichever comes first is the only reply
   let settled = false
   options.runner.run(
-    Effect.map(options.respond(query), (response) => {
-      if (settled || response === null) return
+    Effect.map(resolve(step.lookup), (response) => {
+      if (settled) return
       settled = true
-      send(options, socket, query, response, peer)
+      send(socket, answerer.reply(step.query, response, peer.address), peer)
     }),
     () => {
       if (settled) return
       settled = true
-      send(options, socket, query, Wire.servfail(query), peer)
+      send(socket, answerer.reply(step.query, Wire.servfail(step.query), peer.address), peer)
     }
   )
 }
 
-const send = <R>(
-  options: UdpOptions<R>,
-  socket: Dgram.Socket,
-  query: Packet,
-  response: Packet,
-  peer: Dgram.RemoteInfo
-) => {
-  const verdict = options.limiter === null ? "send" : options.limiter.take(peer.address)
-  if (verdict === "drop") return
-  const bytes = verdict === "slip"
-    ? Wire.encode(query, Wire.truncate(response))
-    : Wire.encode(query, response, Wire.udpLimit(query))
+const send = (socket: Dgram.Socket, bytes: Buffer | null, peer: Dgram.RemoteInfo) => {
   if (bytes === null) return
   try {
     // no callback: Node would queue a tick per datagram for it; late errors reach the 'error' listener

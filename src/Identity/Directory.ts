@@ -24,18 +24,37 @@ export class Directory extends Effect.Service<Directory>()("Identity/Directory",
       lookup: (handle: string) => Effect.orDie(repo.findByHandle(handle))
     })
 
+    // told synchronously as each entry is dropped, so a cache derived from this one drops with it
+    const listeners = new Set<(handle: string) => void>()
+    const invalidate = (handle: string) =>
+      Effect.zipRight(
+        cache.invalidate(handle),
+        Effect.sync(() => listeners.forEach((listener) => listener(handle)))
+      )
+
     const inbox = yield* changes.subscribe
     yield* Queue.take(inbox).pipe(
-      Effect.flatMap((change) => cache.invalidate(change.handle)),
+      Effect.flatMap((change) => invalidate(change.handle)),
       Effect.forever,
       Effect.forkScoped
     )
 
     /** The user with this (lowercase) handle, if any. */
     const find = Effect.fn("Directory.find")((handle: string) => cache.get(handle))
-    const invalidate = cache.invalidate
+    /**
+     * The cached entry for this (lowercase) handle, if a live one is at hand, without a lookup: the same object
+     * until the entry is dropped or re-read.
+     */
+    const peek = (handle: string): Option.Option<IdentityRow> | undefined => cache.peek(handle)
+    /** Calls `listener` with each handle whose entry is invalidated, until the returned function is called. */
+    const onInvalidate = (listener: (handle: string) => void) => {
+      listeners.add(listener)
+      return () => {
+        listeners.delete(listener)
+      }
+    }
 
-    return { find, invalidate } as const
+    return { find, peek, invalidate, onInvalidate } as const
   }),
   dependencies: [IdentityRepo.Default]
 }) {}

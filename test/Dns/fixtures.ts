@@ -34,7 +34,9 @@ export const source = Layer.effect(
           ? Effect.die(new Error("database on fire"))
           : handle === "slow"
           ? Effect.never
-          : memory.lookup(handle)
+          : memory.lookup(handle),
+      peek: (handle) => handle === "boom" || handle === "slow" ? undefined : memory.peek(handle),
+      onChange: memory.onChange
     }))
 ).pipe(Layer.provide(RecordSource.layerMemory(records)))
 

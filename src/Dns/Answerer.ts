@@ -1,0 +1,88 @@
+import type { Packet } from "dns-packet"
+import * as DnsPacket from "dns-packet"
+import { Option } from "effect"
+import { type AnswerCache, type CachedAnswer, namesLike, patch, type PlainQuery, plainQuery } from "./AnswerCache.js"
+import type { RateLimiter } from "./RateLimit.js"
+import type { RecordSource } from "./RecordSource.js"
+import { type AnswerOptions, finish, isLookup, type Lookup, plan } from "./Responder.js"
+import * as Wire from "./Wire.js"
+
+/** A query that needs the record source's `lookup`: run it, then `reply` with what it gave. */
+export interface Pending {
+  readonly _tag: "Pending"
+  readonly query: Packet
+  readonly lookup: Lookup
+}
+
+export interface AnswererOptions {
+  readonly zone: string
+  readonly answer: AnswerOptions
+  readonly source: RecordSource["Type"]
+  readonly cache: AnswerCache
+  readonly limiter: RateLimiter | null
+}
+
+/**
+ * Answers UDP queries in the socket's 'message' callback, without an Effect fiber: from the AnswerCache when the
+ * query is plain and the handle's records are unchanged, else from the records the source already holds
+ * (`peek`), building the cached answer on the way. Only a query whose records must be read first is left
+ * Pending, for the fiber path. The rate limiter is consulted for every reply, as on the fiber path.
+ */
+export const makeAnswerer = (options: AnswererOptions) => {
+  const { cache, limiter, source } = options
+
+  /** The bytes to send for `message` from `address`: null for nothing (dropped, undecodable), or Pending. */
+  const respond = (message: Buffer, address: string): Buffer | null | Pending => {
+    const plain = plainQuery(message)
+    if (plain !== null) {
+      const hit = cache.get(plain.key)
+      if (hit !== undefined) {
+        if (source.peek(hit.handle) === hit.records) return serve(hit, plain, message, address)
+        cache.delete(plain.key)
+      }
+    }
+    const query = Wire.decode(message)
+    if (query === null) return null
+    const step = plan(query, options.zone, options.answer)
+    if (!isLookup(step)) return step === null ? null : reply(query, step, address)
+    const records = source.peek(step.handle)
+    if (records === undefined) return { _tag: "Pending", query, lookup: step }
+    const response = finish(step, Option.fromNullable(records))
+    const built = plain === null ? null : build(step.handle, records, response)
+    if (built === null) return reply(query, response, address)
+    cache.set(plain!.key, built)
+    return serve(built, plain!, message, address)
+  }
+
+  const serve = (answer: CachedAnswer, plain: PlainQuery, message: Buffer, address: string): Buffer | null => {
+    const verdict = limiter === null ? "send" : limiter.take(address)
+    if (verdict === "drop") return null
+    return verdict === "send" && answer.full.length <= plain.limit
+      ? patch(answer.full, answer.fullNames, message, plain.nameEnd)
+      : patch(answer.truncated, answer.truncatedNames, message, plain.nameEnd)
+  }
+
+  /** The UDP bytes for `response` to `query`, through the rate limiter. */
+  const reply = (query: Packet, response: Packet, address: string): Buffer | null => {
+    const verdict = limiter === null ? "send" : limiter.take(address)
+    if (verdict === "drop") return null
+    return verdict === "slip"
+      ? Wire.encode(query, Wire.truncate(response))
+      : Wire.encode(query, response, Wire.udpLimit(query))
+  }
+
+  return { respond, reply } as const
+}
+
+export type Answerer = ReturnType<typeof makeAnswerer>
+
+/** The cacheable form of `response`, or null when it cannot be encoded (it then goes the general way). */
+const build = (handle: string, records: CachedAnswer["records"], response: Packet): CachedAnswer | null => {
+  try {
+    const full = DnsPacket.encode(response)
+    const truncated = DnsPacket.encode(Wire.truncate(response))
+    return { handle, records, full, truncated, fullNames: namesLike(full), truncatedNames: namesLike(truncated) }
+  } catch {
+    return null
+  }
+}
