@@ -14,7 +14,7 @@ import { RecordSource } from "../src/Dns/RecordSource.js"
 export const zone = "bench.local"
 export const name = `alice.${zone}`
 
-const records = {
+export const records = {
   alice: {
     txt: [
       "btc:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",

@@ -7,8 +7,10 @@
 import * as DnsPacket from "dns-packet"
 import { type ChildProcess, fork } from "node:child_process"
 import * as Dgram from "node:dgram"
+import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { name } from "./dns-server.js"
+import { compareWithNsd } from "./dns-nsd.js"
+import { name, records, zone } from "./dns-server.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const ROUNDS = 3
@@ -25,7 +27,14 @@ interface Server {
 const start = (mode: "ours" | "baseline") =>
   new Promise<Server>((resolve, reject) => {
     const child = fork(fileURLToPath(new URL("./dns-server.ts", import.meta.url)), [mode], {
-      execArgv: ["--import", "tsx"],
+      // BENCH_PROFILE=<dir>: our server writes a V8 CPU profile there when it stops
+      execArgv: [
+        ...(process.env.BENCH_PROFILE && mode === "ours"
+          ? ["--cpu-prof", `--cpu-prof-dir=${Path.resolve(process.env.BENCH_PROFILE)}`]
+          : []),
+        "--import",
+        "tsx"
+      ],
       stdio: ["ignore", "ignore", "inherit", "ipc"]
     })
     const timer = setTimeout(() => reject(new Error(`${mode} server did not start`)), 30_000)
@@ -158,6 +167,9 @@ export const run = async (): Promise<void> => {
     const ratio = qps(ours) / qps(baseline)
     console.log(`ratio ours/baseline ${ratio.toFixed(2)} queries/s (goal >= 0.60; slices ${slices})`)
     console.log(`ratio ours/baseline ${(perCpu(ours) / perCpu(baseline)).toFixed(2)} per CPU-second`)
+    if (process.env.BENCH_DNS_NSD !== "0") {
+      await compareWithNsd({ port: servers[0].port, cpu: () => cpuSeconds(servers[0]) }, zone, records, SECONDS, ROUNDS)
+    }
   } finally {
     await Promise.all(servers.map(stop))
   }
