@@ -62,7 +62,7 @@ describe("AnswerCache", () => {
     expect(key(query(`alice.${zone}`, "TXT", { edns: 1232 }))).not.toBeNull()
     const withOption = query(`alice.${zone}`, "TXT", { edns: 1232 })
     const opt = withOption.additionals![0] as DnsPacket.OptAnswer
-    expect(key({ ...withOption, additionals: [{ ...opt, options: [{ code: 10, data: Buffer.alloc(8) }] }] })).toBeNull()
+    expect(key({ ...withOption, additionals: [{ ...opt, options: [{ code: 12, length: 8 }] }] })).toBeNull()
   })
 
   it("drops every answer built from a handle on invalidate, and keeps the others", () => {
