@@ -1,6 +1,6 @@
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Chunk, Effect, Stream } from "effect"
+import { Chunk, Effect, Exit, Stream } from "effect"
 import { IncomingMessage } from "node:http"
 import { errorResponse } from "./ErrorEnvelope.js"
 
@@ -41,8 +41,11 @@ const decode = (chunks: ReadonlyArray<Uint8Array>, bytes: number): Body => ({
   text: utf8.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes))
 })
 
-/** Bodies already read, by Node request: a fast lane that read one and handed the request on is not read twice. */
-const bodies = new WeakMap<IncomingMessage, Body>()
+/**
+ * Reads already done, by Node request: a fast lane that read a body and handed the request on to the general path
+ * is not read twice (a second read would wait for data that came already), nor a failed read tried again.
+ */
+const bodies = new WeakMap<IncomingMessage, Exit.Exit<Body, HttpServerError.RequestError>>()
 
 /**
  * The body as text, at most `max` bytes. Past the limit the rest is read and dropped (up to `drain` more bytes), so
@@ -60,16 +63,17 @@ export const readBody = (
   const source = (request as { readonly source?: unknown }).source
   if (!(source instanceof IncomingMessage)) return readBodyStream(request, max, drain)
   const read = bodies.get(source)
-  if (read !== undefined) return Effect.succeed(read)
+  if (read !== undefined) return read
   const failed = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
   return Effect.async<Body, HttpServerError.RequestError>((resume) => {
     const chunks: Array<Uint8Array> = []
     let bytes = 0
-    const done = (body: Body) => {
+    const settle = (exit: Exit.Exit<Body, HttpServerError.RequestError>) => {
       off()
-      bodies.set(source, body)
-      resume(Effect.succeed(body))
+      bodies.set(source, exit)
+      resume(exit)
     }
+    const done = (body: Body) => settle(Exit.succeed(body))
     const onData = (chunk: Buffer) => {
       bytes += chunk.length
       if (bytes <= max) chunks.push(chunk)
@@ -80,10 +84,7 @@ export const readBody = (
       }
     }
     const onEnd = () => done(bytes > max ? { _tag: "TooLarge" } : decode(chunks, bytes))
-    const onError = (error: unknown) => {
-      off()
-      resume(Effect.fail(failed(error)))
-    }
+    const onError = (error: unknown) => settle(Exit.fail(failed(error)))
     const onClose = () => {
       if (!source.complete) onError(new Error("the request was closed before its body ended"))
     }
@@ -96,6 +97,10 @@ export const readBody = (
     if (source.readableEnded) {
       // read by someone else before: nothing left (the stream would answer an empty body too)
       done({ _tag: "Text", text: "" })
+      return
+    }
+    if (source.destroyed) {
+      onError(new Error("the request was closed before its body was read"))
       return
     }
     source.on("data", onData)
