@@ -34,6 +34,7 @@ import { Directory } from "./Identity/Directory.js"
 import { DomainsHttpLive, IdentityHttpLive, IdentityPreflightLive } from "./Identity/Http.js"
 import { RecordSourceLive } from "./Identity/RecordSourceLive.js"
 import { McpHttpLive } from "./Mcp/Http.js"
+import { McpLane } from "./Mcp/Lane.js"
 import { Messages } from "./Messages.js"
 import { MessagesHttpLive } from "./Messages/Http.js"
 import { Notifications } from "./Notifications.js"
@@ -169,8 +170,8 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       SkillDocLive,
       routes
     ),
-    // the two hottest calls, answered ahead of the router in their plain case (src/Http/FastLane.ts)
-    Effect.all([HeartbeatLane, MeLane])
+    // the hottest calls, answered ahead of the router in their plain case (src/Http/FastLane.ts)
+    Effect.all([HeartbeatLane, MeLane, McpLane])
   )
 
 export const AgentApi = agentApi(Layer.empty)

@@ -61,11 +61,12 @@ export const apiApp = <
   GR,
   XE,
   XR,
+  XO = never,
   LR = never
 >(
   api: HttpApi.HttpApi<Id, Groups, E, R>,
   groups: Layer.Layer<HttpApiGroup.HttpApiGroup.ToService<Id, Groups>, GE, GR>,
-  routes: Layer.Layer<never, XE, XR>,
+  routes: Layer.Layer<XO, XE, XR>,
   lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR> = Effect.succeed([])
 ) =>
   serveLean(lanes).pipe(

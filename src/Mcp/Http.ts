@@ -9,7 +9,7 @@ import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
 import { McpCallers } from "./Callers.js"
-import { answerDirect, parseDirectCall } from "./Direct.js"
+import { answerDirect, McpDirect, parseDirectCall } from "./Direct.js"
 import { EventsResourceLive } from "./Resources.js"
 import { McpToolsLive, ShoalToolsLive } from "./Tools.js"
 
@@ -56,21 +56,15 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
             onSuccess: f
           })
         )
-      const mcp = yield* McpServer.McpServer
-      // the registered tools' names, read again if a tool was registered since
-      let names = new Set<string>()
-      const known = (name: string) => {
-        if (names.size !== mcp.tools.length) names = new Set(mcp.tools.map((t) => t.name))
-        return names.has(name)
-      }
+      const direct = yield* McpDirect
       yield* router.post(
         MCP_PATH,
         authenticated((principal) =>
           Effect.gen(function*() {
             const request = yield* HttpServerRequest.HttpServerRequest
             // the frequent case, one tool call, skips the RPC server's per-request client, mailbox and fiber
-            const direct = parseDirectCall(yield* Effect.orElseSucceed(request.text, () => ""), known)
-            if (direct !== undefined) return yield* answerDirect(mcp, callers, principal, direct)
+            const call = direct.parse(yield* Effect.orElseSucceed(request.text, () => ""))
+            if (call !== undefined) return yield* direct.answer(principal, call)
             const token = randomUUID()
             callers.open(token, principal)
             yield* Effect.addFinalizer(() => Effect.sync(() => callers.close(token)))
@@ -109,5 +103,21 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
     EventsResourceLive,
     McpServer.layer({ name: "Shoal", version: "1.0.0" })
   ).pipe(Layer.provide(Layer.succeed(RpcServer.Protocol, stamped)))
-  return Layer.mergeAll(route, server).pipe(Layer.provide(McpServer.McpServer.layer))
+  const directLive = Layer.effect(
+    McpDirect,
+    Effect.map(McpServer.McpServer, (mcp) => {
+      // the registered tools' names, read again if a tool was registered since
+      let names = new Set<string>()
+      const known = (name: string) => {
+        if (names.size !== mcp.tools.length) names = new Set(mcp.tools.map((t) => t.name))
+        return names.has(name)
+      }
+      return McpDirect.of({
+        parse: (text) => parseDirectCall(text, known),
+        answer: (principal, call) => answerDirect(mcp, callers, principal, call)
+      })
+    })
+  )
+  // McpDirect goes out too, for the lane ahead of the router (src/Mcp/Lane.ts)
+  return Layer.mergeAll(route, server).pipe(Layer.provideMerge(directLive), Layer.provide(McpServer.McpServer.layer))
 })).pipe(Layer.provide(RpcSerialization.layerJsonRpc()), Layer.provide(McpCallers.Default))

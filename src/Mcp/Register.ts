@@ -1,5 +1,5 @@
-import { McpSchema, McpServer, Tool, type Toolkit } from "@effect/ai"
-import { Context, Effect, JSONSchema, Layer, Option, SchemaAST } from "effect"
+import { AiError, McpSchema, McpServer, Tool, type Toolkit } from "@effect/ai"
+import { Context, Effect, JSONSchema, Layer, Option, Schema, SchemaAST } from "effect"
 
 const inputSchema = (ast: SchemaAST.AST) => {
   if (SchemaAST.getPropertySignatures(ast).length === 0) {
@@ -19,13 +19,60 @@ const result = (isError: boolean, value: unknown) =>
   }, true)
 
 /**
- * `McpServer.toolkit` of @effect/ai 0.37, except for how a call's result is built (see `result`): the same tool
- * list (names, descriptions, input schemas, annotations), the same decoding and handlers, the same answers.
+ * A call of `tool`: what `Toolkit.handle` of @effect/ai 0.37 does for a tool whose success schema is `Unknown` and
+ * whose failures are errors (all of ours), without what is the identity for such a tool: the parameters decoded
+ * (the same `MalformedOutput` when they do not), the handler run, its value or failure as the result. Skipped: the
+ * span (`Toolkit.handle`), validating and encoding the result against `Union(Unknown, failure)` (both give the value
+ * back as it is), and merging the handler's build context into each call's (the handlers took their services when
+ * built; a call needs McpServerClient, the tools' one declared dependency, which the call brings). Any other tool
+ * goes through the toolkit's own `handle`.
+ */
+const handleOf = <Tools extends Record<string, Tool.Any>>(
+  tool: Tool.Any,
+  handlers: Context.Context<never>,
+  built: Toolkit.WithHandler<Tools>
+): (payload: unknown) => Effect.Effect<McpSchema.CallToolResult, never, McpSchema.McpServerClient> => {
+  const handler = (handlers.unsafeMap.get(tool.id) as Tool.Handler<string> | undefined)?.handler
+  if (handler === undefined || tool.failureMode !== "error" || !SchemaAST.isUnknownKeyword(tool.successSchema.ast)) {
+    return (payload) =>
+      built.handle(tool.name as any, payload as any).pipe(
+        Effect.match({
+          onFailure: (error) => result(true, error),
+          onSuccess: (r) => result(false, r.encodedResult)
+        })
+      ) as Effect.Effect<McpSchema.CallToolResult, never, McpSchema.McpServerClient>
+  }
+  const decode = Schema.decodeUnknown(tool.parametersSchema as Schema.Schema<unknown, unknown>)
+  return (payload) =>
+    decode(payload).pipe(
+      Effect.mapError((cause) =>
+        new AiError.MalformedOutput({
+          module: "Toolkit",
+          method: `${tool.name}.handle`,
+          description: `Failed to decode tool call parameters for tool '${tool.name}' from:\n'${
+            JSON.stringify(payload, undefined, 2)
+          }'`,
+          cause
+        })
+      ),
+      Effect.flatMap(handler),
+      Effect.match({
+        onFailure: (error) => result(true, error),
+        onSuccess: (value) => result(false, value)
+      })
+    ) as Effect.Effect<McpSchema.CallToolResult, never, McpSchema.McpServerClient>
+}
+
+/**
+ * `McpServer.toolkit` of @effect/ai 0.37, except for how a call is run (see `handleOf`) and its result built (see
+ * `result`): the same tool list (names, descriptions, input schemas, annotations), the same decoding and handlers,
+ * the same answers.
  */
 export const registeredToolkit = <Tools extends Record<string, Tool.Any>>(toolkit: Toolkit.Toolkit<Tools>) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const registry = yield* McpServer.McpServer
     const built = yield* toolkit
+    const handlers = yield* Effect.context<never>()
     for (const tool of Object.values(built.tools) as Array<Tool.Any>) {
       const annotations = tool.annotations
       yield* registry.addTool({
@@ -44,15 +91,7 @@ export const registeredToolkit = <Tools extends Record<string, Tool.Any>>(toolki
             openWorldHint: Context.get(annotations, Tool.OpenWorld)
           })
         }),
-        handle: (payload) =>
-          // no per-call provide of the registration's context (the library merges it into every call): the handlers
-          // took their services when built, and the call brings McpServerClient, the tools' only requirement
-          built.handle(tool.name as any, payload as any).pipe(
-            Effect.match({
-              onFailure: (error) => result(true, error),
-              onSuccess: (r) => result(false, r.encodedResult)
-            })
-          )
+        handle: handleOf(tool, handlers, built)
       })
     }
   })).pipe(Layer.provide(McpServer.McpServer.layer))
