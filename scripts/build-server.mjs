@@ -71,6 +71,12 @@ const result = await esbuild.build({
 })
 Fs.rmSync(out, { recursive: true, force: true })
 Fs.mkdirSync(Path.dirname(out), { recursive: true })
-Fs.renameSync(next, out)
+try {
+  Fs.renameSync(next, out)
+} catch (e) {
+  // another build of the same sources (two `npm start` at once) swapped its bundle in first
+  Fs.rmSync(next, { recursive: true, force: true })
+  if (!Fs.existsSync(bundle)) throw e
+}
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0)
 console.log(`server built into ${Path.relative(root, out)} (${Math.round(bytes / 1024)} KiB, ${Date.now() - started} ms)`)
