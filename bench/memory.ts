@@ -88,7 +88,9 @@ const series = async (name: string, args: ReadonlyArray<string>, goals: boolean)
 export const run = async () => {
   const build = spawnSync(process.execPath, ["scripts/build-server.mjs", "--if-stale"], { cwd: root, stdio: "inherit" })
   if (build.status !== 0) throw new Error("the server bundle did not build")
-  console.log(`memory bench: VmRSS ${SETTLE_MS / 1000} s after /health answers, idle; load ${Os.loadavg()[0]!.toFixed(1)}`)
+  console.log(
+    `memory bench: VmRSS ${SETTLE_MS / 1000} s after /health answers, idle; load ${Os.loadavg()[0]!.toFixed(1)}`
+  )
   await series("npm start", ["build/server/main.js"], true)
   if (process.env.BENCH_MEMORY_TSX === "true") await series("tsx", ["--import", "tsx", "src/main.ts"], false)
 }
