@@ -91,7 +91,10 @@ export const run = async () => {
   console.log(
     `memory bench: VmRSS ${SETTLE_MS / 1000} s after /health answers, idle; load ${Os.loadavg()[0]!.toFixed(1)}`
   )
-  await series("npm start", ["build/server/main.js"], true)
+  // the node arguments of package.json's start script (`exec node <flags> build/server/main.js`), so they cannot drift
+  const pkg = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as { scripts: { start: string } }
+  const startArgs = pkg.scripts.start.replace(/^exec node\s+/, "").split(/\s+/)
+  await series("npm start", startArgs, true)
   if (process.env.BENCH_MEMORY_TSX === "true") await series("tsx", ["--import", "tsx", "src/main.ts"], false)
 }
 
