@@ -22,18 +22,20 @@ const parsers = { 20: (v: string) => v, 1700: (v: string) => v }
 /** Opens PGlite on `dataDir` (a new one initialised in a child process first), or in memory. */
 export const open = (options: { readonly dataDir?: string | undefined; readonly loadDataDir?: Blob | undefined }) =>
   Effect.acquireRelease(
-    Effect.zipRight(
-      options.dataDir && !options.loadDataDir ? initialiseIfNew(options.dataDir) : Effect.void,
-      Effect.tryPromise({
-        try: () =>
-          PGlite.create({
-            ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-            ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-            parsers,
-            startParams
-          }),
-        catch: (cause) => new SqlError({ cause, message: "PGlite: failed to open the database" })
-      })
+    Effect.flatMap(
+      options.dataDir && !options.loadDataDir ? initialiseIfNew(options.dataDir) : Effect.succeed(undefined),
+      (pgliteWasmModule) =>
+        Effect.tryPromise({
+          try: () =>
+            PGlite.create({
+              ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+              ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+              ...(pgliteWasmModule ? { pgliteWasmModule } : {}),
+              parsers,
+              startParams
+            }),
+          catch: (cause) => new SqlError({ cause, message: "PGlite: failed to open the database" })
+        })
     ),
     (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
   )

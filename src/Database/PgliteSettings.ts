@@ -21,11 +21,30 @@ export const startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=
  * whose memory (a peak near 900 MB for the whole process) was only partly given back to the system (first start
  * 453 MB idle against 383 MB on later starts, in the bundle before the smaller buffers).
  */
-export const initialiseIfNew = (dataDir: string) =>
+export const initialiseIfNew = (dataDir: string): Effect.Effect<WebAssembly.Module | undefined, SqlError> =>
   Effect.suspend(() =>
-    Fs.existsSync(Path.join(dataDir, "PG_VERSION")) ? Effect.void : Effect.async<void, SqlError>((resume) => {
-      // PGlite's CommonJS build, which a script can require wherever the server runs from (tsx, vitest, the bundle)
-      const module = createRequire(import.meta.url).resolve("@electric-sql/pglite")
+    Fs.existsSync(Path.join(dataDir, "PG_VERSION"))
+      ? Effect.succeed(undefined)
+      // meanwhile the server's own PGlite module is compiled, which the child's run does not leave behind
+      : Effect.map(Effect.all([initdb(dataDir), compileServer], { concurrency: 2 }), ([, module]) => module)
+  )
+
+// PGlite's CommonJS build, which a script can require wherever the server runs from (tsx, vitest, the bundle)
+const pgliteModule = () => createRequire(import.meta.url).resolve("@electric-sql/pglite")
+
+// the WebAssembly global, which the project's TypeScript libraries (no DOM) declare only as types
+const wasm = (globalThis as unknown as { WebAssembly: { compile: (b: Uint8Array) => Promise<WebAssembly.Module> } })
+  .WebAssembly
+
+const compileServer = Effect.tryPromise({
+  try: () => Fs.promises.readFile(Path.join(Path.dirname(pgliteModule()), "pglite.wasm")).then((b) => wasm.compile(b)),
+  catch: (cause) => new SqlError({ cause, message: "PGlite: could not compile pglite.wasm" })
+})
+
+const initdb = (dataDir: string) =>
+  Effect.suspend(() =>
+    Effect.async<void, SqlError>((resume) => {
+      const module = pgliteModule()
       const script = `const { PGlite } = require(${JSON.stringify(module)})
 PGlite.create(${JSON.stringify({ dataDir, startParams })}).then((db) => db.close())`
       // no execArgv: the child needs no TypeScript loader, nor the parent's flags
