@@ -1,5 +1,5 @@
 import { SqlError } from "@effect/sql/SqlError"
-import { PGlite } from "@electric-sql/pglite"
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -21,7 +21,7 @@ export const startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=
  * whose memory (a peak near 900 MB for the whole process) was only partly given back to the system (first start
  * 453 MB idle against 383 MB on later starts, in the bundle before the smaller buffers).
  */
-export const initialiseIfNew = (dataDir: string): Effect.Effect<WebAssembly.Module | undefined, SqlError> =>
+export const initialiseIfNew = (dataDir: string): Effect.Effect<WasmModule | undefined, SqlError> =>
   Effect.suspend(() =>
     Fs.existsSync(Path.join(dataDir, "PG_VERSION"))
       ? Effect.succeed(undefined)
@@ -32,8 +32,10 @@ export const initialiseIfNew = (dataDir: string): Effect.Effect<WebAssembly.Modu
 // PGlite's CommonJS build, which a script can require wherever the server runs from (tsx, vitest, the bundle)
 const pgliteModule = () => createRequire(import.meta.url).resolve("@electric-sql/pglite")
 
-// the WebAssembly global, which the project's TypeScript libraries (no DOM) declare only as types
-const wasm = (globalThis as unknown as { WebAssembly: { compile: (b: Uint8Array) => Promise<WebAssembly.Module> } })
+/** A compiled wasm module, as PGlite takes one (the project's TypeScript libraries have no WebAssembly). */
+type WasmModule = NonNullable<PGliteOptions["pgliteWasmModule"]>
+
+const wasm = (globalThis as unknown as { WebAssembly: { compile: (b: Uint8Array) => Promise<WasmModule> } })
   .WebAssembly
 
 const compileServer = Effect.tryPromise({
