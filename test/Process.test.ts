@@ -94,6 +94,10 @@ describe("the service process", () => {
     const proc = { child: npm, output: () => output }
     try {
       await waitHealthy(base, proc)
+      // npm start runs the bundle (build/server), whose /docs page is a chunk loaded on the first request
+      const docs = await fetch(`${base}/docs`)
+      expect(docs.status, output).toBe(200)
+      expect(await docs.text()).toContain("SwaggerUIBundle")
       const created = await fetch(`${base}/api/accounts`, {
         method: "POST",
         headers: { "content-type": "application/json" },

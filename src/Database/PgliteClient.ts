@@ -6,6 +6,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { PGlite } from "@electric-sql/pglite"
 import { Chunk, Context, type Duration, Effect, Layer, Option, type Scope, Stream } from "effect"
 import { FifoLock } from "./FifoLock.js"
+import { initialiseIfNew, startParams } from "./PgliteSettings.js"
 import * as Statements from "./PgliteStatements.js"
 import { databaseTimeout, deadlineError } from "./Unavailable.js"
 
@@ -18,17 +19,24 @@ export class Pglite extends Context.Tag("Database/Pglite")<Pglite, {
 // int8 and numeric come back as strings, as node-postgres gives them, so one schema layer decodes both
 const parsers = { 20: (v: string) => v, 1700: (v: string) => v }
 
+/** Opens PGlite on `dataDir` (a new one initialised in a child process first), or in memory. */
 export const open = (options: { readonly dataDir?: string | undefined; readonly loadDataDir?: Blob | undefined }) =>
   Effect.acquireRelease(
-    Effect.tryPromise({
-      try: () =>
-        PGlite.create({
-          ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-          ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-          parsers
-        }),
-      catch: (cause) => new SqlError({ cause, message: "PGlite: failed to open the database" })
-    }),
+    Effect.flatMap(
+      options.dataDir && !options.loadDataDir ? initialiseIfNew(options.dataDir) : Effect.succeed(undefined),
+      (pgliteWasmModule) =>
+        Effect.tryPromise({
+          try: () =>
+            PGlite.create({
+              ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+              ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+              ...(pgliteWasmModule ? { pgliteWasmModule } : {}),
+              parsers,
+              startParams
+            }),
+          catch: (cause) => new SqlError({ cause, message: "PGlite: failed to open the database" })
+        })
+    ),
     (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
   )
 

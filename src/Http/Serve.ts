@@ -4,13 +4,13 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpPlatform from "@effect/platform/HttpPlatform"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
 import { Config, Context, Data, Duration, Effect, Layer, Scope } from "effect"
 import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
+import { DocsLive } from "./Docs.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { type Lane, lanesEnabled, withLanes } from "./FastLane.js"
 import { createHoldingServer, defaultTimeouts } from "./HoldingServer.js"
@@ -70,7 +70,7 @@ export const apiApp = <
   lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR> = Effect.succeed([])
 ) =>
   serveLean(lanes).pipe(
-    Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+    Layer.provide(DocsLive("/docs")),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(ErrorHandlingLive),
     Layer.provide(ReadCacheMiddlewareLive),

@@ -1,0 +1,30 @@
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import { Effect, Layer } from "effect"
+
+/**
+ * `GET /docs`: the Swagger UI page of the API, built on its first request rather than at start.
+ * `HttpApiSwagger.layer` builds the page when the server starts: the Swagger UI bundle and its CSS (~2 MB of
+ * source) with the whole OpenAPI document inlined, about 11 MB of strings for the two APIs that sat in every
+ * process's heap, though /docs is rarely opened. Here its module is imported on the first request (in the bundled
+ * server, a chunk of its own) and the page is built then, once.
+ */
+export const DocsLive = (path: `/${string}` = "/docs") =>
+  HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function*() {
+      const { api } = yield* HttpApi.Api
+      const app = yield* Effect.cached(Effect.gen(function*() {
+        const [Swagger, LayerRouter] = yield* Effect.promise(() =>
+          Promise.all([import("@effect/platform/HttpApiSwagger"), import("@effect/platform/HttpLayerRouter")])
+        )
+        const docs = yield* LayerRouter.make
+        yield* Effect.scoped(
+          Layer.build(Swagger.layerHttpLayerRouter({ api, path })).pipe(
+            Effect.provideService(LayerRouter.HttpRouter, docs)
+          )
+        )
+        return docs.asHttpEffect()
+      }))
+      yield* router.get(path, Effect.flatten(app))
+    })
+  )
