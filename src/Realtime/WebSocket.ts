@@ -10,6 +10,7 @@ import type { Socket as TcpSocket } from "node:net"
 import { type WebSocket, WebSocketServer } from "ws"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import { errorResponse } from "../Http/ErrorEnvelope.js"
+import { closeListenersToKeep } from "../Http/HoldingServer.js"
 import { AgentHub } from "./AgentHub.js"
 import { Connection } from "./Connection.js"
 import { cursorAheadError } from "./Events.js"
@@ -45,7 +46,9 @@ const takeOver = (request: HttpServerRequest.HttpServerRequest) => {
   ;(res as { finished: boolean }).finished = true
   // the server's own "close" listener would keep the finished request fiber (and its context) alive as long as
   // the socket; Node's HTTP parser removed its listeners at the upgrade, so what is left here is only that one
+  const kept = closeListenersToKeep(req.socket)
   req.socket.removeAllListeners("close")
+  for (const listener of kept) req.socket.once("close", listener)
   return req
 }
 
@@ -64,7 +67,19 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
     const authTimeout = yield* Config.duration("WS_AUTH_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
     // what a socket's callbacks start runs in a set owned by this route's scope: interrupted at shutdown, never leaked
     const runFork = yield* FiberSet.makeRuntime<never>()
-    const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, clientTracking: false })
+    // after a close frame, how long a peer has to answer with its own before the socket is destroyed (ws waits 30 s
+    // by default: a client ignoring the 4401 of its auth deadline would hold its socket three times as long)
+    const closeTimeout = yield* Config.duration("WS_CLOSE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5)))
+    // a frame past maxPayload closes the socket with 1009 before it is buffered whole
+    const maxPayload = yield* Config.integer("WS_MAX_PAYLOAD_BYTES").pipe(Config.withDefault(64 * 1024))
+    const authNotice = `authenticate within ${Duration.format(authTimeout)}: {"type":"auth","api_key":…}`
+    const wss = new WebSocketServer({
+      noServer: true,
+      maxPayload,
+      clientTracking: false,
+      // ws ≥ 8.18 takes it; its types do not list it yet
+      ...{ closeTimeout: Duration.toMillis(closeTimeout) }
+    })
     yield* Effect.addFinalizer(() => Effect.sync(() => wss.close()))
 
     const drained = (conn: Connection): Effect.Effect<void> =>
@@ -118,7 +133,7 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
 
       const authTimer = header !== undefined ? undefined : runFork(
         Effect.sleep(authTimeout).pipe(Effect.zipRight(Effect.sync(() => {
-          if (conn === undefined) ws.close(unauthorized, "authenticate within 10 s: {\"type\":\"auth\",\"api_key\":…}")
+          if (conn === undefined) ws.close(unauthorized, authNotice)
         })))
       )
 
