@@ -67,19 +67,16 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
     const authTimeout = yield* Config.duration("WS_AUTH_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
     // what a socket's callbacks start runs in a set owned by this route's scope: interrupted at shutdown, never leaked
     const runFork = yield* FiberSet.makeRuntime<never>()
-    // after a close frame, how long a peer has to answer with its own before the socket is destroyed (ws waits 30 s
-    // by default: a client ignoring the 4401 of its auth deadline would hold its socket three times as long)
-    const closeTimeout = yield* Config.duration("WS_CLOSE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5)))
+    // after closing a socket that never authenticated, how long its peer has to answer the close frame before the
+    // socket is destroyed (ws waits 30 s: a client ignoring the 4401 of its deadline would hold its socket three
+    // times as long). Authenticated sockets keep ws's 30 s, so a slow reader still gets its 4008 and cursor.
+    const closeTimeout = Duration.toMillis(
+      yield* Config.duration("WS_CLOSE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5)))
+    )
     // a frame past maxPayload closes the socket with 1009 before it is buffered whole
     const maxPayload = yield* Config.integer("WS_MAX_PAYLOAD_BYTES").pipe(Config.withDefault(64 * 1024))
     const authNotice = `authenticate within ${Duration.format(authTimeout)}: {"type":"auth","api_key":…}`
-    const wss = new WebSocketServer({
-      noServer: true,
-      maxPayload,
-      clientTracking: false,
-      // ws ≥ 8.18 takes it; its types do not list it yet
-      ...{ closeTimeout: Duration.toMillis(closeTimeout) }
-    })
+    const wss = new WebSocketServer({ noServer: true, maxPayload, clientTracking: false })
     yield* Effect.addFinalizer(() => Effect.sync(() => wss.close()))
 
     const drained = (conn: Connection): Effect.Effect<void> =>
@@ -109,6 +106,12 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
       let conn: Connection | undefined
       let authenticating = false
       let closed = false
+      let hangUp: ReturnType<typeof setTimeout> | undefined
+      /** Closes a socket that has not authenticated; it is destroyed if its peer does not answer in time. */
+      const refuse = (code: number, reason: string) => {
+        ws.close(code, reason)
+        hangUp ??= setTimeout(() => ws.terminate(), closeTimeout)
+      }
 
       const start = (principal: Auth.Principal) =>
         Effect.gen(function*() {
@@ -133,7 +136,7 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
 
       const authTimer = header !== undefined ? undefined : runFork(
         Effect.sleep(authTimeout).pipe(Effect.zipRight(Effect.sync(() => {
-          if (conn === undefined) ws.close(unauthorized, authNotice)
+          if (conn === undefined) refuse(unauthorized, authNotice)
         })))
       )
 
@@ -145,11 +148,11 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
           if (header !== undefined || authenticating) return
           authenticating = true
           if (frame?.type !== "auth" || typeof frame.api_key !== "string") {
-            return ws.close(unauthorized, "authenticate first: {\"type\":\"auth\",\"api_key\":…}")
+            return refuse(unauthorized, "authenticate first: {\"type\":\"auth\",\"api_key\":…}")
           }
           runFork(Effect.flatMap(auth.check(frame.api_key), (result) => {
             if (result._tag === "Ok") return start(result.principal)
-            ws.close(
+            refuse(
               result._tag === "RateLimited" ? rateLimited : unauthorized,
               result._tag === "RateLimited"
                 ? `rate limited; retry after ${result.retryAfter} s`
@@ -176,9 +179,11 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
       ws.on("pong", () => {
         if (conn !== undefined) conn.alive = true
       })
-      ws.on("error", () => {})
+      // a protocol error (a frame past maxPayload: 1009) closes the socket: its peer gets the same short while to answer
+      ws.on("error", () => void (hangUp ??= setTimeout(() => ws.terminate(), closeTimeout)))
       ws.once("close", () => {
         closed = true
+        clearTimeout(hangUp)
         if (authTimer !== undefined) runFork(authTimer.interruptAsFork(authTimer.id()))
         if (conn !== undefined) {
           conn.closed = true
