@@ -1,9 +1,21 @@
 // `npm run bench -- <name…>`: runs the named benchmarks (all when none is named), each against its baseline.
 import * as Fs from "node:fs"
 
-const known = ["auth", "fanout", "dns", "tasks", "heartbeat", "feed", "wallet", "mcp", "memory"].filter((n) =>
-  Fs.existsSync(new URL(`./${n}.ts`, import.meta.url))
-)
+const known = [
+  "auth",
+  "fanout",
+  "dns",
+  "tasks",
+  "heartbeat",
+  "feed",
+  "wallet",
+  "mcp",
+  "memory",
+  "hostile",
+  "writes",
+  "overload"
+]
+  .filter((n) => Fs.existsSync(new URL(`./${n}.ts`, import.meta.url)))
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith("-"))
 for (const name of names.length > 0 ? names : known) {

@@ -1,6 +1,7 @@
 import { Errors } from "@shoal/domain"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { createServer, type Server, STATUS_CODES } from "node:http"
+import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 
 export interface ServerTimeouts {
@@ -10,6 +11,57 @@ export interface ServerTimeouts {
   readonly requestTimeoutMs: number
   /** a request not answered within this many ms gets a JSON 503 (0: never) */
   readonly handlerTimeoutMs: number
+}
+
+export interface ServerLimits {
+  /** open connections at most (node drops the ones past it at once); 0: no cap */
+  readonly maxConnections: number
+  /** open connections at most from one client address, event sockets included (reset past it); 0: no cap */
+  readonly maxConnectionsPerIp: number
+  /** an idle keep-alive connection is closed after this many ms */
+  readonly keepAliveTimeoutMs: number
+}
+
+export const defaultLimits: ServerLimits = {
+  maxConnections: 10_000,
+  maxConnectionsPerIp: 1_000,
+  keepAliveTimeoutMs: 5_000
+}
+
+const keep = Symbol("keepOnUpgrade")
+
+/**
+ * The event socket takes an upgraded socket away from the HTTP layer and drops its "close" listeners (the
+ * server's would keep the request fiber alive); a listener marked here is the connection count's, and stays.
+ */
+export const closeListenersToKeep = (socket: Socket) =>
+  socket.listeners("close").filter((l) => (l as { [keep]?: true })[keep] === true) as Array<() => void>
+
+/**
+ * At most `perIp` open connections per client address: a client opening thousands (slowloris, unauthenticated
+ * event sockets) is reset past it, and the others are served. Counted on the socket, so an upgraded socket counts
+ * until it closes. `refused` says how many were reset.
+ */
+const capPerAddress = (server: Server, perIp: number) => {
+  const open = new Map<string, number>()
+  const stats = { refused: 0, open }
+  server.on("connection", (socket: Socket) => {
+    const address = socket.remoteAddress ?? ""
+    const count = (open.get(address) ?? 0) + 1
+    if (count > perIp) {
+      stats.refused++
+      socket.destroy()
+      return
+    }
+    open.set(address, count)
+    const release = Object.assign(() => {
+      const left = (open.get(address) ?? 1) - 1
+      if (left <= 0) open.delete(address)
+      else open.set(address, left)
+    }, { [keep]: true as const })
+    socket.once("close", release)
+  })
+  return stats
 }
 
 /** Node's defaults are 60 s / 300 s, checked every 30 s: a client dripping its headers held a socket ~90 s. */
@@ -108,13 +160,19 @@ const onClientError = (err: Error & { code?: string }, socket: Duplex) => {
  * window would otherwise get no answer at all (seen as a hung health check during start-up). Its timeouts bound
  * slow clients, and errors node answers itself carry the JSON envelope.
  */
-export const createHoldingServer = (timeouts: ServerTimeouts = defaultTimeouts) => {
+export const createHoldingServer = (
+  timeouts: ServerTimeouts = defaultTimeouts,
+  limits: ServerLimits = defaultLimits
+) => {
   const server = createServer({
     headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
     requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
     // how often node looks for connections past those timeouts (30 s by default, which makes 10 s up to 40)
     connectionsCheckingInterval: Math.max(100, Math.min(1_000, timeouts.headersTimeoutMs / 4))
   })
+  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections
+  if (limits.maxConnectionsPerIp > 0) capPerAddress(server, limits.maxConnectionsPerIp)
   server.on("clientError", onClientError)
   if (timeouts.handlerTimeoutMs > 0) server.on("request", answerInTime(server, timeouts.handlerTimeoutMs))
   const held: Array<[IncomingMessage, ServerResponse]> = []

@@ -13,7 +13,7 @@ import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
 import { DocsLive } from "./Docs.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { type Lane, lanesEnabled, withLanes } from "./FastLane.js"
-import { createHoldingServer, defaultTimeouts } from "./HoldingServer.js"
+import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
 
 /**
  * One HttpApi as an app over whatever HttpServer is provided: its groups, extra routes (`Router.use` layers such as
@@ -104,7 +104,9 @@ const reason = (cause: unknown): string => {
  * A Node HTTP server on `HOST`:`<portVariable>`; failing to listen names the address, the variable and why. A client
  * has `HTTP_HEADERS_TIMEOUT` (default 10 seconds) to send its request head and `HTTP_REQUEST_TIMEOUT` (default 30
  * seconds) for the whole request, then gets a JSON 408 and is closed; a request not answered within
- * `HTTP_HANDLER_TIMEOUT` (default 30 seconds) gets a JSON 503.
+ * `HTTP_HANDLER_TIMEOUT` (default 30 seconds) gets a JSON 503. At most `HTTP_MAX_CONNECTIONS` connections are open
+ * (default 10 000), `HTTP_MAX_CONNECTIONS_PER_IP` from one client address (default 1 000; 0 turns either off), and
+ * an idle keep-alive connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT` (default 5 seconds).
  */
 export const listen = (name: string, portVariable: string, defaultPort: number) =>
   Layer.unwrapEffect(Effect.gen(function*() {
@@ -119,12 +121,22 @@ export const listen = (name: string, portVariable: string, defaultPort: number) 
     const handler = yield* Config.duration("HTTP_HANDLER_TIMEOUT").pipe(
       Config.withDefault(Duration.millis(defaultTimeouts.handlerTimeoutMs))
     )
+    const maxConnections = yield* Config.integer("HTTP_MAX_CONNECTIONS").pipe(
+      Config.withDefault(defaultLimits.maxConnections)
+    )
+    const maxConnectionsPerIp = yield* Config.integer("HTTP_MAX_CONNECTIONS_PER_IP").pipe(
+      Config.withDefault(defaultLimits.maxConnectionsPerIp)
+    )
+    const keepAlive = yield* Config.duration("HTTP_KEEP_ALIVE_TIMEOUT").pipe(
+      Config.withDefault(Duration.millis(defaultLimits.keepAliveTimeoutMs))
+    )
+    const limits = { maxConnections, maxConnectionsPerIp, keepAliveTimeoutMs: Duration.toMillis(keepAlive) }
     const timeouts = {
       headersTimeoutMs: Duration.toMillis(headers),
       requestTimeoutMs: Duration.toMillis(request),
       handlerTimeoutMs: Duration.toMillis(handler)
     }
-    return NodeHttpServer.layer(() => createHoldingServer(timeouts), { host, port }).pipe(
+    return NodeHttpServer.layer(() => createHoldingServer(timeouts, limits), { host, port }).pipe(
       Layer.mapError((cause) =>
         new ListenError({
           message: `the ${name} cannot listen on ${host}:${port} (${portVariable}): ${reason(cause)}`,

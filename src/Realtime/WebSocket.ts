@@ -10,6 +10,7 @@ import type { Socket as TcpSocket } from "node:net"
 import { type WebSocket, WebSocketServer } from "ws"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import { errorResponse } from "../Http/ErrorEnvelope.js"
+import { closeListenersToKeep } from "../Http/HoldingServer.js"
 import { AgentHub } from "./AgentHub.js"
 import { Connection } from "./Connection.js"
 import { cursorAheadError } from "./Events.js"
@@ -45,7 +46,9 @@ const takeOver = (request: HttpServerRequest.HttpServerRequest) => {
   ;(res as { finished: boolean }).finished = true
   // the server's own "close" listener would keep the finished request fiber (and its context) alive as long as
   // the socket; Node's HTTP parser removed its listeners at the upgrade, so what is left here is only that one
+  const kept = closeListenersToKeep(req.socket)
   req.socket.removeAllListeners("close")
+  for (const listener of kept) req.socket.once("close", listener)
   return req
 }
 
@@ -64,7 +67,16 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
     const authTimeout = yield* Config.duration("WS_AUTH_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
     // what a socket's callbacks start runs in a set owned by this route's scope: interrupted at shutdown, never leaked
     const runFork = yield* FiberSet.makeRuntime<never>()
-    const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, clientTracking: false })
+    // after closing a socket that never authenticated, how long its peer has to answer the close frame before the
+    // socket is destroyed (ws waits 30 s: a client ignoring the 4401 of its deadline would hold its socket three
+    // times as long). Authenticated sockets keep ws's 30 s, so a slow reader still gets its 4008 and cursor.
+    const closeTimeout = Duration.toMillis(
+      yield* Config.duration("WS_CLOSE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5)))
+    )
+    // a frame past maxPayload closes the socket with 1009 before it is buffered whole
+    const maxPayload = yield* Config.integer("WS_MAX_PAYLOAD_BYTES").pipe(Config.withDefault(64 * 1024))
+    const authNotice = `authenticate within ${Duration.format(authTimeout)}: {"type":"auth","api_key":…}`
+    const wss = new WebSocketServer({ noServer: true, maxPayload, clientTracking: false })
     yield* Effect.addFinalizer(() => Effect.sync(() => wss.close()))
 
     const drained = (conn: Connection): Effect.Effect<void> =>
@@ -94,6 +106,12 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
       let conn: Connection | undefined
       let authenticating = false
       let closed = false
+      let hangUp: ReturnType<typeof setTimeout> | undefined
+      /** Closes a socket that has not authenticated; it is destroyed if its peer does not answer in time. */
+      const refuse = (code: number, reason: string) => {
+        ws.close(code, reason)
+        hangUp ??= setTimeout(() => ws.terminate(), closeTimeout)
+      }
 
       const start = (principal: Auth.Principal) =>
         Effect.gen(function*() {
@@ -118,7 +136,7 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
 
       const authTimer = header !== undefined ? undefined : runFork(
         Effect.sleep(authTimeout).pipe(Effect.zipRight(Effect.sync(() => {
-          if (conn === undefined) ws.close(unauthorized, "authenticate within 10 s: {\"type\":\"auth\",\"api_key\":…}")
+          if (conn === undefined) refuse(unauthorized, authNotice)
         })))
       )
 
@@ -130,11 +148,11 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
           if (header !== undefined || authenticating) return
           authenticating = true
           if (frame?.type !== "auth" || typeof frame.api_key !== "string") {
-            return ws.close(unauthorized, "authenticate first: {\"type\":\"auth\",\"api_key\":…}")
+            return refuse(unauthorized, "authenticate first: {\"type\":\"auth\",\"api_key\":…}")
           }
           runFork(Effect.flatMap(auth.check(frame.api_key), (result) => {
             if (result._tag === "Ok") return start(result.principal)
-            ws.close(
+            refuse(
               result._tag === "RateLimited" ? rateLimited : unauthorized,
               result._tag === "RateLimited"
                 ? `rate limited; retry after ${result.retryAfter} s`
@@ -161,9 +179,11 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
       ws.on("pong", () => {
         if (conn !== undefined) conn.alive = true
       })
-      ws.on("error", () => {})
+      // a protocol error (a frame past maxPayload: 1009) closes the socket: its peer gets the same short while to answer
+      ws.on("error", () => void (hangUp ??= setTimeout(() => ws.terminate(), closeTimeout)))
       ws.once("close", () => {
         closed = true
+        clearTimeout(hangUp)
         if (authTimer !== undefined) runFork(authTimer.interruptAsFork(authTimer.id()))
         if (conn !== undefined) {
           conn.closed = true

@@ -43,9 +43,18 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
     /**
      * Due deliveries, leased to this worker until `leaseUntil`; SKIP LOCKED lets several nodes share the work.
      * Rows due before `horizon` are left alone: their events are past retention (or were written by a clock that
-     * is not ours, as with tests sharing one server).
+     * is not ours, as with tests sharing one server). At most `perUser` rows of one account, none of the accounts
+     * in `busy` (their receivers already have all the attempts in flight they may): one receiver that never
+     * answers cannot take every slot from the others.
      */
-    const claim = (now: number, horizon: number, leaseUntil: number, limit: number) =>
+    const claim = (
+      now: number,
+      horizon: number,
+      leaseUntil: number,
+      limit: number,
+      perUser: number = limit,
+      busy: ReadonlyArray<Ids.UserId> = []
+    ) =>
       sql<
         RawEventRow & {
           readonly delivery_id: string
@@ -54,13 +63,22 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
           readonly webhook_url: string | null
         }
       >`
-        WITH due AS (
-          SELECT id FROM webhook_deliveries
+        WITH candidates AS (
+          SELECT id, user_id, next_attempt_at FROM webhook_deliveries
           WHERE state = 'pending' AND next_attempt_at <= ${iso(now)}::timestamptz
             AND next_attempt_at > ${iso(horizon)}::timestamptz
             AND (locked_until IS NULL OR locked_until <= ${iso(now)}::timestamptz)
-          ORDER BY next_attempt_at LIMIT ${limit}
+            AND ${busy.length === 0 ? sql`TRUE` : sql`user_id NOT IN ${sql.in(busy)}`}
+          ORDER BY next_attempt_at LIMIT ${limit * 4}
           FOR UPDATE SKIP LOCKED
+        ), due AS (
+          SELECT id FROM (
+            SELECT id, next_attempt_at,
+              row_number() OVER (PARTITION BY user_id ORDER BY next_attempt_at) AS nth
+            FROM candidates
+          ) ranked
+          WHERE nth <= ${perUser}
+          ORDER BY next_attempt_at LIMIT ${limit}
         )
         UPDATE webhook_deliveries d SET locked_until = ${iso(leaseUntil)}::timestamptz
         FROM due, events e, users u
@@ -77,6 +95,12 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
           }))
         )
       )
+
+    /** Gives claimed rows back (due as they were) without an attempt. */
+    const release = (ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.void
+        : Effect.asVoid(sql`UPDATE webhook_deliveries SET locked_until = NULL WHERE id IN ${sql.in(ids)}`)
 
     /** When the next pending delivery after `horizon` falls due (leases included), or null. */
     const nextDue = (horizon: number) =>
@@ -153,6 +177,6 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
         (rows) => rows.length > 0
       )
 
-    return { claim, nextDue, record, list, find, reschedule } as const
+    return { claim, release, nextDue, record, list, find, reschedule } as const
   })
 }) {}

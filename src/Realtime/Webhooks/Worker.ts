@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Config, Duration, Effect, Layer, Queue } from "effect"
+import type { Ids } from "@shoal/domain"
+import { Clock, Config, Duration, Effect, FiberSet, Layer, Queue } from "effect"
 import { envelopeJson } from "../EventRow.js"
 import { WebhooksChannel } from "../EventsRepo.js"
 import { Notifier } from "../Notifier.js"
@@ -20,10 +21,9 @@ export const RETRY_DELAYS: ReadonlyArray<number> = [
   Duration.hours(10)
 ].map(Duration.toMillis)
 
-// a batch (32 rows, 8 at a time, 10 s request timeout) ends within 40 s: the lease outlives its attempts unless the
-// node died during them, and another node takes the rows over within a minute of that
+// a claimed row is attempted at once (10 s request timeout): the lease outlives its attempt unless the node died
+// during it, and another node takes the row over within a minute of that
 const LEASE_MS = 45_000
-const BATCH = 32
 // new rows arrive with a NOTIFY (and the Notifier polls on a real server): the cap is only a safety net
 const IDLE_MAX_MS = 5 * 60_000
 
@@ -33,6 +33,11 @@ const sleepUntil = (at: number) => Effect.flatMap(Clock.currentTimeMillis, (now)
 /**
  * Delivers webhooks from the stored schedule: claims due rows, POSTs them signed, logs every attempt and sets the
  * next one. State lives in the table, so a restart (or another node) picks up where this one stopped.
+ *
+ * Attempts run in a pool of `WEBHOOK_CONCURRENCY` slots, refilled as each one ends (not in batches that wait for
+ * their slowest member), and one account's receiver has at most `WEBHOOK_PER_RECEIVER` attempts in flight: a
+ * receiver that never answers holds that many slots for `WEBHOOK_TIMEOUT` each, and the others' deliveries go on
+ * through the rest.
  */
 export const WebhookWorkerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -45,7 +50,11 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
     const notifier = yield* Notifier
     const signals = yield* notifier.subscribe(WebhooksChannel)
     const timeout = yield* Config.duration("WEBHOOK_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
-    const concurrency = yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(8))
+    const concurrency = Math.max(1, yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(8)))
+    const perReceiver = Math.max(
+      1,
+      Math.min(concurrency, yield* Config.integer("WEBHOOK_PER_RECEIVER").pipe(Config.withDefault(2)))
+    )
     const retention = Duration.toMillis(Duration.days(
       yield* Config.integer("EVENT_RETENTION_DAYS").pipe(Config.withDefault(30))
     ))
@@ -93,16 +102,47 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
         }).pipe(sql.withTransaction)
       }).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${d.id} failed to run`, cause)))
 
+    const running = yield* FiberSet.make<void>()
+    // an attempt ended: a slot (and maybe an account's share) is free again
+    const ended = yield* Queue.sliding<void>(1)
+    const inFlight = new Map<Ids.UserId, number>()
+    let active = 0
+    const settle = (d: Claimed) =>
+      Effect.zipRight(
+        Effect.sync(() => {
+          active--
+          const left = (inFlight.get(d.userId) ?? 1) - 1
+          if (left <= 0) inFlight.delete(d.userId)
+          else inFlight.set(d.userId, left)
+        }),
+        Queue.offer(ended, undefined)
+      )
+
     const round = Effect.gen(function*() {
+      const free = concurrency - active
+      if (free <= 0) return yield* Queue.take(ended)
       const now = yield* Clock.currentTimeMillis
-      const claimed = yield* repo.claim(now, now - retention, now + LEASE_MS, BATCH)
-      if (claimed.length > 0) {
-        return yield* Effect.forEach(claimed, attempt, { concurrency, discard: true })
+      const busy = [...inFlight].filter(([, n]) => n >= perReceiver).map(([user]) => user)
+      const claimed = yield* repo.claim(now, now - retention, now + LEASE_MS, free, perReceiver, busy)
+      // the query caps an account at perReceiver rows; one with attempts already in flight gets what is left
+      const release: Array<string> = []
+      for (const d of claimed) {
+        const n = inFlight.get(d.userId) ?? 0
+        if (n >= perReceiver) {
+          release.push(d.id)
+          continue
+        }
+        inFlight.set(d.userId, n + 1)
+        active++
+        yield* FiberSet.run(running, Effect.ensuring(attempt(d), settle(d)))
       }
+      yield* repo.release(release)
+      if (claimed.length > release.length) return
       const due = yield* repo.nextDue(now - retention)
-      // a row due now but claimed by nobody (another node's open transaction): look again shortly, not in a spin
+      // a row due now but claimed by nobody (another node's open transaction, or an account whose receiver has
+      // all its attempts in flight): look again shortly, not in a spin
       const wake = now + (due === null ? IDLE_MAX_MS : Math.min(IDLE_MAX_MS, Math.max(250, due - now)))
-      yield* Effect.raceFirst(Queue.take(signals), sleepUntil(wake))
+      yield* Effect.raceAll([Queue.take(signals), Queue.take(ended), sleepUntil(wake)])
     }).pipe(
       Effect.catchAllCause((cause) =>
         Effect.zipRight(

@@ -1,0 +1,126 @@
+// The hostile bench's attackers, in their own process (so they do not share an event loop with the measured
+// client): `tsx bench/hostile-attacks.ts <attack> <http port> <dns port> <seconds>`; prints a JSON summary.
+// Every attacker connects from 127.0.0.2–127.0.0.5 (loopback), the measured client from 127.0.0.1.
+import * as DnsPacket from "dns-packet"
+import * as Dgram from "node:dgram"
+import * as Net from "node:net"
+import WebSocket from "ws"
+
+const [attack = "", portText = "0", dnsText = "0", secondsText = "5"] = process.argv.slice(2)
+const port = Number(portText)
+const until = Date.now() + Number(secondsText) * 1000
+const sources = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"]
+const stats = {
+  opened: 0,
+  closedByServer: 0,
+  refused: 0,
+  statuses: {} as Record<string, number>,
+  codes: {} as Record<string, number>,
+  sent: 0,
+  answered: 0
+}
+const count = (into: Record<string, number>, key: string | number) => void (into[key] = (into[key] ?? 0) + 1)
+const live = () => Date.now() < until
+
+/** `slots` connections held open at once, each reopened when the server closes it, writing `drip` slowly. */
+const slowloris = (slots: number, head: string, drip: (n: number) => string, everyMs: number) => {
+  const open = (slot: number) => {
+    if (!live()) return
+    const socket = Net.connect({ port, host: "127.0.0.1", localAddress: sources[slot % sources.length]! })
+    let n = 0
+    let data = ""
+    let timer: NodeJS.Timeout | undefined
+    socket.on("connect", () => {
+      stats.opened++
+      socket.write(head)
+      timer = setInterval(() => socket.writable && socket.write(drip(n++)), everyMs)
+    })
+    socket.on("data", (d) => void (data += d.toString("latin1")))
+    socket.on("error", () => void stats.refused++)
+    socket.on("close", () => {
+      clearInterval(timer)
+      if (!live()) return
+      stats.closedByServer++
+      count(stats.statuses, Number(data.split(" ")[1] ?? 0))
+      setTimeout(() => open(slot), 50)
+    })
+  }
+  for (let i = 0; i < slots; i++) open(i)
+}
+
+/** `n` event sockets that never authenticate (reopened as they are closed), or that send one oversized frame. */
+const sockets = (n: number, frame: Buffer | undefined) => {
+  const open = (slot: number) => {
+    if (!live()) return
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/api/agent/ws`, {
+      localAddress: sources[slot % sources.length]!,
+      perMessageDeflate: false
+    })
+    ws.on("open", () => {
+      stats.opened++
+      if (frame !== undefined) ws.send(frame)
+    })
+    ws.on("error", () => void stats.refused++)
+    ws.on("close", (code) => {
+      count(stats.codes, code)
+      if (live()) setTimeout(() => open(slot), frame === undefined ? 50 : 10)
+    })
+  }
+  for (let i = 0; i < n; i++) setTimeout(() => open(i), i % 500)
+}
+
+/** As many TXT queries from one source as the socket takes, for the whole phase. */
+const dnsFlood = (dnsPort: number) => {
+  const socket = Dgram.createSocket("udp4")
+  socket.bind(0, "127.0.0.2")
+  socket.on("message", () => void stats.answered++)
+  const packet = DnsPacket.encode({
+    type: "query",
+    id: 1,
+    flags: DnsPacket.RECURSION_DESIRED,
+    questions: [{ type: "TXT", name: "flood.shoal.local" }]
+  })
+  const burst = () => {
+    if (!live()) return
+    for (let i = 0; i < 200; i++) {
+      socket.send(packet, dnsPort, "127.0.0.1")
+      stats.sent++
+    }
+    setImmediate(burst)
+  }
+  socket.on("listening", burst)
+  return socket
+}
+
+let dns: Dgram.Socket | undefined
+switch (attack) {
+  case "slowloris-headers":
+    slowloris(1000, "GET /api/agent/me HTTP/1.1\r\nhost: x\r\n", (n) => `x-drip-${n}: 1\r\n`, 1000)
+    break
+  case "slowloris-bodies":
+    slowloris(
+      500,
+      "PATCH /api/agent/profile HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{",
+      () => " ",
+      1000
+    )
+    break
+  case "ws-unauthenticated":
+    sockets(3000, undefined)
+    break
+  case "ws-oversized":
+    sockets(50, Buffer.alloc(1024 * 1024, 0x20))
+    break
+  case "dns-flood":
+    dns = dnsFlood(Number(dnsText))
+    break
+  default:
+    console.error(`unknown attack ${attack}`)
+    process.exit(2)
+}
+
+setTimeout(() => {
+  dns?.close()
+  process.stdout.write(JSON.stringify(stats) + "\n")
+  process.exit(0)
+}, until - Date.now() + 200)
