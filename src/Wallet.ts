@@ -1,4 +1,3 @@
-import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Wallet as Api } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
@@ -20,7 +19,6 @@ const KNOWN_CAPACITY = 50_000
 /** The Gems wallet: balances and history from the ledger; awards, transfers and redemptions as ledger movements. */
 export class Wallet extends Effect.Service<Wallet>()("Wallet", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const repo = yield* LedgerRepo
     const ledger = yield* Ledger
     const people = yield* PeopleRepo
@@ -132,7 +130,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           new_balance: posted.balanceOf(user(to.id, "available")),
           message: `awarded ${input.amount} Gems to @${to.handle}`
         })
-      }).pipe(Effect.orDie, sql.withTransaction, Effect.orDie)
+      }).pipe(Effect.orDie, outbox.transaction, Effect.orDie)
     })
 
     const transfer = Effect.fn("Wallet.transfer")(function*(caller: Auth.Principal, input: Api.Transfer) {
@@ -166,7 +164,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           recipient_balance: posted.balanceOf(user(to.id, "available")),
           message: `sent ${input.amount} Gems to @${to.handle}`
         })
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      }).pipe(outbox.transaction, Effect.catchTag("SqlError", Effect.die))
     })
 
     const redeem = Effect.fn("Wallet.redeem")(function*(caller: Auth.Principal, input: Api.Redeem) {
@@ -202,7 +200,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           new_balance: posted.balanceOf(user(caller.id, "available")),
           expires_at: expires === null ? null : expires.toISOString()
         })
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      }).pipe(outbox.transaction, Effect.catchTag("SqlError", Effect.die))
     })
 
     return { conversionRate, balance, transactions, award, transfer, redeem } as const

@@ -4,3 +4,37 @@
  */
 export const sqlArray = <A extends string | number>(values: ReadonlyArray<A>): Array<string | number> =>
   values as Array<A>
+
+/**
+ * A value written into SQL text as a literal, for a statement sent without parameters (a simple-query script, see
+ * Outbox.transaction): a string as an escape-string literal E'…' (quotes and backslashes doubled, so the reading
+ * does not depend on standard_conforming_strings), a number only if finite, an array as ARRAY[…] (its element type
+ * comes from the cast the statement puts after it), null as NULL. A NUL character, which no PostgreSQL text can
+ * hold, is refused rather than cut.
+ */
+export const sqlLiteral = (value: unknown): string => {
+  if (value === null || value === undefined) return "NULL"
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) throw new Error("a NUL character cannot be written into SQL text")
+    return `E'${value.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`
+  }
+  if (typeof value === "number" || typeof value === "bigint") {
+    if (typeof value === "number" && !Number.isFinite(value)) throw new Error(`not a finite number: ${value}`)
+    return String(value)
+  }
+  if (typeof value === "boolean") return value ? "TRUE" : "FALSE"
+  if (value instanceof Date) return sqlLiteral(value.toISOString())
+  if (Array.isArray(value)) return `ARRAY[${value.map(sqlLiteral).join(",")}]`
+  throw new Error(`no SQL literal for ${typeof value}`)
+}
+
+/**
+ * A compiled statement (text with $1…$n, and its parameters) as one SQL text with the values written in as
+ * literals. The statement's own text must hold no `$n` but its placeholders (our templates in repositories).
+ */
+export const inlineParams = (text: string, params: ReadonlyArray<unknown>): string =>
+  text.replace(/\$(\d+)/g, (_, n: string) => {
+    const i = Number(n) - 1
+    if (i < 0 || i >= params.length) throw new Error(`no parameter $${n}`)
+    return sqlLiteral(params[i])
+  })

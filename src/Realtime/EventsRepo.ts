@@ -1,7 +1,8 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import type { Connection } from "@effect/sql/SqlConnection"
 import type { Ids } from "@shoal/domain"
 import { Effect } from "effect"
-import { sqlArray } from "../Database/SqlArrays.js"
+import { inlineParams, sqlArray } from "../Database/SqlArrays.js"
 import { type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
 
 /**
@@ -14,6 +15,13 @@ export const FanoutsChannel = "shoal_fanouts"
 
 // any constant: the one advisory lock that orders event inserts on a real server (see Outbox.ts)
 const ORDER_LOCK = 0x5e0a1
+
+/** The rows of one emit: recipients, and one type and JSON text for all of them or one each. */
+export interface BlockRows {
+  readonly recipients: ReadonlyArray<Ids.UserId>
+  readonly types: ReadonlyArray<string> | string
+  readonly datas: ReadonlyArray<string> | string
+}
 
 export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRepo", {
   effect: Effect.gen(function*() {
@@ -74,16 +82,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      * and a NOTIFY carrying the block's first cursor, which PostgreSQL sends only if the transaction commits.
      * Ids are the cursor in hex plus a random salt per emit: unique, and cheap to compute here and in memory.
      */
-    const insertBlock = (
-      rows: {
-        readonly recipients: ReadonlyArray<Ids.UserId>
-        readonly types: ReadonlyArray<string> | string
-        readonly datas: ReadonlyArray<string> | string
-      },
-      salt: string,
-      now: Date,
-      ordered: boolean
-    ) => {
+    const blockStatement = (rows: BlockRows, salt: string, now: Date, ordered: boolean) => {
       const input = typeof rows.types === "string" && typeof rows.datas === "string"
         // one shared payload: parsed once, not once per recipient
         ? sql`SELECT lo + x.n - 1 AS c, x.r, k.t, k.d
@@ -102,8 +101,44 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         ${hooked("input", sql`${now.toISOString()}::timestamptz`)}
         SELECT lo::text AS lo, now() AS created_at, pg_notify(${EventsChannel}, lo::text), (SELECT hi FROM reserved),
           ${wakeWebhooks}
-        FROM block`.pipe(started)
+        FROM block`
     }
+    const insertBlock = (rows: BlockRows, salt: string, now: Date, ordered: boolean) =>
+      blockStatement(rows, salt, now, ordered).pipe(started)
+
+    /**
+     * The blocks' inserts (each as `insertBlock`, ordered) and COMMIT, sent on the transaction's connection as ONE
+     * simple-query script: one round trip, so the order lock taken by the first insert is held only for the time
+     * the server needs to run the rest and commit, not across the network and the app's own latency. Values are
+     * written into the text as literals (sqlLiteral). If an insert fails, PostgreSQL skips the rest of the script
+     * (COMMIT included) and the transaction is left aborted, for the caller to roll back. Each block's first cursor
+     * and creation time, in order.
+     */
+    const insertBlocksAndCommit = (
+      conn: Connection,
+      blocks: ReadonlyArray<{ readonly rows: BlockRows; readonly salt: string; readonly now: Date }>
+    ) =>
+      Effect.suspend(() => {
+        const inserts = blocks.map((b) => {
+          const [text, params] = blockStatement(b.rows, b.salt, b.now, true).compile()
+          return inlineParams(text, params)
+        })
+        return conn.execute([...inserts, "COMMIT"].join(";\n"), [], undefined)
+      }).pipe(
+        Effect.map((results) => {
+          // one statement's rows alone, several statements' rows as one array per statement
+          const perStatement = blocks.length === 0
+            ? []
+            : (results as ReadonlyArray<ReadonlyArray<{ readonly lo: string; readonly created_at: Date | string }>>)
+          return blocks.map((_, i) => {
+            const row = perStatement[i]![0]!
+            return {
+              lo: Number(row.lo),
+              createdAt: (row.created_at instanceof Date ? row.created_at : new Date(row.created_at)).toISOString()
+            }
+          })
+        })
+      )
 
     // events rows and the unexpanded part of fan-outs, in one statement: one snapshot, so a chunk being expanded
     // meanwhile is seen on one side or the other, never on both or neither
@@ -212,6 +247,17 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const notify = (channel: string, payload: string) =>
       sql`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
 
-    return { insertBlock, insertFanout, expandChunk, after, forRecipient, head, newest, prune, notify } as const
+    return {
+      insertBlock,
+      insertBlocksAndCommit,
+      insertFanout,
+      expandChunk,
+      after,
+      forRecipient,
+      head,
+      newest,
+      prune,
+      notify
+    } as const
   })
 }) {}

@@ -1,11 +1,11 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
 import { EventCatalog } from "@shoal/domain"
-import { Clock, Config, Effect, Option } from "effect"
+import { Clock, Config, Effect, Exit, FiberRef, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { Pglite } from "../Database/PgliteClient.js"
 import { Blocks } from "./Blocks.js"
-import { EventsRepo } from "./EventsRepo.js"
+import { type BlockRows, EventsRepo } from "./EventsRepo.js"
 
 /** One event of `emitMany`: a catalog member's type and its data, for these recipients. */
 export type OutboxEvent = {
@@ -15,6 +15,15 @@ export type OutboxEvent = {
     readonly data: EventCatalog.EventData<T>
   }
 }[EventCatalog.EventType]
+
+/** A block held back by `Outbox.transaction` until its COMMIT: the emit's rows, salt and time. */
+interface Held {
+  readonly rows: BlockRows
+  readonly salt: string
+  readonly now: Date
+}
+// set by Outbox.transaction for its body: where emits at the transaction's top level leave their blocks
+const heldBlocks = FiberRef.unsafeMake<Array<Held> | undefined>(undefined)
 
 /**
  * The transactional outbox. `emit` stores one event per recipient in the caller's transaction (call it from the
@@ -49,7 +58,17 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
         const now = yield* Clock.currentTimeMillis
         const salt = randomBytes(8).toString("hex")
         const { datas, recipients, types } = rows
-        const stored = typeof types === "string" && typeof datas === "string" && recipients.length >= fanoutAt
+        const fanout = typeof types === "string" && typeof datas === "string" && recipients.length >= fanoutAt
+        const held = yield* FiberRef.get(heldBlocks)
+        if (held !== undefined && !fanout) {
+          // inside Outbox.transaction, not in a savepoint (a savepoint rolled back must take its events with it)
+          const tx = yield* Effect.serviceOption(SqlClient.TransactionConnection)
+          if (Option.isSome(tx) && tx.value[1] === 0) {
+            held.push({ rows, salt, now: new Date(now) })
+            return
+          }
+        }
+        const stored = fanout
           ? repo.insertFanout({ recipients, type: types, data: datas }, salt, new Date(now), !embedded)
           : repo.insertBlock(rows, salt, new Date(now), !embedded)
         const insert = Effect.tap(stored, ({ createdAt, lo }) =>
@@ -96,7 +115,52 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
       yield* write({ recipients, types, datas })
     })
 
-    return { emit, emitMany } as const
+    /**
+     * `sql.withTransaction` for a body that emits. On a server, at the top level, the body's emits are held back
+     * and sent with COMMIT in one script (EventsRepo.insertBlocksAndCommit): the order lock is then taken and
+     * released within one round trip, where an emit in the body holds it across the insert's round trip, the
+     * app's way back to COMMIT and COMMIT's own round trip. Every event is still in the transaction of its write:
+     * the script fails as a whole, and a failed body rolls back with nothing sent. Nested in another transaction
+     * (a savepoint), or embedded (one transaction at a time, no lock), it is `sql.withTransaction` itself.
+     */
+    const transaction = <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+      Effect.flatMap(
+        Effect.serviceOption(SqlClient.TransactionConnection),
+        (outer) => embedded || Option.isSome(outer) ? sql.withTransaction(body) : commitWithEvents(body)
+      )
+
+    const commitWithEvents = <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.scoped(Effect.gen(function*() {
+          const conn = yield* sql.reserve
+          yield* conn.executeUnprepared("BEGIN", [], undefined)
+          const held: Array<Held> = []
+          const exit: Exit.Exit<A, E> = yield* Effect.exit(
+            Effect.locally(
+              Effect.provideService(restore(body), SqlClient.TransactionConnection, [conn, 0] as const),
+              heldBlocks,
+              held
+            )
+          )
+          const rollback = Effect.orDie(conn.executeUnprepared("ROLLBACK", [], undefined))
+          if (Exit.isFailure(exit)) {
+            yield* rollback
+            return yield* exit
+          }
+          // as withTransaction does with a failed COMMIT: a defect, after rolling back what is left
+          const stored = yield* repo.insertBlocksAndCommit(conn, held).pipe(
+            Effect.tapError(() => rollback),
+            Effect.orDie
+          )
+          held.forEach((h, i) => {
+            const { createdAt, lo } = stored[i]!
+            blocks.add({ ...h.rows, lo, hi: lo + h.rows.recipients.length - 1, salt: h.salt, createdAt })
+          })
+          return exit.value
+        }))
+      )
+
+    return { emit, emitMany, transaction } as const
   }),
   dependencies: [EventsRepo.Default]
 }) {}

@@ -62,33 +62,30 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
      * Locks the named accounts in id order, so two movements over the same accounts (A→B beside B→A) wait for each
      * other instead of deadlocking; the caller's transaction holds the locks to its end.
      */
-    const lock = (refs: ReadonlyArray<AccountRef>) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: LockedRow,
-        execute: () =>
-          sql`SELECT id::text AS id, user_id, kind FROM gem_accounts WHERE ${
-            sql.or(refs.map((r) =>
-              r.user === null
-                ? sql`(user_id IS NULL AND kind = ${r.kind})`
-                : sql`(user_id = ${r.user} AND kind = ${r.kind})`
-            ))
-          } ORDER BY id FOR UPDATE`
-      })(undefined)
+    // the SqlSchema functions (their decoders) are built once here, not per call
+    const lock = SqlSchema.findAll({
+      Request: Schema.Any as Schema.Schema<ReadonlyArray<AccountRef>>,
+      Result: LockedRow,
+      execute: (refs) =>
+        sql`SELECT id::text AS id, user_id, kind FROM gem_accounts WHERE ${
+          sql.or(refs.map((r) =>
+            r.user === null
+              ? sql`(user_id IS NULL AND kind = ${r.kind})`
+              : sql`(user_id = ${r.user} AND kind = ${r.kind})`
+          ))
+        } ORDER BY id FOR UPDATE`
+    })
 
     /**
      * One statement: every leg applied only if it leaves its account at zero or above (mint excepted), and the
      * transaction with its entries written only if every leg applied. `transaction_id` null = refused; the caller
      * then fails, and its transaction rolls back whatever legs did apply.
      */
-    const apply = (p: Posting) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: AppliedRow,
-        execute: () =>
-          sql`WITH d (id, amount) AS (VALUES ${
-            sql.csv(p.legs.map((l) => sql`(${l.id}::bigint, ${l.amount}::bigint)`))
-          }),
+    const apply = SqlSchema.findAll({
+      Request: Schema.Any as Schema.Schema<Posting>,
+      Result: AppliedRow,
+      execute: (p) =>
+        sql`WITH d (id, amount) AS (VALUES ${sql.csv(p.legs.map((l) => sql`(${l.id}::bigint, ${l.amount}::bigint)`))}),
           upd AS (
             UPDATE gem_accounts a SET balance = a.balance + d.amount,
               credited = a.credited + greatest(d.amount, 0), debited = a.debited + greatest(-d.amount, 0)
@@ -108,7 +105,7 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
           SELECT (SELECT id FROM t) AS transaction_id, upd.id::text AS id, upd.user_id, upd.kind,
             upd.balance::text AS balance
           FROM upd`
-      })(undefined)
+    })
 
     const accounts = SqlSchema.findAll({
       Request: Ids.UserId,

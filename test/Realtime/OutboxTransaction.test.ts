@@ -1,0 +1,143 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect, Exit, Fiber, Random } from "effect"
+import { inlineParams, sqlLiteral } from "../../src/Database/SqlArrays.js"
+import { Outbox } from "../../src/Realtime/Outbox.js"
+import { emitLoose, RealtimeApp } from "../support/Realtime.js"
+import { signUp } from "../support/TestApp.js"
+
+// Outbox.transaction: on a server the body's events go with COMMIT in one script (values written in as literals);
+// embedded it is sql.withTransaction. Either way: the event commits with its write or not at all, and cursor order
+// is commit order, so a reader asking for `cursor > last` never skips one.
+const app = RealtimeApp()
+
+const HOSTILE = [
+  "'; DROP TABLE events; --",
+  "it's",
+  "''",
+  "\\",
+  "\\'",
+  "back\\slash\\\\ and \\n not a newline",
+  "$1 $2 $$ $tag$ dollar $tag$",
+  "E'x'",
+  "line\nbreak\ttab\r",
+  "ünïcødé ✓ 🐚 \u2028",
+  "\"double\" 'single' `back`"
+]
+
+const setup = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE IF NOT EXISTS outbox_probe (id text PRIMARY KEY)`
+  yield* sql`CREATE TABLE IF NOT EXISTS outbox_counter (id int PRIMARY KEY, n int NOT NULL)`
+  yield* sql`INSERT INTO outbox_counter VALUES (1, 0) ON CONFLICT DO NOTHING`
+  return sql
+})
+
+const eventsOf = (sql: SqlClient.SqlClient, recipient: string, after = 0) =>
+  sql<{ cursor: string; type: string; data: unknown }>`SELECT cursor::text AS cursor, type, data FROM events
+    WHERE recipient_id = ${recipient} AND cursor > ${after} ORDER BY events.cursor`
+
+layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
+  it.effect("the event is stored with the write; a failed body or a failed insert leaves neither", () =>
+    Effect.gen(function*() {
+      const sql = yield* setup
+      const outbox = yield* Outbox
+      const human = yield* signUp()
+      const me = human.user.id
+      const id = `ok-${me}`
+      const answer = yield* outbox.transaction(Effect.gen(function*() {
+        yield* sql`INSERT INTO outbox_probe VALUES (${id})`
+        yield* emitLoose(outbox, [me], "test.tx", { id })
+        return "done"
+      }))
+      expect(answer).toBe("done")
+      expect((yield* sql`SELECT id FROM outbox_probe WHERE id = ${id}`).length).toBe(1)
+      const stored = yield* eventsOf(sql, me)
+      expect(stored.map((e) => [e.type, e.data])).toEqual([["test.tx", { id }]])
+
+      // the body fails after its write and emit: both rolled back, the failure passed on
+      const failed = yield* outbox.transaction(Effect.gen(function*() {
+        yield* sql`INSERT INTO outbox_probe VALUES (${`no-${me}`})`
+        yield* emitLoose(outbox, [me], "test.tx", { id: "no" })
+        return yield* Effect.fail("refused" as const)
+      })).pipe(Effect.exit)
+      expect(Exit.isFailure(failed)).toBe(true)
+      // the event's insert fails (a recipient that is no uuid): on a server inside the COMMIT script, and the
+      // write goes with it
+      const broken = yield* outbox.transaction(Effect.gen(function*() {
+        yield* sql`INSERT INTO outbox_probe VALUES (${`broken-${me}`})`
+        yield* emitLoose(outbox, [me], "test.tx", { id: "broken" })
+        yield* emitLoose(outbox, ["not-a-uuid"], "test.tx", { id: "broken" })
+      })).pipe(Effect.exit)
+      expect(Exit.isFailure(broken)).toBe(true)
+      expect((yield* sql`SELECT id FROM outbox_probe WHERE id IN (${`no-${me}`}, ${`broken-${me}`})`).length).toBe(0)
+      const last = Number(stored[0]!.cursor)
+      expect(yield* eventsOf(sql, me, last)).toEqual([])
+
+      // the connection is usable again, and a reader at `last` gets the next event: no gap it could lose
+      yield* outbox.transaction(emitLoose(outbox, [me], "test.tx", { id: "after" }))
+      const next = yield* eventsOf(sql, me, last)
+      expect(next.map((e) => e.data)).toEqual([{ id: "after" }])
+    }))
+
+  it.effect("cursor order is commit order under concurrent emitting transactions; a reader never skips", () =>
+    Effect.gen(function*() {
+      const sql = yield* setup
+      const outbox = yield* Outbox
+      const human = yield* signUp()
+      const me = human.user.id
+      const N = 40
+      // a reader polling `cursor > last` all along, as the dispatcher and clients do
+      const seen: Array<number> = []
+      let done = false
+      const reader = yield* Effect.fork(Effect.gen(function*() {
+        while (!done) {
+          const rows = yield* eventsOf(sql, me, seen.at(-1) ?? 0)
+          for (const r of rows) seen.push(Number(r.cursor))
+          yield* Effect.sleep("3 millis")
+        }
+      }))
+      // each takes the counter's row lock, so transactions commit in the order of the n they read; some of them
+      // also write another row and wait a little before committing, so that they overlap
+      yield* Effect.forEach(Array.from({ length: N }, (_, i) => i), (i) =>
+        outbox.transaction(Effect.gen(function*() {
+          yield* sql`INSERT INTO outbox_probe VALUES (${`order-${me}-${i}`})`
+          yield* Effect.sleep(`${yield* Random.nextIntBetween(0, 5)} millis`)
+          const [row] = yield* sql<{ n: number }>`UPDATE outbox_counter SET n = n + 1 WHERE id = 1 RETURNING n`
+          yield* emitLoose(outbox, [me], "test.order", { n: row!.n })
+        })), { concurrency: 12 })
+      done = true
+      yield* Fiber.join(reader)
+      for (const r of yield* eventsOf(sql, me, seen.at(-1) ?? 0)) seen.push(Number(r.cursor))
+
+      const all = yield* eventsOf(sql, me)
+      expect(all.length).toBe(N)
+      const ns = all.map((e) => (e.data as { n: number }).n)
+      expect([...ns].sort((a, b) => a - b)).toEqual(ns)
+      expect(seen).toEqual(all.map((e) => Number(e.cursor)))
+    }))
+
+  it.effect("hostile strings round-trip: as literals, in the COMMIT script, and as event data and type", () =>
+    Effect.gen(function*() {
+      const sql = yield* setup
+      const outbox = yield* Outbox
+      const human = yield* signUp()
+      const me = human.user.id
+      for (const conforming of ["on", "off"]) {
+        const read = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql.unsafe(`SET LOCAL standard_conforming_strings = ${conforming}`)
+          return yield* sql.unsafe<{ v: Array<string> }>(
+            inlineParams("SELECT $1::text[] AS v", [HOSTILE])
+          )
+        }))
+        expect(read[0]!.v).toEqual(HOSTILE)
+      }
+      expect(inlineParams("SELECT $1, $2", ["$2", 3])).toBe("SELECT E'$2', 3")
+      expect(() => sqlLiteral("a\u0000b")).toThrow()
+      expect(() => sqlLiteral(Number.NaN)).toThrow()
+
+      yield* outbox.transaction(Effect.forEach(HOSTILE, (s, i) => emitLoose(outbox, [me], `test.${s}`, { s, i })))
+      const stored = yield* eventsOf(sql, me)
+      expect(stored.map((e) => [e.type, e.data])).toEqual(HOSTILE.map((s, i) => [`test.${s}`, { s, i }]))
+    }))
+})
