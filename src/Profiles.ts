@@ -1,25 +1,41 @@
-import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
 import type { Auth, Profiles as Api } from "@shoal/domain"
 import { Errors, Users } from "@shoal/domain"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Config, Effect, Option } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import * as TtlCache from "./Cache/TtlCache.js"
+import * as GroupCommit from "./Database/GroupCommit.js"
+import { Pglite } from "./Database/PgliteClient.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
 import { ProfilesRepo, toProfile, toProfileJson, toUser, toUserJson, type UserRow } from "./Profiles/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { UrlGuard } from "./Realtime/Webhooks/UrlGuard.js"
 import { BalanceChanges } from "./Wallet/BalanceChanges.js"
 
-/** Profiles and the `me` view. Reads are cached briefly (writes on this node invalidate): `/me` is a hot path. */
+/**
+ * Whether profile updates are group-committed (src/Database/GroupCommit.ts): `GROUP_COMMIT`, by default on with the
+ * embedded database and off on a server (bench/README.md, "writes"); `GROUP_COMMIT_MAX_BATCH` writes at most per
+ * transaction (default 64).
+ */
+const groupCommitConfig = (embedded: boolean) =>
+  Config.all({
+    enabled: Config.boolean("GROUP_COMMIT").pipe(Config.withDefault(embedded)),
+    maxBatch: Config.integer("GROUP_COMMIT_MAX_BATCH").pipe(Config.withDefault(64))
+  })
+
+/**
+ * Profiles and the `me` view. Reads are cached briefly (writes on this node invalidate): `/me` is a hot path.
+ * Scoped: its group committer's fiber lives as long as the service.
+ */
 export class Profiles extends Effect.Service<Profiles>()("Profiles", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const repo = yield* ProfilesRepo
     const guard = yield* UrlGuard
     const heartbeat = yield* Heartbeat
     const changes = yield* ProfileChanges
     const outbox = yield* Outbox
-    const sql = yield* SqlClient.SqlClient
+    const embedded = Option.isSome(yield* Effect.serviceOption(Pglite))
+    const writes = yield* GroupCommit.make(yield* Effect.orDie(groupCommitConfig(embedded)))
     const balances = yield* BalanceChanges
     const rows = yield* TtlCache.make({
       capacity: 100_000,
@@ -71,6 +87,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       }
       const changed = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined)
       const now = yield* Clock.currentTimeMillis
+      // acknowledged once its (shared) transaction committed, with its event in the same transaction
       const updated = yield* repo.update(caller.id, {
         display_name: patch.display_name ?? patch.name,
         bio: patch.bio,
@@ -80,7 +97,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
         identityRemove
       }, now).pipe(
         Effect.tap(() => outbox.emit([caller.id], "profile.updated", { handle: caller.handle, fields: changed })),
-        sql.withTransaction,
+        writes.submit,
         Effect.orDie
       )
       yield* rows.invalidate(caller.id)

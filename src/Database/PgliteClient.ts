@@ -46,6 +46,10 @@ const yieldToLoop = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(t))
 })
 
+// a transaction's own statements (what @effect/sql's withTransaction sends, parameterless): one prepared exchange
+// each instead of `exec`'s simple query, which cost about twice as much (bench/README.md, "writes")
+const transactionControl = /^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT \w+|ROLLBACK TO SAVEPOINT \w+|RELEASE SAVEPOINT \w+)$/
+
 const makeConnection = (db: PGlite): Connection => {
   const statements = Statements.make(db)
   const run = <A>(f: () => Promise<A>) =>
@@ -62,7 +66,7 @@ const makeConnection = (db: PGlite): Connection => {
     executeRaw: (sql, params) => run(() => db.query(sql, params as Array<unknown>)),
     executeValues: (sql, params) => run(() => statements.run(sql, params, "array") as Promise<Array<Array<unknown>>>),
     executeUnprepared: (sql, params, transform) =>
-      params.length > 0
+      params.length > 0 || transactionControl.test(sql)
         ? execute(sql, params, transform)
         // parameterless scripts (migrations) may hold several statements
         : run(() => db.exec(sql)).pipe(
