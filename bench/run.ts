@@ -1,7 +1,7 @@
 // `npm run bench -- <name…>`: runs the named benchmarks (all when none is named), each against its baseline.
 import * as Fs from "node:fs"
 
-const known = ["auth", "fanout", "dns", "tasks", "heartbeat", "feed", "wallet", "mcp"].filter((n) =>
+const known = ["auth", "fanout", "dns", "tasks", "heartbeat", "feed", "wallet", "mcp", "overload"].filter((n) =>
   Fs.existsSync(new URL(`./${n}.ts`, import.meta.url))
 )
 
