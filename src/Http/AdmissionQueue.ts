@@ -10,6 +10,12 @@
  * holds about `target` plus what arrives in an `interval`, however long the overload lasts, and the requests it
  * admits keep their latency; the rest are told at once to come back.
  *
+ * A queue shorter than `concurrency` is never shed, however slow: so up to twice `concurrency` clients writing
+ * in a closed loop (each sending its next write once the last is answered: a queue that stands, but cannot grow)
+ * are all served. Beyond that, an arrival is also shed at once when the queue ahead of it would take longer than
+ * `maxWait` to drain at the rate requests have recently been leaving it: so the first seconds of an overload, before
+ * CoDel has seen a whole interval, do not fill the queue with requests that will wait for seconds.
+ *
  * A request whose turn comes after it waited longer than `maxWait` is shed then instead of run: its client has
  * likely given up, or been answered by the server's own deadline, and running it late would apply a write no one
  * was told about.
@@ -41,7 +47,7 @@ interface Waiter {
 
 export type Arrival =
   | { readonly _tag: "Run" }
-  | { readonly _tag: "Shed"; readonly reason: "standing" | "full" }
+  | { readonly _tag: "Shed"; readonly reason: "standing" | "predicted" | "full" }
   | { readonly _tag: "Queued"; readonly cancel: () => void }
 
 export interface AdmissionStats {
@@ -55,6 +61,7 @@ export interface AdmissionStats {
 const run: Arrival = { _tag: "Run" }
 const standing: Arrival = { _tag: "Shed", reason: "standing" }
 const full: Arrival = { _tag: "Shed", reason: "full" }
+const predicted: Arrival = { _tag: "Shed", reason: "predicted" }
 
 export class AdmissionQueue {
   private inFlight = 0
@@ -66,6 +73,9 @@ export class AdmissionQueue {
   private shedding = false
   private admittedCount = 0
   private shedCount = 0
+  /** when a slot was last released while every slot was taken, and the mean time between such releases (ms) */
+  private lastBusyRelease = 0
+  private gap = 0
 
   constructor(readonly options: AdmissionOptions) {}
 
@@ -78,8 +88,11 @@ export class AdmissionQueue {
     }
     // the head's wait so far counts as a sojourn too: a stalled resource releases nothing, yet its queue stands
     if (this.live > 0) this.observe(now, now - this.oldest()!.at)
-    if (this.shedding) return this.shed(standing)
-    if (this.live >= this.options.maxQueue) return this.shed(full)
+    if (this.live >= this.options.concurrency) {
+      if (this.shedding) return this.shed(standing)
+      if (this.gap > 0 && (this.live + 1) * this.gap > this.options.maxWait) return this.shed(predicted)
+      if (this.live >= this.options.maxQueue) return this.shed(full)
+    }
     const waiter: Waiter = { at: now, resume, gone: false }
     this.waiters.push(waiter)
     this.live++
@@ -95,6 +108,17 @@ export class AdmissionQueue {
 
   /** A running request finished at `now`: its slot goes to the next waiter still in time, if any. */
   release(now: number): void {
+    // releases while every slot is taken pace the queue: their mean interval (a moving average) is what one place
+    // in the queue costs
+    if (this.inFlight >= this.options.concurrency) {
+      if (this.lastBusyRelease > 0) {
+        const gap = Math.max(0, now - this.lastBusyRelease)
+        this.gap = this.gap === 0 ? gap : this.gap * 0.9 + gap * 0.1
+      }
+      this.lastBusyRelease = now
+    } else {
+      this.lastBusyRelease = 0
+    }
     this.inFlight--
     while (this.live > 0 && this.inFlight < this.options.concurrency) {
       const waiter = this.take()!

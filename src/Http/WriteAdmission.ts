@@ -9,7 +9,9 @@ import { errorResponse } from "./ErrorEnvelope.js"
  * absorbs, the server used to queue them all: requests waited behind each other for the embedded database's one
  * connection (or the pool) until every answer took seconds. Now writes beyond `WRITE_CONCURRENCY` in flight wait in
  * one queue; once that queue has stood longer than `WRITE_QUEUE_TARGET` for a whole `WRITE_QUEUE_INTERVAL`, new
- * writes are answered at once 503 `unavailable`, `Retry-After: 1`, details `{"reason":"overloaded"}`. A shed
+ * writes are answered at once 503 `unavailable`, `Retry-After: 1`, details `{"reason":"overloaded"}`; so are those
+ * the queue ahead would hold longer than `WRITE_LATENCY_TARGET` at its recent pace. A queue shorter than
+ * `WRITE_CONCURRENCY` is never shed: a burst, or a closed loop, of up to twice that many writers is served whole. A shed
  * request was never handled (its body not even read), so it is safe to retry as it is. A write that waited longer
  * than `WRITE_LATENCY_TARGET` when its turn comes is shed then, rather than applied late.
  *
@@ -22,13 +24,13 @@ import { errorResponse } from "./ErrorEnvelope.js"
  */
 export class WriteAdmission extends Effect.Service<WriteAdmission>()("Http/WriteAdmission", {
   effect: Effect.gen(function*() {
-    const concurrency = yield* Config.integer("WRITE_CONCURRENCY").pipe(Config.withDefault(32))
+    const concurrency = yield* Config.integer("WRITE_CONCURRENCY").pipe(Config.withDefault(16))
     const ms = (name: string, fallback: number) =>
       Config.duration(name).pipe(Config.withDefault(Duration.millis(fallback)), Config.map(Duration.toMillis))
     const options: AdmissionOptions = {
       concurrency,
       target: yield* ms("WRITE_QUEUE_TARGET", 50),
-      interval: yield* ms("WRITE_QUEUE_INTERVAL", 200),
+      interval: yield* ms("WRITE_QUEUE_INTERVAL", 100),
       maxWait: yield* ms("WRITE_LATENCY_TARGET", 1_000),
       maxQueue: 4_096
     }

@@ -68,6 +68,35 @@ describe("AdmissionQueue", () => {
     expect(arrive(now)._tag).not.toBe("Shed")
   })
 
+  it("a closed loop of up to twice the concurrency is never shed, however slow the resource", () => {
+    const { arrive, outcomes, queue } = setup()
+    // 4 clients, each sending again once answered; one answer per 500 ms: every request waits ~1 s
+    let now = 0
+    for (let i = 0; i < 4; i++) arrive(now)
+    for (let round = 0; round < 40; round++) {
+      now += 500
+      queue.release(now)
+      arrive(now)
+    }
+    expect(outcomes.filter((o) => o === "shed")).toEqual([])
+  })
+
+  it("during the first interval of an overload, an arrival the queue would hold past maxWait is shed at once", () => {
+    const { arrive, queue } = setup({ interval: 60_000, maxWait: 100 })
+    // slots busy, one released every 10 ms: a place in the queue costs ~10 ms, so ~10 places fit in 100 ms
+    let now = 0
+    const arrivals: Array<string> = []
+    for (let i = 0; i < 40; i++) arrivals.push(arrive(now)._tag)
+    for (let i = 0; i < 5; i++) queue.release(now += 10)
+    arrivals.length = 0
+    for (let i = 0; i < 20; i++) {
+      const a = arrive(now)
+      arrivals.push(a._tag === "Shed" ? a.reason : a._tag)
+    }
+    expect(arrivals).toEqual(Array.from({ length: 20 }, () => "predicted"))
+    expect(queue.stats().shedding).toBe(false)
+  })
+
   it("a stalled resource (nothing released) is detected from the head's wait alone", () => {
     const { arrive } = setup()
     arrive(0), arrive(0), arrive(0)
