@@ -16,7 +16,8 @@
  * `maxWait` to drain at the rate requests have recently been leaving it: so the first seconds of an overload, before
  * CoDel has seen a whole interval, do not fill the queue with requests that will wait for seconds.
  *
- * A request whose turn comes after it waited longer than `maxWait` is shed then instead of run: its client has
+ * A request whose turn comes after it waited longer than `maxWait` (one that found `concurrency` or more waiting
+ * ahead of it) is shed then instead of run: its client has
  * likely given up, or been answered by the server's own deadline, and running it late would apply a write no one
  * was told about.
  *
@@ -41,6 +42,8 @@ export type Outcome = "run" | "shed"
 
 interface Waiter {
   readonly at: number
+  /** queued behind fewer than `concurrency` others: never shed */
+  readonly kept: boolean
   readonly resume: (outcome: Outcome) => void
   gone: boolean
 }
@@ -93,7 +96,7 @@ export class AdmissionQueue {
       if (this.gap > 0 && (this.live + 1) * this.gap > this.options.maxWait) return this.shed(predicted)
       if (this.live >= this.options.maxQueue) return this.shed(full)
     }
-    const waiter: Waiter = { at: now, resume, gone: false }
+    const waiter: Waiter = { at: now, kept: this.live < this.options.concurrency, resume, gone: false }
     this.waiters.push(waiter)
     this.live++
     return {
@@ -124,7 +127,7 @@ export class AdmissionQueue {
       const waiter = this.take()!
       const waited = now - waiter.at
       this.observe(now, waited)
-      if (waited > this.options.maxWait) {
+      if (waited > this.options.maxWait && !waiter.kept) {
         this.shedCount++
         waiter.resume("shed")
         continue

@@ -107,10 +107,14 @@ describe("AdmissionQueue", () => {
 
   it("a request that waited past maxWait is shed when its turn comes, without taking the slot", () => {
     const { arrive, outcomes, queue } = setup({ maxWait: 100, target: 10_000 })
-    arrive(0), arrive(0), arrive(0), arrive(90)
+    // two running, two kept (fewer than the concurrency ahead of them), then two that may be shed
+    arrive(0), arrive(0), arrive(0), arrive(0), arrive(0), arrive(90)
     queue.release(150)
-    // the one from t=0 waited 150 ms: shed; the one from t=90 waited 60 ms: run in its place
-    expect(outcomes).toEqual(["run", "run", "shed", "run"])
+    queue.release(150)
+    expect(outcomes).toEqual(["run", "run", "run", "run", "pending", "pending"])
+    queue.release(160)
+    // the one from t=0 waited 160 ms: shed; the one from t=90 waited 70 ms: run in its place
+    expect(outcomes).toEqual(["run", "run", "run", "run", "shed", "run"])
     expect(queue.stats()).toMatchObject({ inFlight: 2, queued: 0 })
   })
 
