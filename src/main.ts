@@ -29,6 +29,7 @@ import { HealthHttpLive } from "./Health.js"
 import { Idempotency } from "./Http/Idempotency.js"
 import { IdempotencySweeperLive } from "./Http/IdempotencySweeper.js"
 import { apiApp, listen, serveOn } from "./Http/Serve.js"
+import { WriteAdmission } from "./Http/WriteAdmission.js"
 import { Identity } from "./Identity.js"
 import { Directory } from "./Identity/Directory.js"
 import { DomainsHttpLive, IdentityHttpLive, IdentityPreflightLive } from "./Identity/Http.js"
@@ -98,7 +99,9 @@ export const Singletons = AgentHub.Default.pipe(
     Idempotency.Default,
     AccountActors.Default,
     BalanceChanges.Default,
-    PremiumLimits.Default
+    PremiumLimits.Default,
+    // one write queue for both servers: they write to one database
+    WriteAdmission.Default
   ))
 )
 

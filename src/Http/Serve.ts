@@ -8,12 +8,13 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpPlatform from "@effect/platform/HttpPlatform"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
-import { Config, Context, Data, Duration, Effect, Layer, Scope } from "effect"
+import { Config, Context, Data, Duration, Effect, Layer, Option, Scope } from "effect"
 import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
 import { DocsLive } from "./Docs.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { type Lane, lanesEnabled, withLanes } from "./FastLane.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
+import { withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
 
 /**
  * One HttpApi as an app over whatever HttpServer is provided: its groups, extra routes (`Router.use` layers such as
@@ -31,7 +32,10 @@ import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingSe
 const serveLean = <LR>(lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR>) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const built = (yield* lanesEnabled) ? yield* lanes : []
-    const app = withLanes(built, yield* HttpApiBuilder.httpApp)
+    // writes wait their turn, or are shed, before the router (src/Http/WriteAdmission.ts); the lanes are a read and
+    // the heartbeat, neither of them gated
+    const admission = Option.flatMapNullable(yield* Effect.serviceOption(WriteAdmission), (a) => a.queue)
+    const app = withLanes(built, withWriteAdmission(Option.getOrUndefined(admission), yield* HttpApiBuilder.httpApp))
     const server = yield* HttpServer.HttpServer
     const context = yield* Effect.context<
       | HttpServer.HttpServer

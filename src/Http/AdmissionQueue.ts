@@ -1,0 +1,187 @@
+/**
+ * Admission of work to a resource that absorbs a bounded rate (here: the write path, which on the embedded
+ * database runs one transaction at a time): at most `concurrency` admitted at once, the rest waiting in a bounded
+ * FIFO queue, and CoDel's test for a standing queue deciding when new arrivals are shed at once rather than queued.
+ *
+ * A burst is absorbed: whatever arrives while the queue is short-lived waits its turn, however large the burst
+ * (up to `maxQueue`). Only a queue that has stood (every request taken from it during a whole `interval` had waited
+ * longer than `target`) turns arrivals away, and only while it stands: once a request is taken after waiting less
+ * than `target`, or the queue empties, arrivals are queued again. So offered more than it can absorb, the queue
+ * holds about `target` plus what arrives in an `interval`, however long the overload lasts, and the requests it
+ * admits keep their latency; the rest are told at once to come back.
+ *
+ * A queue shorter than `concurrency` is never shed, however slow: so up to twice `concurrency` clients writing
+ * in a closed loop (each sending its next write once the last is answered: a queue that stands, but cannot grow)
+ * are all served. Beyond that, an arrival is also shed at once when the queue ahead of it would take longer than
+ * `maxWait` to drain at the rate requests have recently been leaving it: so the first seconds of an overload, before
+ * CoDel has seen a whole interval, do not fill the queue with requests that will wait for seconds.
+ *
+ * A request whose turn comes after it waited longer than `maxWait` (one that found `concurrency` or more waiting
+ * ahead of it) is shed then instead of run: its client has
+ * likely given up, or been answered by the server's own deadline, and running it late would apply a write no one
+ * was told about.
+ *
+ * Times are passed in (milliseconds), so the policy is a plain state machine: deterministic to test, and free of
+ * timers (nothing runs between arrivals and releases).
+ */
+export interface AdmissionOptions {
+  /** requests admitted at once */
+  readonly concurrency: number
+  /** CoDel's target: a queue whose requests waited less than this is not standing (ms) */
+  readonly target: number
+  /** CoDel's interval: how long the queue must stand above `target` before arrivals are shed (ms) */
+  readonly interval: number
+  /** a request that waited this long in the queue is shed when its turn comes (ms) */
+  readonly maxWait: number
+  /** arrivals beyond this many waiting are shed */
+  readonly maxQueue: number
+}
+
+/** How a waiting request ends: run (it holds a slot, to be released) or shed (it never held one). */
+export type Outcome = "run" | "shed"
+
+interface Waiter {
+  readonly at: number
+  /** queued behind fewer than `concurrency` others: never shed */
+  readonly kept: boolean
+  readonly resume: (outcome: Outcome) => void
+  gone: boolean
+}
+
+export type Arrival =
+  | { readonly _tag: "Run" }
+  | { readonly _tag: "Shed"; readonly reason: "standing" | "predicted" | "full" }
+  | { readonly _tag: "Queued"; readonly cancel: () => void }
+
+export interface AdmissionStats {
+  readonly inFlight: number
+  readonly queued: number
+  readonly shedding: boolean
+  readonly admitted: number
+  readonly shed: number
+}
+
+const run: Arrival = { _tag: "Run" }
+const standing: Arrival = { _tag: "Shed", reason: "standing" }
+const full: Arrival = { _tag: "Shed", reason: "full" }
+const predicted: Arrival = { _tag: "Shed", reason: "predicted" }
+
+export class AdmissionQueue {
+  private inFlight = 0
+  private waiters: Array<Waiter> = []
+  private head = 0
+  private live = 0
+  /** CoDel: when the queue, above target since, will have stood a whole interval (0: not above target) */
+  private aboveUntil = 0
+  private shedding = false
+  private admittedCount = 0
+  private shedCount = 0
+  /** when a slot was last released while every slot was taken, and the mean time between such releases (ms) */
+  private lastBusyRelease = 0
+  private gap = 0
+
+  constructor(readonly options: AdmissionOptions) {}
+
+  /** A request arriving at `now`: run it, shed it, or queue it (`resume` is called once its turn comes). */
+  arrive(now: number, resume: (outcome: Outcome) => void): Arrival {
+    if (this.live === 0 && this.inFlight < this.options.concurrency) {
+      this.inFlight++
+      this.admittedCount++
+      return run
+    }
+    // the head's wait so far counts as a sojourn too: a stalled resource releases nothing, yet its queue stands
+    if (this.live > 0) this.observe(now, now - this.oldest()!.at)
+    if (this.live >= this.options.concurrency) {
+      if (this.shedding) return this.shed(standing)
+      if (this.gap > 0 && (this.live + 1) * this.gap > this.options.maxWait) return this.shed(predicted)
+      if (this.live >= this.options.maxQueue) return this.shed(full)
+    }
+    const waiter: Waiter = { at: now, kept: this.live < this.options.concurrency, resume, gone: false }
+    this.waiters.push(waiter)
+    this.live++
+    return {
+      _tag: "Queued",
+      cancel: () => {
+        if (waiter.gone) return
+        waiter.gone = true
+        this.live--
+      }
+    }
+  }
+
+  /** A running request finished at `now`: its slot goes to the next waiter still in time, if any. */
+  release(now: number): void {
+    // releases while every slot is taken pace the queue: their mean interval (a moving average) is what one place
+    // in the queue costs
+    if (this.inFlight >= this.options.concurrency) {
+      if (this.lastBusyRelease > 0) {
+        const gap = Math.max(0, now - this.lastBusyRelease)
+        this.gap = this.gap === 0 ? gap : this.gap * 0.9 + gap * 0.1
+      }
+      this.lastBusyRelease = now
+    } else {
+      this.lastBusyRelease = 0
+    }
+    this.inFlight--
+    while (this.live > 0 && this.inFlight < this.options.concurrency) {
+      const waiter = this.take()!
+      const waited = now - waiter.at
+      this.observe(now, waited)
+      if (waited > this.options.maxWait && !waiter.kept) {
+        this.shedCount++
+        waiter.resume("shed")
+        continue
+      }
+      this.inFlight++
+      this.admittedCount++
+      waiter.resume("run")
+    }
+    if (this.live === 0) this.calm()
+  }
+
+  stats(): AdmissionStats {
+    return {
+      inFlight: this.inFlight,
+      queued: this.live,
+      shedding: this.shedding,
+      admitted: this.admittedCount,
+      shed: this.shedCount
+    }
+  }
+
+  private shed(arrival: Arrival): Arrival {
+    this.shedCount++
+    return arrival
+  }
+
+  /** CoDel's state change for one request that waited `waited` ms, seen at `now`. */
+  private observe(now: number, waited: number) {
+    if (waited < this.options.target) return this.calm()
+    if (this.aboveUntil === 0) this.aboveUntil = now + this.options.interval
+    else if (now >= this.aboveUntil) this.shedding = true
+  }
+
+  private calm() {
+    this.aboveUntil = 0
+    this.shedding = false
+  }
+
+  private oldest(): Waiter | undefined {
+    while (this.head < this.waiters.length && this.waiters[this.head]!.gone) this.head++
+    return this.waiters[this.head]
+  }
+
+  private take(): Waiter | undefined {
+    const waiter = this.oldest()
+    if (waiter === undefined) return undefined
+    waiter.gone = true
+    this.live--
+    this.head++
+    // drop the taken prefix now and then, so the array does not grow with every request ever queued
+    if (this.head > 1024 && this.head * 2 > this.waiters.length) {
+      this.waiters = this.waiters.slice(this.head)
+      this.head = 0
+    }
+    return waiter
+  }
+}
