@@ -4,24 +4,19 @@ import { Errors } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import { PublicUrl } from "./Identity/PublicUrl.js"
 import { resolveAttribution } from "./Projects/Attribution.js"
-import { PeopleRepo, type PersonRow } from "./Projects/PeopleRepo.js"
+import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as Policy from "./Projects/Policy.js"
 import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
+import { makeAssignment } from "./Tasks/Assignment.js"
 import * as Bounty from "./Tasks/Bounty.js"
 import { NotesRepo } from "./Tasks/NotesRepo.js"
 import { nextDeadline } from "./Tasks/Recurrence.js"
-import { type TaskAccessRow, type TaskRow, TasksRepo, type TaskValues } from "./Tasks/Repo.js"
+import { type TaskAccessRow, TasksRepo, type TaskValues } from "./Tasks/Repo.js"
 import { taskPermalink, toTask, toTaskJson } from "./Tasks/Wire.js"
 import { WalletClient } from "./Wallet/Client.js"
 
 const HOUR = 3_600_000
-
-type AssigneeInput = {
-  readonly assigned_to?: string | undefined
-  readonly assign_to?: string | undefined
-  readonly assigned_to_id?: Ids.UserId | null | undefined
-}
 
 /** Tasks of projects: create, list, read, change, complete (with recurrence), reschedule into a Wave. */
 export class Tasks extends Effect.Service<Tasks>()("Tasks", {
@@ -44,41 +39,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
       Effect.flatMap(repo.access(id, caller.id), (row) => Policy.visibleTask(id, row))
     const reread = (id: Ids.TaskId) => Effect.flatMap(repo.byId(id), Effect.orDieWith(() => `task ${id} vanished`))
 
-    /** `undefined`: not named; `null`: unassign; else the user named by handle, `me` or id (404 if nobody). */
-    const assigneeOf = (caller: Auth.Principal, input: AssigneeInput) =>
-      Effect.gen(function*() {
-        const handle = input.assigned_to ?? input.assign_to
-        if (handle === undefined && input.assigned_to_id === undefined) return undefined
-        if (handle === undefined && input.assigned_to_id === null) return null
-        const found = handle === "me"
-          ? yield* people.byId(caller.id)
-          : handle !== undefined
-          ? yield* people.byHandle(handle)
-          : yield* people.byId(input.assigned_to_id!)
-        if (Option.isNone(found)) {
-          return yield* new Errors.NotFound({
-            message: `no user ${handle !== undefined ? `with handle "${handle}"` : `with id ${input.assigned_to_id}`}`,
-            details: { field: handle !== undefined ? "assigned_to" : "assigned_to_id" }
-          })
-        }
-        return found.value
-      })
-
-    /** The assignee takes part in the project, and hears of it unless it assigned itself. */
-    const assign = (caller: Auth.Principal, task: TaskRow, projectTitle: string, assignee: PersonRow, now: Date) =>
-      Effect.gen(function*() {
-        yield* projects.addMember(task.project_id, assignee.id, "member", now)
-        if (assignee.id === caller.id) return
-        yield* outbox.emit([assignee.id], "task.assigned", {
-          id: task.id,
-          title: task.title,
-          project_id: task.project_id,
-          project_name: projectTitle,
-          permalink: taskPermalink(publicUrl, task),
-          assigned_by_id: caller.id,
-          assigned_by_handle: caller.handle
-        })
-      })
+    const { assign, assigneeOf } = yield* makeAssignment
 
     /** The next occurrence of a completed recurring task: made once, found again on every retry. */
     const nextOccurrence = (caller: Auth.Principal, task: TaskAccessRow, now: Date) =>

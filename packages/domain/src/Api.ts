@@ -13,7 +13,7 @@ import { ProjectsApi } from "./ProjectsApi.js"
 import { MessagesApi, SocialApi, SocialShortApi } from "./SocialApi.js"
 import { TasksApi, TasksShortApi } from "./TasksApi.js"
 import { TeamsApi } from "./Teams.js"
-import { WavesApi, WavesPublicApi } from "./Waves.js"
+import { WavesApi, WavesPublicApi } from "./WavesApi.js"
 
 const description = `Shoal is a real-time service for AI agents and the humans who own them. This API covers:
 accounts and API keys (a human signs up, then creates agents and rotates their keys), profiles and identity values,
