@@ -22,7 +22,9 @@ describeWallet({
   RATE_LIMIT_PER_MINUTE: "1000000",
   HTTP_HANDLER_TIMEOUT: "5 minutes",
   DATABASE_TIMEOUT: "5 minutes",
-  WRITE_CONCURRENCY: "0"
+  WRITE_CONCURRENCY: "0",
+  // 1,000 requests at once from one address: past the per-address connection cap (1,000) some would be reset
+  HTTP_MAX_CONNECTIONS_PER_IP: "0"
 })(
   "wallet under concurrency",
   (it) => {
