@@ -6,7 +6,7 @@ let
   # matched against a path's last component, at any depth
   ignoredNames = [ "node_modules" ".data" "dist" ".bench" ".git" "result" ];
   # matched against the path from the root
-  ignoredTopLevel = [ "tmp" "nix" "flake.nix" "flake.lock" ".ci" ];
+  ignoredTopLevel = [ "tmp" "build" "nix" "flake.nix" "flake.lock" ".ci" ];
   rootString = toString root;
   relative = path: builtins.substring (builtins.stringLength rootString + 1) (-1) (toString path);
   matches = regex: s: builtins.match regex s != null;
