@@ -3,11 +3,11 @@
 // on the first start of a new data directory and ≤ 250 MB on later starts; PostgreSQL server (BENCH_DATABASE_URL,
 // any database the server may migrate) ≤ 120 MB. BENCH_MEMORY_TSX=true also measures `node --import tsx
 // src/main.ts`, the way `npm start` ran before, for comparison.
-import { spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { freePort, type Proc, waitFor } from "./support.js"
+import { freePort, type Proc, startNode, waitFor } from "./support.js"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const SETTLE_MS = 5_000
@@ -19,27 +19,8 @@ const residentOf = (pid: number) => {
   return { rss: kb("VmRSS:") / 1024, peak: kb("VmHWM:") / 1024 }
 }
 
-const start = (args: ReadonlyArray<string>, env: Record<string, string>): Proc => {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, NODE_OPTIONS: "", ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let out = ""
-  child.stdout!.on("data", (d) => (out += d))
-  child.stderr!.on("data", (d) => (out += d))
-  return {
-    child,
-    output: () => out,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve()
-        child.once("exit", () => resolve())
-        child.kill("SIGTERM")
-        setTimeout(() => child.kill("SIGKILL"), 10_000).unref()
-      })
-  }
-}
+const start = (args: ReadonlyArray<string>, env: Record<string, string>): Proc =>
+  startNode(args, { ...process.env, NODE_OPTIONS: "", ...env }, root)
 
 /** Starts the server, waits for /health, lets it sit idle SETTLE_MS, reads its memory and stops it. */
 const measure = async (args: ReadonlyArray<string>, env: Record<string, string>) => {

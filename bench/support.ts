@@ -34,8 +34,17 @@ export const startTs = (
   const profile = process.env.BENCH_PROFILE && entry !== "bench/hello-server.ts"
     ? ["--cpu-prof", `--cpu-prof-dir=${Path.resolve(process.env.BENCH_PROFILE)}`]
     : []
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", entry, ...args], {
-    env: { ...process.env, ...env },
+  return startNode([...profile, "--import", "tsx", entry, ...args], { ...process.env, ...env }, cwd)
+}
+
+/** A node process with its output collected, stopped with SIGTERM (SIGKILL after 10 s). */
+export const startNode = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined>,
+  cwd?: string
+): Proc => {
+  const child = spawn(process.execPath, args, {
+    env,
     ...(cwd !== undefined ? { cwd } : {}),
     stdio: ["ignore", "pipe", "pipe"]
   })
