@@ -70,6 +70,35 @@ export const makeKeyCheck = Effect.gen(function*() {
   }
 })
 
+/**
+ * The key check's plain case decided synchronously, for a front-door lane (src/Http/FrontDoor.ts): a known key
+ * whose principal and premium holding are cached, within its limit, is counted and touched as `makeKeyCheck` does,
+ * at the time `now` gives. Anything else (no key, a key or holding not cached, a limit reached) is `undefined`, with
+ * nothing taken or touched, and the general path decides it.
+ */
+export const makeKeyCheckNow = Effect.gen(function*() {
+  const keys = yield* KeyCache
+  const limiter = yield* RateLimiter
+  const heartbeat = yield* Heartbeat
+  const premium = yield* PremiumLimits
+  return (
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+    now: number
+  ): Extract<KeyCheck, { _tag: "Allowed" }> | undefined => {
+    const key = presentedKey(headers as Readonly<Record<string, string | undefined>>)
+    if (key === undefined) return undefined
+    const found = keys.peek(hashKey(key))
+    if (found === undefined || Option.isNone(found)) return undefined
+    const principal = found.value
+    const multiplier = premium.multiplierAt(principal.id, now)
+    if (multiplier === undefined) return undefined
+    const decision = limiter.takeAt(principal.keyHash, multiplier, now)
+    if (!decision.allowed) return undefined
+    heartbeat.touchAt(principal.id, principal.userType, now)
+    return { _tag: "Allowed", principal, decision }
+  }
+})
+
 /** The API's authentication: the key check, with the contract's 401 and 429 answers and rate-limit headers. */
 export const AuthenticationLive = Layer.effect(
   Auth.Authentication,

@@ -263,11 +263,11 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
     })
 
     // the hottest call there is: no span, no query (the authentication middleware already counted the touch)
-    const beat = (caller: Auth.Principal) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        const last = heartbeat.lastSeen(caller.id) ?? now
-        return { last_heartbeat_at: iso(last), connected: now - last < presence.window, server_time: iso(now) }
-      })
+    const beatAt = (caller: Auth.Principal, now: number) => {
+      const last = heartbeat.lastSeen(caller.id) ?? now
+      return { last_heartbeat_at: iso(last), connected: now - last < presence.window, server_time: iso(now) }
+    }
+    const beat = (caller: Auth.Principal) => Effect.map(Clock.currentTimeMillis, (now) => beatAt(caller, now))
 
     const fleet = Effect.fn("Waves.fleet")(function*(caller: Auth.Principal) {
       const now = yield* Clock.currentTimeMillis
@@ -288,7 +288,17 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
       })
     })
 
-    return { status, checkIn, mySchedule, daySchedule, setSlot, complete, heartbeat: beat, fleet } as const
+    return {
+      status,
+      checkIn,
+      mySchedule,
+      daySchedule,
+      setSlot,
+      complete,
+      heartbeat: beat,
+      heartbeatAt: beatAt,
+      fleet
+    } as const
   }),
   dependencies: [WavesRepo.Default, TasksRepo.Default, OwnerNotice.Default]
 }) {}

@@ -79,7 +79,7 @@ import { layer as WalletClientLayer, RpcRouteLive } from "./Wallet/Client.js"
 import { WalletAccountHttpLive, WalletSettingsHttpLive } from "./Wallet/Http.js"
 import { Waves } from "./Waves.js"
 import { WaveClockLive } from "./Waves/Clock.js"
-import { HeartbeatLane, WavesHttpLive, WavesPublicHttpLive } from "./Waves/Http.js"
+import { HeartbeatFrontLane, HeartbeatLane, WavesHttpLive, WavesPublicHttpLive } from "./Waves/Http.js"
 import { Usage } from "./Waves/Usage.js"
 
 /**
@@ -174,7 +174,9 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       routes
     ),
     // the hottest calls, answered ahead of the router in their plain case (src/Http/FastLane.ts)
-    Effect.all([HeartbeatLane, MeLane, McpLane])
+    Effect.all([HeartbeatLane, MeLane, McpLane]),
+    // …and the heartbeat's plain case even before Effect's HTTP server (src/Http/FrontDoor.ts)
+    Effect.all([HeartbeatFrontLane])
   )
 
 export const AgentApi = agentApi(Layer.empty)

@@ -21,15 +21,20 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
 
     const woken = yield* PubSub.unbounded<Wake>()
 
-    /** `userType` when the caller knows it (the key named the account): presence then need not look it up. */
+    /**
+     * A touch at `now`, synchronous (the front-door lane calls it outside any fiber). `userType` when the caller
+     * knows it (the key named the account): presence then need not look it up. A first sighting, or one after a
+     * quiet minute, may be a return from offline: presence listens for these (an unbounded hub: never suspends).
+     */
+    const touchAt = (userId: Ids.UserId, userType: Ids.UserType | undefined, now: number): void => {
+      const before = latest.get(userId)
+      pending.set(userId, now)
+      latest.set(userId, now)
+      if (before === undefined || now - before > 60_000) Effect.runSync(PubSub.publish(woken, { userId, userType }))
+    }
+
     const touch = (userId: Ids.UserId, userType?: Ids.UserType) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const before = latest.get(userId)
-        pending.set(userId, now)
-        latest.set(userId, now)
-        // a first sighting, or one after a quiet minute, may be a return from offline: presence listens for these
-        return before === undefined || now - before > 60_000 ? PubSub.publish(woken, { userId, userType }) : Effect.void
-      })
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => touchAt(userId, userType, now)))
 
     /** The newest heartbeat this node has seen, flushed or not. */
     const lastSeen = (userId: Ids.UserId): number | undefined => latest.get(userId)
@@ -60,7 +65,7 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     /** Accounts heard from after a quiet spell (not every call). */
     const wakes = Stream.fromPubSub(woken)
 
-    return { touch, lastSeen, flush, wakes } as const
+    return { touch, touchAt, lastSeen, flush, wakes } as const
   }),
   dependencies: [HeartbeatRepo.Default]
 }) {}

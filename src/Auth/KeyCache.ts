@@ -55,6 +55,8 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
 
     return {
       get: (hash: string) => cache.get(hash),
+      /** the cached answer for a key, read synchronously; undefined when it would take a lookup */
+      peek: (hash: string) => cache.peek(hash),
       invalidate: (hashes: ReadonlyArray<string>) =>
         Effect.forEach(hashes, (h) => cache.invalidate(h), { discard: true })
     } as const

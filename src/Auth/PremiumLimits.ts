@@ -43,6 +43,12 @@ export class PremiumLimits extends Effect.Service<PremiumLimits>()("Auth/Premium
         (now) => Effect.map(held.get(user), (until) => until > now ? EXTENDED_MULTIPLIER : 1)
       )
 
+    /** The multiplier at `now` when the holding is cached, read synchronously; undefined when it is not. */
+    const multiplierAt = (user: Ids.UserId, now: number): number | undefined => {
+      const until = held.peek(user)
+      return until === undefined ? undefined : until > now ? EXTENDED_MULTIPLIER : 1
+    }
+
     const forget = (user: Ids.UserId) => held.invalidate(user)
 
     // a holding that changed is dropped, and read again by its user's next call
@@ -63,7 +69,7 @@ export class PremiumLimits extends Effect.Service<PremiumLimits>()("Auth/Premium
       Effect.forkScoped
     )
 
-    return { multiplier, forget } as const
+    return { multiplier, multiplierAt, forget } as const
   }),
   dependencies: [PremiumRepo.Default]
 }) {}

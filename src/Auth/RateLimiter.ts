@@ -67,6 +67,10 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
         (now): Decision => takeFrom(buckets, key, perMinute * multiplier, MINUTE, now)
       )
 
+    /** `take` at a time the caller read, synchronously. */
+    const takeAt = (key: string, multiplier: number, now: number): Decision =>
+      takeFrom(buckets, key, perMinute * multiplier, MINUTE, now)
+
     /** A sign-up from `address`; undefined when sign-ups are not limited. */
     const takeSignUp = (address: string) =>
       Effect.map(
@@ -83,7 +87,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
       }))
     yield* sweep.pipe(Effect.delay("1 minute"), Effect.forever, Effect.forkScoped)
 
-    return { take, takeSignUp, perMinute } as const
+    return { take, takeAt, takeSignUp, perMinute } as const
   })
 }) {}
 

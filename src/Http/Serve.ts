@@ -13,6 +13,7 @@ import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
 import { DocsLive } from "./Docs.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { type Lane, lanesEnabled, withLanes } from "./FastLane.js"
+import * as FrontDoor from "./FrontDoor.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
 import { withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
 
@@ -29,9 +30,13 @@ import { withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
  * feature's services in it, the copies showed in profiles and grew with each feature. Handlers take their
  * services when their layer is built (a group merges its own context back in), so nothing they use is lost.
  */
-const serveLean = <LR>(lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR>) =>
+const serveLean = <LR, FR>(
+  lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR>,
+  front: Effect.Effect<ReadonlyArray<FrontDoor.NodeLane>, never, FR>
+) =>
   Layer.scopedDiscard(Effect.gen(function*() {
-    const built = (yield* lanesEnabled) ? yield* lanes : []
+    const enabled = yield* lanesEnabled
+    const built = enabled ? yield* lanes : []
     // writes wait their turn, or are shed, before the router (src/Http/WriteAdmission.ts); the lanes are a read and
     // the heartbeat, neither of them gated
     const admission = Option.flatMapNullable(yield* Effect.serviceOption(WriteAdmission), (a) => a.queue)
@@ -54,6 +59,8 @@ const serveLean = <LR>(lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR>) =>
       Scope.Scope
     )(context)
     yield* Effect.mapInputContext(server.serve(app), (_: Context.Context<never>) => lean)
+    // the front door's lanes once the app behind them serves (the server's FrontDoor, when it has one)
+    if (enabled) yield* FrontDoor.register(yield* front)
   })).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
 
 export const apiApp = <
@@ -66,14 +73,16 @@ export const apiApp = <
   XE,
   XR,
   XO = never,
-  LR = never
+  LR = never,
+  FR = never
 >(
   api: HttpApi.HttpApi<Id, Groups, E, R>,
   groups: Layer.Layer<HttpApiGroup.HttpApiGroup.ToService<Id, Groups>, GE, GR>,
   routes: Layer.Layer<XO, XE, XR>,
-  lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR> = Effect.succeed([])
+  lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR> = Effect.succeed([]),
+  front: Effect.Effect<ReadonlyArray<FrontDoor.NodeLane>, never, FR> = Effect.succeed([])
 ) =>
-  serveLean(lanes).pipe(
+  serveLean(lanes, front).pipe(
     Layer.provide(DocsLive("/docs")),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(ErrorHandlingLive),
@@ -140,14 +149,17 @@ export const listen = (name: string, portVariable: string, defaultPort: number) 
       requestTimeoutMs: Duration.toMillis(request),
       handlerTimeoutMs: Duration.toMillis(handler)
     }
-    return NodeHttpServer.layer(() => createHoldingServer(timeouts, limits), { host, port }).pipe(
-      Layer.mapError((cause) =>
-        new ListenError({
-          message: `the ${name} cannot listen on ${host}:${port} (${portVariable}): ${reason(cause)}`,
-          cause
-        })
+    const door = FrontDoor.make()
+    return NodeHttpServer.layer(() => FrontDoor.install(createHoldingServer(timeouts, limits), door), { host, port })
+      .pipe(
+        Layer.merge(Layer.succeed(FrontDoor.FrontDoor, door)),
+        Layer.mapError((cause) =>
+          new ListenError({
+            message: `the ${name} cannot listen on ${host}:${port} (${portVariable}): ${reason(cause)}`,
+            cause
+          })
+        )
       )
-    )
   }))
 
 /** An app layer served by a real server, logging its address. */

@@ -2,8 +2,10 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, ShoalApi, Waves as Api } from "@shoal/domain"
 import { Effect } from "effect"
-import { makeKeyCheck } from "../Auth.js"
+import { makeKeyCheck, makeKeyCheckNow } from "../Auth.js"
+import { rateLimitHeaders } from "../Auth/RateLimiter.js"
 import { authenticatedLane } from "../Http/FastLane.js"
+import { type NodeLane, writeJson } from "../Http/FrontDoor.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { declaresBody } from "../Http/RequestChecks.js"
@@ -97,4 +99,31 @@ export const HeartbeatLane = Effect.gen(function*() {
     ({ principal }) => Effect.map(waves.heartbeat(principal), (r) => ({ status: "success", ...r })),
     (request) => !declaresBody(request.headers)
   )
+})
+
+/**
+ * The heartbeat at the front door (src/Http/FrontDoor.ts), ahead of even the fast lane: a call without a body from
+ * a key whose principal is cached, within its limit, is an in-memory touch answered on Node's response. The rest
+ * goes on to the fast lane and the general path.
+ */
+export const HeartbeatFrontLane = Effect.gen(function*() {
+  const waves = yield* Waves
+  const check = yield* makeKeyCheckNow
+  const clock = yield* Effect.clock
+  const lane: NodeLane = {
+    method: "POST",
+    path: "/api/agent/heartbeat",
+    answer: (request, response) => {
+      if (declaresBody(request.headers as Record<string, string | undefined>)) return false
+      const now = clock.unsafeCurrentTimeMillis()
+      const checked = check(request.headers, now)
+      if (checked === undefined) return false
+      writeJson(response, 200, rateLimitHeaders(checked.decision), {
+        status: "success",
+        ...waves.heartbeatAt(checked.principal, now)
+      })
+      return true
+    }
+  }
+  return lane
 })

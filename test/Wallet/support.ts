@@ -1,5 +1,4 @@
 import { FetchHttpClient, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import * as ShoalClient from "@shoal/client"
@@ -9,6 +8,7 @@ import { listen } from "../../src/Http/Serve.js"
 import { agentApi, EventWorkers, Maintenance, Services, Singletons, WalletApiApp } from "../../src/main.js"
 import { configLayer } from "../support/TestApp.js"
 import { TestDatabase } from "../support/TestDatabase.js"
+import { TestServer } from "../support/TestServer.js"
 
 /** Where the test's wallet API listens (its own port, as in production). */
 export class WalletUrl extends Context.Tag("test/WalletUrl")<WalletUrl, string>() {}
@@ -48,7 +48,7 @@ export const WalletTestApp = (config: Record<string, string> = {}, mode: WalletM
       // the services stay visible: a test can run a sweeper beside the app under its own clock
       Layer.provideMerge(Services),
       Layer.provideMerge(Singletons),
-      Layer.provideMerge(NodeHttpServer.layerTest),
+      Layer.provideMerge(TestServer),
       Layer.provideMerge(TestDatabase),
       Layer.provide(configLayer({ ...config, ...rpc }))
     )

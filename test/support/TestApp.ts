@@ -1,5 +1,4 @@
 import { HttpClient } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import { layer } from "@effect/vitest"
 import * as ShoalClient from "@shoal/client"
@@ -7,6 +6,7 @@ import { Accounts as Api } from "@shoal/domain"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { agentApi, EventWorkers, Maintenance, Services, Singletons } from "../../src/main.js"
 import { TestDatabase } from "./TestDatabase.js"
+import { TestServer } from "./TestServer.js"
 
 /** `config` over the environment; sign-ups are not limited unless a test says so (suites sign up hundreds). */
 /**
@@ -40,7 +40,7 @@ export const AppNode = <E, R, E2 = never, R2 = never>(
   Layer.mergeAll(agentApi(routes), EventWorkers, Maintenance).pipe(
     Layer.provide(Services),
     Layer.provideMerge(Singletons),
-    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(TestServer),
     Layer.provideMerge(database)
   )
 

@@ -1,0 +1,78 @@
+import { Context, Effect } from "effect"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+
+/**
+ * A front-door lane answers the plain case of one hot call on Node's own request and response, before Effect's
+ * HTTP server makes the request a fiber: for a call that is an in-memory touch (the heartbeat, every 15 minutes
+ * from every agent), that fiber and its response plumbing cost more than the call itself. `answer` either writes
+ * the whole answer synchronously and says `true`, or writes nothing and says `false`, and the request goes on to
+ * the app as usual (src/Http/FastLane.ts, then the router): every other case, error and envelope has one
+ * implementation there. A lane must answer exactly what the general path would (test/Http/FrontDoor.test.ts).
+ */
+export interface NodeLane {
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly answer: (request: IncomingMessage, response: ServerResponse) => boolean
+}
+
+/** A JSON answer written whole, headers in the order the general path writes them (then the body's own). */
+export const writeJson = (
+  response: ServerResponse,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  body: unknown
+) => {
+  const text = JSON.stringify(body)
+  response.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text)
+  })
+  response.end(text)
+}
+
+/** The lanes in front of one HTTP server: registered by the app once its services are built. */
+export class FrontDoor extends Context.Tag("Http/FrontDoor")<FrontDoor, {
+  readonly lanes: Map<string, NodeLane>
+}>() {}
+
+export const make = (): Context.Tag.Service<FrontDoor> => ({ lanes: new Map() })
+
+/** The lanes, registered for as long as the scope is open. */
+export const register = (lanes: ReadonlyArray<NodeLane>) =>
+  Effect.flatMap(Effect.serviceOption(FrontDoor), (door) => {
+    if (door._tag === "None" || lanes.length === 0) return Effect.void
+    const map = door.value.lanes
+    return Effect.acquireRelease(
+      Effect.sync(() => lanes.forEach((lane) => map.set(lane.path, lane))),
+      () => Effect.sync(() => lanes.forEach((lane) => map.get(lane.path) === lane && map.delete(lane.path)))
+    )
+  })
+
+/**
+ * Puts the door's lanes in front of every listener of the server's "request" event: a request a lane answers
+ * reaches no listener (the app's handler, the handler timeout's bookkeeping); any other does, as before. A lane that
+ * throws before writing leaves the request to the app.
+ */
+export const install = (server: Server, door: Context.Tag.Service<FrontDoor>) => {
+  const emit = server.emit
+  server.emit = function(this: Server, event: string | symbol, ...args: Array<any>): boolean {
+    if (event === "request" && door.lanes.size > 0) {
+      const request = args[0] as IncomingMessage
+      const lane = door.lanes.get(request.url ?? "")
+      if (lane !== undefined && lane.method === request.method) {
+        const response = args[1] as ServerResponse
+        try {
+          if (lane.answer(request, response)) return true
+        } catch (error) {
+          if (response.headersSent) {
+            response.destroy(error as Error)
+            return true
+          }
+        }
+      }
+    }
+    return emit.apply(this, [event, ...args] as Parameters<Server["emit"]>)
+  } as Server["emit"]
+  return server
+}
