@@ -12,6 +12,7 @@ import * as Path from "node:path"
 import { isPrefixed } from "../src/Dns/Records.js"
 import type { IdentityRecords } from "../src/Dns/RecordSource.js"
 import { dnsperf, type DnsperfResult, ensureInstalled } from "./dnsperf.js"
+import { report } from "./support.js"
 
 const GOAL = 0.25
 const CLIENTS = 4
@@ -233,6 +234,13 @@ export const compareWithNsd = async (
     console.log(
       `ratio shoal/nsd ${(shoal.qps / reference.qps).toFixed(2)} queries/s (goal >= ${GOAL.toFixed(2)}; slices ${per})`
     )
+    report({
+      bench: "dns",
+      measure: "TXT queries/s vs NSD, both under dnsperf",
+      value: `${shoal.qps.toFixed(0)} vs ${reference.qps.toFixed(0)} q/s`,
+      figure: shoal.qps / reference.qps,
+      goal: { atLeast: GOAL }
+    })
   } finally {
     await stopNsd(nsd)
   }

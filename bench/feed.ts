@@ -9,7 +9,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import pg from "pg"
-import { alternatingSlices, freePort, load, seconds, startTs, waitFor } from "./support.js"
+import { alternatingSlices, freePort, load, report, seconds, startTs, waitFor } from "./support.js"
 
 const AUTHORS = Number(process.env.BENCH_AUTHORS ?? 1_000)
 const POSTS_PER_AUTHOR = Number(process.env.BENCH_POSTS_PER_AUTHOR ?? 100)
@@ -148,6 +148,13 @@ const measure = async (database: string | undefined) => {
         (non2xx > 0 ? `  (${non2xx} non-2xx/errors!)` : "")
     )
     console.log(`  ratio ${ratio.toFixed(2)}× (goal ≥ 0.30×)`)
+    report({
+      bench: "feed",
+      measure: `feed page of 20 posts vs hello-world (${database ? "server" : "embedded"})`,
+      value: `${page.mean.toFixed(0)} vs ${hw.mean.toFixed(0)} req/s`,
+      figure: ratio,
+      goal: { atLeast: 0.3 }
+    })
   } finally {
     await Promise.all([shoal.stop(), hello.stop()])
     Fs.rmSync(dataDir, { recursive: true, force: true })

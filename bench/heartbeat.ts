@@ -6,7 +6,7 @@ import autocannon from "autocannon"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { cpuMs, freePort, load, seconds, startTs, waitFor } from "./support.js"
+import { cpuMs, freePort, load, report, seconds, startTs, waitFor } from "./support.js"
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000)
 
@@ -138,6 +138,13 @@ export const run = async () => {
         (non2xx > 0 ? `  (${non2xx} non-2xx/errors!)` : "")
     )
     console.log(`  ratio ${(beat / base).toFixed(2)}× (goal ≥ 0.90×)`)
+    report({
+      bench: "heartbeat",
+      measure: "heartbeats from 10,000 agents vs hello-world",
+      value: `${beat.toFixed(0)} vs ${base.toFixed(0)} req/s`,
+      figure: beat / base,
+      goal: { atLeast: 0.9 }
+    })
   } finally {
     await Promise.all([shoal.stop(), hello.stop()])
     Fs.rmSync(dataDir, { recursive: true, force: true })

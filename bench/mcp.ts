@@ -5,7 +5,7 @@ import autocannon from "autocannon"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { cpuMs, freePort, load, seconds, startTs, waitFor } from "./support.js"
+import { cpuMs, freePort, load, report, seconds, startTs, waitFor } from "./support.js"
 
 const mcpCalls = (url: string, key: string, options: { seconds: number; connections: number }) =>
   new Promise<autocannon.Result>((resolve, reject) => {
@@ -102,6 +102,13 @@ export const run = async () => {
       `  POST /mcp tools/call whoami  ${mcp.toFixed(0)} calls/s  p99 ${p99(mcpRuns)} ms${cpuText(mcpCpu)}` +
         (bad(mcpRuns) > 0 ? `  (${bad(mcpRuns)} non-2xx/errors!)` : "")
     )
+    report({
+      bench: "mcp",
+      measure: "MCP tools/call whoami vs GET /api/agent/me",
+      value: `${mcp.toFixed(0)} vs ${rest.toFixed(0)} calls/s`,
+      figure: mcp / rest,
+      goal: { atLeast: 0.5 }
+    })
     console.log(
       `  ratio ${(mcp / rest).toFixed(2)}× (goal ≥ 0.50×)` +
         (restCpu !== undefined && mcpCpu !== undefined

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { freePort, type Proc, startNode, waitFor } from "./support.js"
+import { freePort, type Proc, report, startNode, waitFor } from "./support.js"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const SETTLE_MS = 5_000
@@ -43,13 +43,24 @@ const measure = async (args: ReadonlyArray<string>, env: Record<string, string>)
   }
 }
 
-const row = (label: string, goal: number | undefined, m: { rss: number; peak: number; ready: number }) =>
+const row = (label: string, goal: number | undefined, m: { rss: number; peak: number; ready: number }) => {
+  if (goal !== undefined) {
+    report({
+      bench: "memory",
+      measure: `resident 5 s after start, idle: ${label}`,
+      value: `${m.rss.toFixed(0)} MB`,
+      figure: Math.round(m.rss),
+      goal: { atMost: goal },
+      unit: "MB"
+    })
+  }
   console.log(
     `  ${label.padEnd(34)} ${m.rss.toFixed(0).padStart(4)} MB` +
       (goal === undefined ? "".padEnd(15) : `  (goal ≤ ${goal})`.padEnd(15)) +
       `  peak ${m.peak.toFixed(0)} MB, ready in ${m.ready.toFixed(1)} s` +
       (goal === undefined ? "" : m.rss <= goal ? "  ok" : "  OVER")
   )
+}
 
 const series = async (name: string, args: ReadonlyArray<string>, goals: boolean) => {
   console.log(`${name}: node ${args.join(" ")}`)

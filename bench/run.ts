@@ -1,5 +1,8 @@
-// `npm run bench -- <name…>`: runs the named benchmarks (all when none is named), each against its baseline.
+// `npm run bench -- <name…>`: runs the named benchmarks (all when none is named, or `all`), each against its
+// baseline, then prints every figure beside its goal, with the machine's load average before and after.
 import * as Fs from "node:fs"
+import * as Os from "node:os"
+import { summary } from "./support.js"
 
 const known = [
   "auth",
@@ -17,7 +20,10 @@ const known = [
 ]
   .filter((n) => Fs.existsSync(new URL(`./${n}.ts`, import.meta.url)))
 
-const names = process.argv.slice(2).filter((a) => !a.startsWith("-"))
+const names = process.argv.slice(2).filter((a) => !a.startsWith("-") && a !== "all")
+const loadAverage = () => Os.loadavg().map((l) => l.toFixed(1)).join(", ")
+const started = new Date()
+const loadBefore = loadAverage()
 for (const name of names.length > 0 ? names : known) {
   if (!known.includes(name)) {
     console.error(`unknown bench "${name}"; known: ${known.join(", ")}`)
@@ -31,3 +37,9 @@ for (const name of names.length > 0 ? names : known) {
     process.exitCode = 1
   }
 }
+
+console.log(
+  `\nsummary (${started.toISOString()}; ${Os.cpus().length} cores; load average ${loadBefore} before, ` +
+    `${loadAverage()} after; ${((Date.now() - started.getTime()) / 60_000).toFixed(1)} min)`
+)
+console.log(summary())

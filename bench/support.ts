@@ -169,3 +169,40 @@ export const alternatingSlices = async (options: {
   })
   return { base: summary(runs.base, cpu.base), target: summary(runs.target, cpu.target) }
 }
+
+/** One figure of a bench beside its goal, for the summary `npm run bench` prints at the end. */
+export interface Figure {
+  readonly bench: string
+  readonly measure: string
+  /** the figure and its baseline as printed, e.g. "4,618 vs 6,401 req/s" */
+  readonly value: string
+  /** the figure the goal is about, e.g. 0.72 (a ratio) or 196 (MB) */
+  readonly figure: number
+  readonly goal: { readonly atLeast: number } | { readonly atMost: number }
+  /** how the figure prints, "×" by default */
+  readonly unit?: string
+}
+
+const figures: Array<Figure> = []
+
+/** Records a figure for the summary. */
+export const report = (figure: Figure) => void figures.push(figure)
+
+export const met = (f: Figure) => "atLeast" in f.goal ? f.figure >= f.goal.atLeast : f.figure <= f.goal.atMost
+
+/** Every figure reported so far beside its goal, as a table. */
+export const summary = (): string => {
+  const unit = (f: Figure, n: number) => (f.unit ?? "×") === "×" ? `${n.toFixed(2)}×` : `${n} ${f.unit}`
+  const rows = figures.map((f) => [
+    f.bench,
+    f.measure,
+    f.value,
+    unit(f, f.figure),
+    "atLeast" in f.goal ? `≥ ${unit(f, f.goal.atLeast)}` : `≤ ${unit(f, f.goal.atMost)}`,
+    met(f) ? "met" : "NOT MET"
+  ])
+  const header = ["bench", "measure", "figure vs baseline", "result", "goal", ""]
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (r: ReadonlyArray<string>) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()
+  return [line(header), ...rows.map(line)].join("\n")
+}

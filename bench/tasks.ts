@@ -5,7 +5,7 @@
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { alternatingSlices, freePort, load, seconds, startTs, waitFor } from "./support.js"
+import { alternatingSlices, freePort, load, report, seconds, startTs, waitFor } from "./support.js"
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 1_000)
 
@@ -101,6 +101,13 @@ const measure = async (database: string | undefined) => {
         (non2xx > 0 ? `  (${non2xx} non-2xx/errors!)` : "")
     )
     console.log(`  ratio ${ratio.toFixed(2)}× (goal ≥ 0.30×)`)
+    report({
+      bench: "tasks",
+      measure: `page of 50 tasks vs hello-world (${database ? "server" : "embedded"})`,
+      value: `${page.mean.toFixed(0)} vs ${hw.mean.toFixed(0)} req/s`,
+      figure: ratio,
+      goal: { atLeast: 0.3 }
+    })
   } finally {
     await Promise.all([shoal.stop(), hello.stop()])
     Fs.rmSync(dataDir, { recursive: true, force: true })
