@@ -174,7 +174,11 @@ const measure = async (database: string | undefined) => {
   } finally {
     await before.stop()
   }
-  const after = await server(database, { WRITE_CONCURRENCY: "16" })
+  // BENCH_WRITE_CONCURRENCY: the admission's slots (else the server's default); WRITE_* settings pass through
+  const after = await server(
+    database,
+    process.env.BENCH_WRITE_CONCURRENCY ? { WRITE_CONCURRENCY: process.env.BENCH_WRITE_CONCURRENCY } : {}
+  )
   let afterRun: Awaited<ReturnType<typeof openLoop>>
   let loadAfter: number
   try {

@@ -35,7 +35,10 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     const changes = yield* ProfileChanges
     const outbox = yield* Outbox
     const embedded = Option.isSome(yield* Effect.serviceOption(Pglite))
-    const writes = yield* GroupCommit.make(yield* Effect.orDie(groupCommitConfig(embedded)))
+    const writes = yield* GroupCommit.make({
+      ...yield* Effect.orDie(groupCommitConfig(embedded)),
+      gather: outbox.gathered
+    })
     const balances = yield* BalanceChanges
     const rows = yield* TtlCache.make({
       capacity: 100_000,

@@ -38,7 +38,16 @@ type Outcome = Exit.Exit<unknown, unknown>
  * A group committer over the current SqlClient, its fiber living as long as `Scope`. With `enabled: false`, each
  * write is its own transaction, run in the caller's fiber (what a database server may prefer; see bench/README.md).
  */
-export const make = (options: { readonly maxBatch: number; readonly enabled: boolean }) =>
+export const make = (options: {
+  readonly maxBatch: number
+  readonly enabled: boolean
+  /**
+   * Wraps the batch's writes in its shared transaction (not a lone write's, nor the isolated retry's): Outbox's
+   * `gathered`, which stores every write's events in one statement at the end. Its own failure makes the batch run
+   * again isolated, like a write's.
+   */
+  readonly gather?: <A, E>(body: Effect.Effect<A, E>) => Effect.Effect<A, E | SqlError>
+}) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     if (!options.enabled) {
@@ -62,6 +71,15 @@ export const make = (options: { readonly maxBatch: number; readonly enabled: boo
     const isolated = (jobs: ReadonlyArray<Job>) =>
       Effect.forEach(jobs, (job) => Effect.exit(sql.withTransaction(job.write)))
 
+    const gather = <A>(body: Effect.Effect<A, FailedWrite>): Effect.Effect<A, FailedWrite> =>
+      options.gather === undefined
+        ? body
+        : options.gather(body).pipe(
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.fail(new FailedWrite())
+          )
+        )
+
     const settle = (jobs: ReadonlyArray<Job>, outcomes: ReadonlyArray<Outcome>) =>
       Effect.forEach(jobs, (job, i) => Deferred.done(job.done, outcomes[i]!), { discard: true })
 
@@ -70,7 +88,7 @@ export const make = (options: { readonly maxBatch: number; readonly enabled: boo
         // a single write needs no savepoint to fail alone: its own transaction is rolled back
         if (jobs.length === 1) return yield* settle(jobs, [yield* Effect.exit(sql.withTransaction(jobs[0]!.write))])
         // BEGIN or COMMIT failed → every request fails with that cause
-        const first = yield* Effect.exit(sql.withTransaction(optimistic(jobs)))
+        const first = yield* Effect.exit(sql.withTransaction(gather(optimistic(jobs))))
         if (Exit.isSuccess(first)) return yield* settle(jobs, first.value)
         if (!Cause.isFailType(first.cause) || !(first.cause.error instanceof FailedWrite)) {
           return yield* settle(jobs, jobs.map(() => Exit.die(Cause.squash(first.cause))))

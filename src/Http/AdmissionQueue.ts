@@ -12,8 +12,8 @@
  *
  * A queue shorter than `concurrency` is never shed, however slow: so up to twice `concurrency` clients writing
  * in a closed loop (each sending its next write once the last is answered: a queue that stands, but cannot grow)
- * are all served. Beyond that, an arrival is also shed at once when the queue ahead of it would take longer than
- * `maxWait` to drain at the rate requests have recently been leaving it: so the first seconds of an overload, before
+ * are all served. Beyond that, an arrival is also shed at once when the queue ahead of it and the requests in flight
+ * would take longer than `maxWait` to drain at the rate requests have recently been leaving: so the first seconds of an overload, before
  * CoDel has seen a whole interval, do not fill the queue with requests that will wait for seconds.
  *
  * A request whose turn comes after it waited longer than `maxWait` (one that found `concurrency` or more waiting
@@ -93,7 +93,12 @@ export class AdmissionQueue {
     if (this.live > 0) this.observe(now, now - this.oldest()!.at)
     if (this.live >= this.options.concurrency) {
       if (this.shedding) return this.shed(standing)
-      if (this.gap > 0 && (this.live + 1) * this.gap > this.options.maxWait) return this.shed(predicted)
+      // its latency: its wait for a slot (a release for each waiter ahead, and its own), then the service of the
+      // requests in flight with it (Little: `inFlight` releases' worth); on one database every request in flight
+      // queues for the same connection, so counting only the queue promised latencies `concurrency` times too low
+      if (this.gap > 0 && (this.live + 1 + this.inFlight) * this.gap > this.options.maxWait) {
+        return this.shed(predicted)
+      }
       if (this.live >= this.options.maxQueue) return this.shed(full)
     }
     const waiter: Waiter = { at: now, kept: this.live < this.options.concurrency, resume, gone: false }

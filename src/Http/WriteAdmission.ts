@@ -10,10 +10,10 @@ import { errorResponse } from "./ErrorEnvelope.js"
  * connection (or the pool) until every answer took seconds. Now writes beyond `WRITE_CONCURRENCY` in flight wait in
  * one queue; once that queue has stood longer than `WRITE_QUEUE_TARGET` for a whole `WRITE_QUEUE_INTERVAL`, new
  * writes are answered at once 503 `unavailable`, `Retry-After: 1`, details `{"reason":"overloaded"}`; so are those
- * the queue ahead would hold longer than `WRITE_LATENCY_TARGET` at its recent pace. A queue shorter than
- * `WRITE_CONCURRENCY` is never shed: a burst, or a closed loop, of up to twice that many writers is served whole. A shed
- * request was never handled (its body not even read), so it is safe to retry as it is. A write that waited longer
- * than `WRITE_LATENCY_TARGET` when its turn comes is shed then, rather than applied late.
+ * the queue ahead and the writes in flight would hold longer than `WRITE_LATENCY_TARGET` at its recent pace. A queue
+ * shorter than `WRITE_CONCURRENCY` is never shed: a burst, or a closed loop, of up to twice that many writers is
+ * served whole. A shed request was never handled (its body not even read), so it is safe to retry as it is. A write
+ * that waited longer than `WRITE_LATENCY_TARGET` when its turn comes is shed then, rather than applied late.
  *
  * One queue per process, shared by both servers: they write to the same database. Off by default (0) until its
  * latency target is shown on a quiet machine (bench/README.md "overload"); 16 is the setting the bench measures.

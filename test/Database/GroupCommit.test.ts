@@ -18,7 +18,8 @@ layer(Deps)("group commit", (it) => {
       const outbox = yield* Outbox
       const table = sql(`gc_${randomUUID().replace(/-/g, "")}`)
       yield* sql`CREATE TABLE ${table} (id int PRIMARY KEY, v text NOT NULL)`
-      const writes = yield* GroupCommit.make({ maxBatch: 64, enabled: true })
+      // as Profiles makes it: the batch's events gathered into one insert at its end
+      const writes = yield* GroupCommit.make({ maxBatch: 64, enabled: true, gather: outbox.gathered })
       const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()] as Array<Ids.UserId>
       const write = (id: number, v: string, recipient: Ids.UserId) =>
         Effect.zipRight(
@@ -57,6 +58,36 @@ layer(Deps)("group commit", (it) => {
       const events = yield* sql<{ recipient_id: string }>`
         SELECT recipient_id FROM events WHERE recipient_id IN (${a}, ${b}, ${c})`
       expect(events.map((e) => e.recipient_id).sort()).toEqual([a, c].sort())
+    }))
+
+  it.scoped("a batch's events, gathered into one insert, are stored with their writes, one per write", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const outbox = yield* Outbox
+      const table = sql(`gc_${randomUUID().replace(/-/g, "")}`)
+      yield* sql`CREATE TABLE ${table} (id int PRIMARY KEY, v text NOT NULL)`
+      const writes = yield* GroupCommit.make({ maxBatch: 64, enabled: true, gather: outbox.gathered })
+      const recipients = Array.from({ length: 5 }, () => randomUUID() as Ids.UserId)
+      const hold = yield* Deferred.make<void>()
+      const holding = yield* Effect.fork(writes.submit(Deferred.await(hold)))
+      yield* sleep(50)
+      const batch = yield* Effect.forEach(recipients, (r, i) =>
+        Effect.fork(writes.submit(Effect.zipRight(
+          outbox.emit([r], "profile.updated", { handle: `h${i}`, fields: ["bio"] }),
+          sql`INSERT INTO ${table} (id, v) VALUES (${i}, ${r})`
+        ))))
+      yield* sleep(50)
+      yield* Deferred.succeed(hold, undefined)
+      yield* Fiber.join(holding)
+      yield* Effect.forEach(batch, Fiber.join)
+      expect((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ${table}`)[0]!.n).toBe(5)
+      const events = yield* sql<{ recipient_id: string; cursor: string; data: { handle: string } }>`
+        SELECT recipient_id, cursor::text, data FROM events WHERE recipient_id IN ${sql.in(recipients)}
+        ORDER BY cursor`
+      // one event each, in submission order, with its own data, in one contiguous block of cursors
+      expect(events.map((e) => e.recipient_id)).toEqual(recipients)
+      expect(events.map((e) => e.data.handle)).toEqual(["h0", "h1", "h2", "h3", "h4"])
+      expect(Number(events[4]!.cursor) - Number(events[0]!.cursor)).toBe(4)
     }))
 
   it.scoped("a lone write that fails rolls its transaction back; the committer goes on", () =>
