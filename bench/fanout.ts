@@ -106,20 +106,26 @@ const memory = async (base: string, pid: number) => {
   let stats: Stats | undefined
   const series: Array<string> = []
   const rss: Array<number> = []
+  const retained: Array<Stats> = []
   for (let i = 0; i < 6; i++) {
     stats = (await (await fetch(`${base}/bench/stats`)).json()) as Stats
     await sleep(750)
-    // the first reads still see pages V8 is about to give back: the median of the last four
-    if (i >= 2) rss.push(rssKb(pid) * 1024)
+    // the first reads still see pages V8 is about to give back and objects a finished request let go: the
+    // median of the last four
+    if (i >= 2) {
+      rss.push(rssKb(pid) * 1024)
+      retained.push(stats)
+    }
     series.push(`${(stats.heapTotal / 1048576).toFixed(0)}/${(rssKb(pid) / 1024).toFixed(0)}`)
   }
   if (process.env.BENCH_DEBUG) console.log(`  heapTotal/RSS MB after each GC: ${series.join(" ")}`)
   stats = stats!
+  const median = (of: (s: Stats) => number) => percentile(retained.map(of), 50)
   return {
     rss: percentile(rss, 50),
-    heap: stats.heapUsed,
+    heap: median((s) => s.heapUsed),
     heapTotal: stats.heapTotal,
-    external: stats.external,
+    external: median((s) => s.external),
     wasm: stats.wasm ?? 0
   }
 }
@@ -302,7 +308,11 @@ export const run = async (): Promise<void> => {
       const num = xs.reduce((a, x, i) => a + (x - mx) * (ys[i]! - my), 0)
       return num / xs.reduce((a, x) => a + (x - mx) ** 2, 0)
     }
-    const marginal = (m: typeof result) => slope(m, (x) => x.rss)
+    // what the process keeps per socket: live V8 objects, buffers outside the heap and the embedded database's
+    // memory, after full GCs. RSS also counts pages the GC and malloc have not given back yet, which depend on what
+    // ran before (seeding 10,000 accounts, the connect storm): printed beside it, not a goal figure
+    const retained = (x: typeof result.after) => x.heap + x.external + x.wasm
+    const marginal = (m: typeof result) => slope(m, retained)
     const perConn = (m: typeof result) => ({
       rss: (m.after.rss - m.before.rss) / SOCKETS,
       heap: (m.after.heap - m.before.heap) / SOCKETS,
@@ -318,15 +328,19 @@ export const run = async (): Promise<void> => {
         ` ${process.env.BENCH_DATABASE_URL ? "PostgreSQL server" : "embedded database"}`
     )
     console.log(
-      `  memory per connection    raw ws: RSS ${kb(marginal(baseline))} KB   Shoal: RSS ${kb(marginal(result))} KB` +
+      `  memory per connection    raw ws ${kb(marginal(baseline))} KB   Shoal ${kb(marginal(result))} KB` +
         `   goal ≤ 8 KB ${marginal(result) <= 8 * 1024 ? "(met)" : "(NOT met)"}` +
-        `   (slope over ${STEPS} steps of ${SOCKETS / STEPS} sockets; heap slope raw ${
-          kb(slope(baseline, (x) => x.heap))
-        } / Shoal ${kb(slope(result, (x) => x.heap))} KB)`
+        `   (heap + external + embedded database, slope over ${STEPS} steps of ${SOCKETS / STEPS} sockets;` +
+        ` RSS slope raw ${kb(slope(baseline, (x) => x.rss))} / Shoal ${kb(slope(result, (x) => x.rss))} KB)`
     )
     console.log(
-      `    RSS MB at each step: raw ${baseline.steps.map((s) => (s.memory.rss / 1048576).toFixed(1)).join(" ")};` +
-        ` Shoal ${result.steps.map((s) => (s.memory.rss / 1048576).toFixed(1)).join(" ")}`
+      `    heap+external+db / RSS MB at each step: raw ${
+        baseline.steps.map((s) => `${(retained(s.memory) / 1048576).toFixed(1)}/${(s.memory.rss / 1048576).toFixed(0)}`)
+          .join(" ")
+      }; Shoal ${
+        result.steps.map((s) => `${(retained(s.memory) / 1048576).toFixed(1)}/${(s.memory.rss / 1048576).toFixed(0)}`)
+          .join(" ")
+      }`
     )
     console.log(
       `    all ${SOCKETS} from none: raw ws RSS ${kb(rawPer.rss)} KB, heap ${kb(rawPer.heap)} KB;` +

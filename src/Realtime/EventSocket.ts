@@ -214,20 +214,36 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
         )
       }
       ws.on("message", onMessage).on("pong", onPong).on("error", onError).once("close", onClose)
-      if (header !== undefined) runFork(start(s, header))
+      return s
     }
 
-    /** Takes the request's socket and upgrades it; the session starts with `header`'s principal if it had one. */
+    /**
+     * Takes the request's socket and upgrades it; with a key from the header, the session starts in the caller's
+     * fiber (the request's: no fiber of its own per connect), a resume's replay in a fiber of its own.
+     */
     const accept = (
       request: HttpServerRequest.HttpServerRequest,
       header: Auth.Principal | undefined,
       after?: number
-    ) => {
-      const req: IncomingMessage = takeOver(request)
-      const tcp = req.socket
-      // clients send nothing before the 101, so the upgrade carries no buffered head
-      wss.handleUpgrade(req, tcp, Buffer.alloc(0), (ws) => session(ws, tcp, header, after))
-    }
+    ): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const req: IncomingMessage = takeOver(request)
+        const tcp = req.socket
+        let inline = true
+        let started: Session | undefined
+        // clients send nothing before the 101, so the upgrade carries no buffered head
+        wss.handleUpgrade(req, tcp, Buffer.alloc(0), (ws) => {
+          const s = session(ws, tcp, header, after)
+          // ws calls back at once; should it ever call back later, the session starts on its own
+          if (inline) started = s
+          else if (header !== undefined) runFork(start(s, header))
+        })
+        inline = false
+        if (started === undefined || header === undefined) return Effect.void
+        return after === undefined
+          ? start(started, header)
+          : Effect.asVoid(Effect.sync(() => runFork(start(started!, header))))
+      })
 
     return { accept } as const
   }),

@@ -58,7 +58,7 @@ const handler = Effect.gen(function*() {
           return errorResponse(400, "invalid_request", e.message, e.details)
         }
       }
-      sockets.accept(request, header, after)
+      yield* sockets.accept(request, header, after)
       return HttpServerResponse.empty()
     })
 })
