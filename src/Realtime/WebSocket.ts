@@ -69,7 +69,7 @@ export const WebSocketLive = HttpApiBuilder.Router.use((router) =>
 
 /**
  * The same handler ahead of the router and the middleware (src/Http/FastLane.ts): a connect storm of 10,000 sockets
- * spent most of its time there. Only the exact path comes this way (a `?after=` resume takes the router), and only
+ * is 10,000 requests through them (bench/README.md, fanout). Only the exact path comes this way (a `?after=` resume takes the router), and only
  * a request without a body, so the middleware would have nothing to check; the handler answers every case itself
  * (its failures, a database error on the cursor check, fall to the general path as every lane's do).
  */
