@@ -49,6 +49,7 @@ import { AgentHub } from "./Realtime/AgentHub.js"
 import { Blocks } from "./Realtime/Blocks.js"
 import { DispatcherLive } from "./Realtime/Dispatcher.js"
 import { Events } from "./Realtime/Events.js"
+import { EventSocket } from "./Realtime/EventSocket.js"
 import { ExpanderLive } from "./Realtime/Expander.js"
 import { EventsHttpLive } from "./Realtime/Http.js"
 import { Notifier } from "./Realtime/Notifier.js"
@@ -60,7 +61,7 @@ import { SweeperLive } from "./Realtime/Sweeper.js"
 import { Deliveries } from "./Realtime/Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Realtime/Webhooks/Secrets.js"
 import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
-import { WebSocketLive } from "./Realtime/WebSocket.js"
+import { EventSocketLane, WebSocketLive } from "./Realtime/WebSocket.js"
 import { Social } from "./Social.js"
 import { FeedPages } from "./Social/FeedPages.js"
 import { SocialHttpLive, SocialShortHttpLive } from "./Social/Http.js"
@@ -119,7 +120,8 @@ export const Services = Layer.mergeAll(
   Events.Default,
   Deliveries.Default,
   WebhookSecrets.Default,
-  SocketAuth.Default,
+  // the event socket's sessions, which its route and its lane share
+  EventSocket.Default.pipe(Layer.provideMerge(SocketAuth.Default)),
   Wallet.Default,
   Bounties.Default,
   Projects.Default,
@@ -174,7 +176,7 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       routes
     ),
     // the hottest calls, answered ahead of the router in their plain case (src/Http/FastLane.ts)
-    Effect.all([HeartbeatLane, MeLane, McpLane]),
+    Effect.all([HeartbeatLane, MeLane, McpLane, EventSocketLane]),
     // …and the heartbeat's plain case even before Effect's HTTP server (src/Http/FrontDoor.ts)
     Effect.all([HeartbeatFrontLane])
   )

@@ -1,0 +1,251 @@
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type { Auth } from "@shoal/domain"
+import { Events } from "@shoal/domain"
+import { Config, Duration, Effect, type Fiber, FiberSet } from "effect"
+import type { IncomingMessage } from "node:http"
+import type { Socket as TcpSocket } from "node:net"
+import { type WebSocket, WebSocketServer } from "ws"
+import { Heartbeat } from "../Auth/Heartbeat.js"
+import { closeListenersToKeep } from "../Http/HoldingServer.js"
+import { AgentHub } from "./AgentHub.js"
+import { Connection } from "./Connection.js"
+import { EventsRepo } from "./EventsRepo.js"
+import { SocketAuth } from "./SocketAuth.js"
+
+const PAGE = 500
+const { rateLimited, unauthorized } = Events.CloseCodes
+
+type Frame = { readonly type?: unknown; readonly [k: string]: unknown }
+
+const parseFrame = (data: Buffer): Frame | undefined => {
+  try {
+    const value: unknown = JSON.parse(data.toString("utf8"))
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Frame : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const errorFrame = (message: string) => JSON.stringify({ type: "error", message })
+
+/**
+ * Takes the upgraded TCP socket away from the HTTP layer: its response is marked finished (so nothing is written
+ * after the 101), and `ws` owns the socket from here on. An open socket then costs plain objects and callbacks,
+ * not a suspended request fiber with its whole middleware stack (≈ 70 KB each when we kept one).
+ */
+const takeOver = (request: HttpServerRequest.HttpServerRequest) => {
+  const req = NodeHttpServerRequest.toIncomingMessage(request)
+  const res = NodeHttpServerRequest.toServerResponse(request)
+  res.detachSocket(req.socket)
+  ;(res as { finished: boolean }).finished = true
+  // the server's own "close" listener would keep the finished request fiber (and its context) alive as long as
+  // the socket; Node's HTTP parser removed its listeners at the upgrade, so what is left here is only that one
+  const kept = closeListenersToKeep(req.socket)
+  req.socket.removeAllListeners("close")
+  for (const listener of kept) req.socket.once("close", listener)
+  return req
+}
+
+/** One socket's state before and after it authenticates (the connection, once it has one). */
+class Session {
+  conn: Connection | undefined = undefined
+  /** an auth frame (or a header key) is being or was checked: later frames before `ready` are ignored */
+  authenticating = false
+  closed = false
+  hangUp: ReturnType<typeof setTimeout> | undefined = undefined
+  authTimer: Fiber.RuntimeFiber<void> | undefined = undefined
+  constructor(readonly ws: WebSocket, readonly tcp: TcpSocket, readonly after: number | undefined) {}
+}
+
+const kSession = Symbol("Realtime/Session")
+type WithSession = WebSocket & { [kSession]: Session }
+const sessionOf = (ws: WebSocket) => (ws as WithSession)[kSession]
+
+/**
+ * The event socket's sessions, apart from the HTTP route that checks the request (src/Realtime/WebSocket.ts): the
+ * route and its fast lane (the plain case, ahead of the router) both hand an upgrade here. Key in a header (checked
+ * by the route) or in a first frame `{"type":"auth","api_key":…}` within 10 s (else close 4401). Then `ready` with
+ * the current cursor, the replay of `?after=` if asked, and live events; ping/pong and ack frames; WebSocket pings
+ * from the hub's keep-alive.
+ */
+export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSocket", {
+  scoped: Effect.gen(function*() {
+    const hub = yield* AgentHub
+    const repo = yield* EventsRepo
+    const auth = yield* SocketAuth
+    const heartbeat = yield* Heartbeat
+    const maxBuffered = yield* Config.integer("WS_MAX_BUFFERED_BYTES").pipe(Config.withDefault(1024 * 1024))
+    const authTimeout = yield* Config.duration("WS_AUTH_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
+    // what a socket's callbacks start runs in a set owned by this route's scope: interrupted at shutdown, never leaked
+    const runFork = yield* FiberSet.makeRuntime<never>()
+    // after closing a socket that never authenticated, how long its peer has to answer the close frame before the
+    // socket is destroyed (ws waits 30 s: a client ignoring the 4401 of its deadline would hold its socket three
+    // times as long). Authenticated sockets keep ws's 30 s, so a slow reader still gets its 4008 and cursor.
+    const closeTimeout = Duration.toMillis(
+      yield* Config.duration("WS_CLOSE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5)))
+    )
+    // a frame past maxPayload closes the socket with 1009 before it is buffered whole
+    const maxPayload = yield* Config.integer("WS_MAX_PAYLOAD_BYTES").pipe(Config.withDefault(64 * 1024))
+    const authNotice = `authenticate within ${Duration.format(authTimeout)}: {"type":"auth","api_key":…}`
+    const wss = new WebSocketServer({ noServer: true, maxPayload, clientTracking: false })
+    yield* Effect.addFinalizer(() => Effect.sync(() => wss.close()))
+
+    const drained = (conn: Connection): Effect.Effect<void> =>
+      conn.buffered < maxBuffered / 2 || conn.closed
+        ? Effect.void
+        : Effect.zipRight(
+          Effect.async<void>((resume) => {
+            const done = () => resume(Effect.void)
+            conn.tcp.once("drain", done).once("close", done)
+            return Effect.sync(() => conn.tcp.off("drain", done).off("close", done))
+          }),
+          Effect.suspend(() => drained(conn))
+        )
+
+    /** backfill → cut-over → live: pages from the database, then what the dispatcher handed over meanwhile */
+    const replay = (conn: Connection) =>
+      Effect.gen(function*() {
+        while (!conn.closed) {
+          const rows = yield* Effect.orDie(repo.forRecipient(conn.userId, conn.lastSent, PAGE))
+          for (const row of rows) conn.replay(row)
+          if (rows.length === PAGE) yield* drained(conn)
+          else if (conn.goLive()) return
+        }
+      })
+
+    /** Closes a socket that has not authenticated; it is destroyed if its peer does not answer in time. */
+    const refuse = (s: Session, code: number, reason: string) => {
+      s.ws.close(code, reason)
+      s.hangUp ??= setTimeout(() => s.ws.terminate(), closeTimeout)
+    }
+
+    const start = (s: Session, principal: Auth.Principal) =>
+      Effect.gen(function*() {
+        if (s.closed) return
+        const c = new Connection(s.ws, s.tcp, principal.id, principal.keyHash, maxBuffered, 0)
+        s.conn = c
+        const position = yield* hub.attach(c, principal.userType)
+        // closed while attaching: the close handler may have run before the hub knew it
+        if (s.closed) return yield* hub.detach(c)
+        c.lastSent = s.after ?? position
+        if (principal.userType === "agent") yield* hub.touch(c.userId)
+        yield* heartbeat.touch(c.userId)
+        c.sendText(JSON.stringify({ type: "ready", cursor: position }))
+        if (s.after !== undefined) yield* replay(c)
+        else c.goLive()
+      }).pipe(
+        // a socket that cannot go live is closed, so its client resumes elsewhere instead of waiting forever
+        Effect.catchAllCause((cause) =>
+          Effect.zipRight(Effect.logWarning("event socket failed to start", cause), Effect.sync(() => s.ws.close(1011)))
+        )
+      )
+
+    // one listener of each kind for every socket (`this` is the socket; its session hangs off it), not a set of
+    // closures per socket: 10,000 open sockets are 10,000 small objects, not 50,000
+    function onMessage(this: WebSocket, data: Buffer) {
+      const s = sessionOf(this)
+      const frame = parseFrame(data)
+      const c = s.conn
+      if (c === undefined) {
+        // frames that follow the auth frame before it is checked are ignored
+        if (s.authenticating) return
+        s.authenticating = true
+        if (frame?.type !== "auth" || typeof frame.api_key !== "string") {
+          return refuse(s, unauthorized, "authenticate first: {\"type\":\"auth\",\"api_key\":…}")
+        }
+        runFork(Effect.flatMap(auth.check(frame.api_key), (result) => {
+          if (result._tag === "Ok") return start(s, result.principal)
+          refuse(
+            s,
+            result._tag === "RateLimited" ? rateLimited : unauthorized,
+            result._tag === "RateLimited"
+              ? `rate limited; retry after ${result.retryAfter} s`
+              : "the API key is unknown or revoked"
+          )
+          return Effect.void
+        }))
+        return
+      }
+      switch (frame?.type) {
+        case "ping":
+          c.sendText("{\"type\":\"pong\"}")
+          return void runFork(heartbeat.touch(c.userId))
+        case "ack":
+          return void runFork(heartbeat.touch(c.userId))
+        case "pong":
+          return
+        case "auth":
+          return c.sendText(errorFrame("already authenticated"))
+        default:
+          return c.sendText(errorFrame("expected a JSON frame of type ping, pong, ack or auth"))
+      }
+    }
+    function onPong(this: WebSocket) {
+      const conn = sessionOf(this).conn
+      if (conn !== undefined) conn.alive = true
+    }
+    // a protocol error (a frame past maxPayload: 1009) closes the socket: its peer gets the same short while to answer
+    function onError(this: WebSocket) {
+      const s = sessionOf(this)
+      s.hangUp ??= setTimeout(() => s.ws.terminate(), closeTimeout)
+    }
+    function onClose(this: WebSocket) {
+      const s = sessionOf(this)
+      s.closed = true
+      clearTimeout(s.hangUp)
+      if (s.authTimer !== undefined) runFork(s.authTimer.interruptAsFork(s.authTimer.id()))
+      if (s.conn !== undefined) {
+        s.conn.closed = true
+        runFork(hub.detach(s.conn))
+      }
+    }
+
+    const session = (ws: WebSocket, tcp: TcpSocket, header: Auth.Principal | undefined, after: number | undefined) => {
+      const s = new Session(ws, tcp, after)
+      ;(ws as WithSession)[kSession] = s
+      // a key in the header was checked: frames before `ready` are not an auth frame
+      if (header !== undefined) s.authenticating = true
+      else {
+        s.authTimer = runFork(
+          Effect.sleep(authTimeout).pipe(Effect.zipRight(Effect.sync(() => {
+            if (s.conn === undefined) refuse(s, unauthorized, authNotice)
+          })))
+        )
+      }
+      ws.on("message", onMessage).on("pong", onPong).on("error", onError).once("close", onClose)
+      return s
+    }
+
+    /**
+     * Takes the request's socket and upgrades it; with a key from the header, the session starts in the caller's
+     * fiber (the request's: no fiber of its own per connect), a resume's replay in a fiber of its own.
+     */
+    const accept = (
+      request: HttpServerRequest.HttpServerRequest,
+      header: Auth.Principal | undefined,
+      after?: number
+    ): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const req: IncomingMessage = takeOver(request)
+        const tcp = req.socket
+        let inline = true
+        let started: Session | undefined
+        // clients send nothing before the 101, so the upgrade carries no buffered head
+        wss.handleUpgrade(req, tcp, Buffer.alloc(0), (ws) => {
+          const s = session(ws, tcp, header, after)
+          // ws calls back at once; should it ever call back later, the session starts on its own
+          if (inline) started = s
+          else if (header !== undefined) runFork(start(s, header))
+        })
+        inline = false
+        if (started === undefined || header === undefined) return Effect.void
+        return after === undefined
+          ? start(started, header)
+          : Effect.asVoid(Effect.sync(() => runFork(start(started!, header))))
+      })
+
+    return { accept } as const
+  }),
+  dependencies: [EventsRepo.Default]
+}) {}
