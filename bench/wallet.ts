@@ -1,7 +1,8 @@
 // `npm run bench -- wallet`: Gem transfers per second through the wallet API (POST /api/gems/transfer: auth,
 // validation, the account actor, the ledger transaction with its event) against the SQL a correct transfer needs,
-// issued directly through the database driver (BEGIN; lock both accounts in id order; the conditional apply; the
-// recipient's gems.earned event in the outbox, ordered as the app orders it; COMMIT), same concurrency, same run,
+// issued directly through the database driver (BEGIN; lock both accounts in id order and apply conditionally in one
+// statement; the recipient's gems.earned event in the outbox, ordered as the app orders it and, on a server, sent
+// with COMMIT in one script as the app sends it), same concurrency, same run,
 // in alternating slices (BENCH_SLICES, default 3) so background load hits both alike. The ledger alone (without the
 // event) is measured too, for reference. Goal: ratio ≥ 0.5 against ledger + event. Embedded database; with
 // BENCH_DATABASE_URL (a fresh database) also on a PostgreSQL server. Findings: bench/README.md.
@@ -14,6 +15,7 @@ import pg from "pg"
 import * as Database from "../src/Database/Database.js"
 import { runMigrations } from "../src/Database/Migrations.js"
 import * as PgliteClient from "../src/Database/PgliteClient.js"
+import { inlineParams } from "../src/Database/SqlArrays.js"
 import { cpuMs, freePort, seconds, startTs, waitFor } from "./support.js"
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50)
@@ -51,21 +53,25 @@ const pair = (i: number) => {
   return { from, to }
 }
 
-// the ledger's two statements, as src/Wallet/LedgerRepo.ts issues them for a transfer
-const LOCK = `SELECT id::text AS id, user_id, kind FROM gem_accounts
-  WHERE (user_id = $1 AND kind = 'available') OR (user_id = $2 AND kind = 'available') ORDER BY id FOR UPDATE`
-const APPLY = `WITH d (id, amount) AS (VALUES ($1::bigint, $2::bigint), ($3::bigint, $4::bigint)),
+// the ledger's statement for a transfer, as src/Wallet/LedgerRepo.ts (move) issues it: both accounts locked in id
+// order, then the conditional apply with the transaction and its entries, in one round trip
+const MOVE = `WITH l AS (
+    SELECT id, user_id, kind FROM gem_accounts
+    WHERE (user_id = $1 AND kind = $2) OR (user_id = $3 AND kind = $4) ORDER BY id FOR UPDATE),
+  d (user_id, kind, amount) AS (VALUES ($5::uuid, $6::text, $7::bigint), ($8::uuid, $9::text, $10::bigint)),
+  j AS (SELECT l.id, d.amount FROM l JOIN d ON l.user_id IS NOT DISTINCT FROM d.user_id AND l.kind = d.kind),
   upd AS (
-    UPDATE gem_accounts a SET balance = a.balance + d.amount,
-      credited = a.credited + greatest(d.amount, 0), debited = a.debited + greatest(-d.amount, 0)
-    FROM d WHERE a.id = d.id AND (a.kind = 'mint' OR a.balance + d.amount >= 0)
-    RETURNING a.id, a.user_id, a.kind, a.balance, d.amount),
+    UPDATE gem_accounts a SET balance = a.balance + j.amount,
+      credited = a.credited + greatest(j.amount, 0), debited = a.debited + greatest(-j.amount, 0)
+    FROM j WHERE (SELECT count(*) FROM l) = $11 AND a.id = j.id AND (a.kind = 'mint' OR a.balance + j.amount >= 0)
+    RETURNING a.id, a.balance, j.amount),
   t AS (
     INSERT INTO gem_transactions (source, actor_id, reference_id, note, created_at)
-    SELECT 'tip', $5, NULL, NULL, now() WHERE (SELECT count(*) FROM upd) = 2 RETURNING id, seq),
+    SELECT $12, $13, $14, $15, $16 WHERE (SELECT count(*) FROM upd) = $17 RETURNING id, seq),
   e AS (INSERT INTO gem_entries (transaction_id, txn_seq, account_id, amount)
     SELECT t.id, t.seq, upd.id, upd.amount FROM t CROSS JOIN upd)
-  SELECT (SELECT id FROM t) AS transaction_id, upd.id::text AS id, upd.balance::text AS balance FROM upd`
+  SELECT (SELECT id FROM t) AS transaction_id, l.user_id, l.kind, upd.balance::text AS balance
+  FROM l LEFT JOIN upd ON upd.id = l.id`
 
 // the outbox's statement for one event to one recipient, as src/Realtime/EventsRepo.ts (insertBlock) issues it: a
 // cursor, the event row, a webhook delivery if the recipient has a webhook, the commit notice; on a server after the
@@ -88,11 +94,16 @@ const event = (ordered: boolean) =>
     (SELECT count(*) FROM (SELECT pg_notify('shoal_webhooks', 'due') FROM (SELECT 1 FROM hooked LIMIT 1) h) w)
   FROM block`
 
+type Query = (text: string, params: Array<unknown>) => Promise<Array<any>>
+
 interface Driver {
-  readonly query: (text: string, params: Array<unknown>) => Promise<Array<any>>
-  readonly transaction: <A>(
-    f: (q: (text: string, params: Array<unknown>) => Promise<Array<any>>) => Promise<A>
-  ) => Promise<A>
+  readonly query: Query
+  /**
+   * `f` in a transaction; the statement `f` answers (if any) goes with COMMIT: on a server in one simple-query
+   * script, its values written in as literals, as Outbox.transaction sends a transaction's events; embedded on its
+   * own before COMMIT, as the app does there.
+   */
+  readonly transaction: (f: (q: Query) => Promise<readonly [string, Array<unknown>] | false>) => Promise<boolean>
   readonly close: () => Promise<void>
 }
 
@@ -107,7 +118,12 @@ const pgliteDriver = async (dir: string): Promise<Driver> => {
     query: async (text, params) => (await db.query(text, params)).rows as Array<any>,
     transaction: (f) => {
       const next = chain.then(() =>
-        db.transaction((tx) => f(async (text, params) => (await tx.query(text, params)).rows as Array<any>))
+        db.transaction(async (tx) => {
+          const last = await f(async (text, params) => (await tx.query(text, params)).rows as Array<any>)
+          if (last === false) return false
+          if (last[0] !== "") await tx.query(last[0], last[1])
+          return true
+        })
       )
       chain = next.catch(() => undefined)
       return next
@@ -127,9 +143,13 @@ const pgDriver = async (url: string): Promise<Driver> => {
       const c = await pool.connect()
       try {
         await c.query("BEGIN")
-        const a = await f(async (text, params) => (await c.query(text, params)).rows)
-        await c.query("COMMIT")
-        return a
+        const last = await f(async (text, params) => (await c.query(text, params)).rows)
+        if (last === false) {
+          await c.query("ROLLBACK")
+          return false
+        }
+        await c.query(last[0] === "" ? "COMMIT" : `${inlineParams(last[0], last[1])};\nCOMMIT`)
+        return true
       } catch (e) {
         await c.query("ROLLBACK")
         throw e
@@ -160,16 +180,32 @@ const direct = async (driver: Driver, ordered: boolean) => {
   return (withEvent: boolean) => async (i: number) => {
     const { from, to } = pair(i)
     return driver.transaction(async (q) => {
-      const locked = await q(LOCK, [ids[from], ids[to]])
-      const idOf = new Map(locked.map((r) => [r.user_id, r.id]))
-      const rows = await q(APPLY, [idOf.get(ids[from]), -1, idOf.get(ids[to]), 1, ids[from]])
+      const [a, b] = [ids[from], ids[to]]
+      const now = new Date().toISOString()
+      const rows = await q(MOVE, [
+        a,
+        "available",
+        b,
+        "available",
+        a,
+        "available",
+        -1,
+        b,
+        "available",
+        1,
+        2,
+        "tip",
+        a,
+        null,
+        null,
+        now,
+        2
+      ])
       if (rows[0]?.transaction_id == null) return false
-      if (withEvent) {
-        const data = JSON.stringify({ amount: 1, source: "tip", task_id: null })
-        const salt = Math.random().toString(16).slice(2, 18)
-        await q(eventSql, ["gems.earned", data, `{${ids[to]}}`, salt, new Date().toISOString()])
-      }
-      return true
+      if (!withEvent) return ["", []]
+      const data = JSON.stringify({ amount: 1, source: "tip", task_id: null })
+      const salt = Math.random().toString(16).slice(2, 18)
+      return [eventSql, ["gems.earned", data, `{${b}}`, salt, now]]
     })
   }
 }

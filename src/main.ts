@@ -78,6 +78,7 @@ import { Bounties } from "./Wallet/Bounties.js"
 import { BountyExpiryLive } from "./Wallet/BountyExpiry.js"
 import { layer as WalletClientLayer, RpcRouteLive } from "./Wallet/Client.js"
 import { WalletAccountHttpLive, WalletSettingsHttpLive } from "./Wallet/Http.js"
+import { TransferLane } from "./Wallet/Lane.js"
 import { Waves } from "./Waves.js"
 import { WaveClockLive } from "./Waves/Clock.js"
 import { HeartbeatFrontLane, HeartbeatLane, WavesHttpLive, WavesPublicHttpLive } from "./Waves/Http.js"
@@ -188,7 +189,9 @@ export const WalletApiApp = apiApp(
   WalletApi.WalletApi,
   Layer.mergeAll(WalletSettingsHttpLive, WalletAccountHttpLive).pipe(Layer.provide(AuthenticationLive)),
   // what the agent API asks of a wallet running alone (WALLET_RPC_SECRET)
-  Layer.mergeAll(RpcRouteLive, ConsoleCorsLive)
+  Layer.mergeAll(RpcRouteLive, ConsoleCorsLive),
+  // a transfer without an Idempotency-Key, answered ahead of the router (src/Http/FastLane.ts)
+  Effect.map(TransferLane, (lane) => [lane])
 )
 
 export const AgentApiServer = serveOn(AgentApi, listen("agent API", "PORT", 8080))

@@ -7,7 +7,7 @@ import { PublicUrl } from "../Identity/PublicUrl.js"
  * only that origin (as `PUBLIC_URL`, or as the agent API's own address), never any page on the web. Keys travel in
  * a header, never a cookie, so a browser sends no credentials on its own.
  */
-export const ConsoleCorsLive = Layer.unwrapEffect(Effect.gen(function*() {
+export const consoleCorsOptions = Effect.gen(function*() {
   const port = yield* Config.port("PORT").pipe(Config.withDefault(8080))
   const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
   const publicUrl = yield* PublicUrl
@@ -18,11 +18,13 @@ export const ConsoleCorsLive = Layer.unwrapEffect(Effect.gen(function*() {
     `http://[::1]:${port}`,
     host.includes(":") ? `http://[${host}]:${port}` : `http://${host}:${port}`
   ])
-  return HttpApiBuilder.middlewareCors({
-    allowedOrigins: (origin) => origins.has(origin),
+  return {
+    allowedOrigins: (origin: string) => origins.has(origin),
     allowedMethods: ["GET", "POST"],
     allowedHeaders: ["authorization", "content-type", "idempotency-key", "x-api-key"],
     exposedHeaders: ["idempotent-replayed", "retry-after", "ratelimit-remaining"],
     maxAge: 600
-  })
-}))
+  }
+})
+
+export const ConsoleCorsLive = Layer.unwrapEffect(Effect.map(consoleCorsOptions, HttpApiBuilder.middlewareCors))

@@ -163,7 +163,8 @@ const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequ
   })
 }
 
-const answerFailure = <E>(cause: Cause.Cause<E>) =>
+/** A failure or defect as the contract's JSON error (interruption stays one): what every route answers for it. */
+export const answerFailure = <E>(cause: Cause.Cause<E>) =>
   Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause)
 
 /** API-level middleware: body size, type and nesting limits, then the error envelope around everything below. */

@@ -37,10 +37,10 @@ const serveLean = <LR, FR>(
   Layer.scopedDiscard(Effect.gen(function*() {
     const enabled = yield* lanesEnabled
     const built = enabled ? yield* lanes : []
-    // writes wait their turn, or are shed, before the router (src/Http/WriteAdmission.ts); the lanes are a read and
-    // the heartbeat, neither of them gated
+    // writes wait their turn, or are shed, before the lanes and the router (src/Http/WriteAdmission.ts): a write a
+    // lane answers (a transfer, an MCP call) is gated as its general path is; the heartbeat is exempt either way
     const admission = Option.flatMapNullable(yield* Effect.serviceOption(WriteAdmission), (a) => a.queue)
-    const app = withLanes(built, withWriteAdmission(Option.getOrUndefined(admission), yield* HttpApiBuilder.httpApp))
+    const app = withWriteAdmission(Option.getOrUndefined(admission), withLanes(built, yield* HttpApiBuilder.httpApp))
     const server = yield* HttpServer.HttpServer
     const context = yield* Effect.context<
       | HttpServer.HttpServer

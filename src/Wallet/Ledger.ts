@@ -31,8 +31,8 @@ export const system = (kind: "mint" | "burn" | "expiry"): AccountRef => ({ user:
 
 /**
  * The double-entry ledger: one movement = one ledger transaction whose entries sum to zero. It runs in the
- * caller's database transaction (the service that opened it), which it requires: it locks the accounts in id order,
- * then one conditional statement applies every leg or refuses, so no balance goes negative whatever runs beside it.
+ * caller's database transaction (the service that opened it), which it requires: one statement locks the accounts in
+ * id order and applies every leg conditionally or refuses, so no balance goes negative whatever runs beside it.
  */
 export class Ledger extends Effect.Service<Ledger>()("Wallet/Ledger", {
   effect: Effect.gen(function*() {
@@ -56,34 +56,30 @@ export class Ledger extends Effect.Service<Ledger>()("Wallet/Ledger", {
           return yield* Effect.dieMessage(`ledger legs of ${m.source} do not sum to zero`)
         }
         if (legs.length === 0) return yield* Effect.dieMessage(`empty movement ${m.source}`)
-        const locked = yield* repo.lock(legs.map((l) => l.account))
-        const ids = new Map(locked.map((r) => [keyOf(r), r.id]))
-        const withIds = legs.map((l) => {
-          const id = ids.get(keyOf(l.account))
-          return id === undefined ? undefined : { id, amount: l.amount }
-        })
-        if (withIds.some((l) => l === undefined)) return yield* Effect.dieMessage(`no such Gems account in ${m.source}`)
         const now = new Date(yield* Clock.currentTimeMillis)
-        const applied = yield* repo.apply({
+        const moved = yield* repo.move({
           source: m.source,
           actorId: m.actorId,
           referenceId: m.referenceId ?? null,
           note: m.note ?? null,
           now,
-          legs: withIds as Array<{ id: number; amount: number }>
+          legs
         })
-        const transactionId = applied[0]?.transaction_id ?? null
+        const rows = new Map(moved.map((r) => [keyOf(r), r]))
+        if (legs.some((l) => !rows.has(keyOf(l.account)))) {
+          return yield* Effect.dieMessage(`no such Gems account in ${m.source}`)
+        }
+        const transactionId = moved[0]?.transaction_id ?? null
         if (transactionId === null) {
-          const appliedIds = new Set(applied.map((r) => r.id))
-          const refused = legs.find((_, i) => !appliedIds.has(withIds[i]!.id))!
+          const refused = legs.find((l) => rows.get(keyOf(l.account))!.balance === null)
+          if (refused === undefined) return yield* Effect.dieMessage(`${m.source} neither applied nor refused`)
           return yield* new InsufficientGems({ account: refused.account })
         }
         const touched = yield* FiberRef.get(currentTouched)
-        if (touched !== undefined) { for (const r of applied) if (r.user_id !== null) touched.add(r.user_id) }
-        const balances = new Map(applied.map((r) => [keyOf(r), r.balance]))
+        if (touched !== undefined) { for (const r of moved) if (r.user_id !== null) touched.add(r.user_id) }
         return {
           transactionId,
-          balanceOf: (a: AccountRef) => balances.get(keyOf(a)) ?? 0
+          balanceOf: (a: AccountRef) => rows.get(keyOf(a))?.balance ?? 0
         }
       })
 

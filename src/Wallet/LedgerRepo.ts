@@ -11,20 +11,14 @@ export interface AccountRef {
   readonly kind: UserAccountKind | SystemAccountKind
 }
 
-const LockedRow = Schema.Struct({
-  id: Schema.NumberFromString,
-  user_id: Schema.NullOr(Ids.UserId),
-  kind: Schema.String
-})
-
-const AppliedRow = Schema.Struct({
+const MovedRow = Schema.Struct({
   transaction_id: Schema.NullOr(Ids.LedgerTransactionId),
-  id: Schema.NumberFromString,
   user_id: Schema.NullOr(Ids.UserId),
   kind: Schema.String,
-  balance: Schema.NumberFromString
+  /** null: the leg was refused (it would have taken the account below zero) */
+  balance: Schema.NullOr(Schema.NumberFromString)
 })
-export type AppliedRow = typeof AppliedRow.Type
+export type MovedRow = typeof MovedRow.Type
 
 export const AccountRow = Schema.Struct({
   kind: Schema.Literal("available", "pending", "escrow"),
@@ -49,48 +43,49 @@ export interface Posting {
   readonly referenceId: string | null
   readonly note: string | null
   readonly now: Date
-  /** account id → amount (non-zero, summing to zero) */
-  readonly legs: ReadonlyArray<{ readonly id: number; readonly amount: number }>
+  /** one leg per account, amounts non-zero and summing to zero */
+  readonly legs: ReadonlyArray<{ readonly account: AccountRef; readonly amount: number }>
 }
 
-/** The ledger's SQL: lock accounts in id order, apply a movement conditionally, read balances and entries. */
+/** The ledger's SQL: lock accounts in id order and apply a movement conditionally, read balances and entries. */
 export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     /**
-     * Locks the named accounts in id order, so two movements over the same accounts (A→B beside B→A) wait for each
-     * other instead of deadlocking; the caller's transaction holds the locks to its end.
+     * One statement, one round trip (the accounts' row locks are then held for one round trip less): `l` locks the
+     * movement's accounts in id order, so two movements over the same accounts (A→B beside B→A) wait for each
+     * other instead of deadlocking, and the caller's transaction holds the locks to its end; every leg is then
+     * applied only if it leaves its account at zero or above (mint excepted), and the transaction with its entries
+     * written only if every leg applied. `(SELECT count(*) FROM l)` is a one-time filter evaluated before the
+     * update touches any row, so every lock is taken, in order, first. One row per account found: `balance` null
+     * for a leg refused (`transaction_id` is then null; the caller fails and its transaction rolls back whatever
+     * legs did apply). An account that does not exist has no row.
      */
-    // the SqlSchema functions (their decoders) are built once here, not per call
-    const lock = SqlSchema.findAll({
-      Request: Schema.Any as Schema.Schema<ReadonlyArray<AccountRef>>,
-      Result: LockedRow,
-      execute: (refs) =>
-        sql`SELECT id::text AS id, user_id, kind FROM gem_accounts WHERE ${
-          sql.or(refs.map((r) =>
+    // the SqlSchema function (its decoder) is built once here, not per call
+    const move = SqlSchema.findAll({
+      Request: Schema.Any as Schema.Schema<Posting>,
+      Result: MovedRow,
+      execute: (p) =>
+        sql`WITH l AS (
+            SELECT id, user_id, kind FROM gem_accounts WHERE ${
+          sql.or(p.legs.map(({ account: r }) =>
             r.user === null
               ? sql`(user_id IS NULL AND kind = ${r.kind})`
               : sql`(user_id = ${r.user} AND kind = ${r.kind})`
           ))
-        } ORDER BY id FOR UPDATE`
-    })
-
-    /**
-     * One statement: every leg applied only if it leaves its account at zero or above (mint excepted), and the
-     * transaction with its entries written only if every leg applied. `transaction_id` null = refused; the caller
-     * then fails, and its transaction rolls back whatever legs did apply.
-     */
-    const apply = SqlSchema.findAll({
-      Request: Schema.Any as Schema.Schema<Posting>,
-      Result: AppliedRow,
-      execute: (p) =>
-        sql`WITH d (id, amount) AS (VALUES ${sql.csv(p.legs.map((l) => sql`(${l.id}::bigint, ${l.amount}::bigint)`))}),
+        } ORDER BY id FOR UPDATE
+          ),
+          d (user_id, kind, amount) AS (VALUES ${
+          sql.csv(p.legs.map((l) => sql`(${l.account.user}::uuid, ${l.account.kind}::text, ${l.amount}::bigint)`))
+        }),
+          j AS (SELECT l.id, d.amount FROM l JOIN d ON l.user_id IS NOT DISTINCT FROM d.user_id AND l.kind = d.kind),
           upd AS (
-            UPDATE gem_accounts a SET balance = a.balance + d.amount,
-              credited = a.credited + greatest(d.amount, 0), debited = a.debited + greatest(-d.amount, 0)
-            FROM d WHERE a.id = d.id AND (a.kind = 'mint' OR a.balance + d.amount >= 0)
-            RETURNING a.id, a.user_id, a.kind, a.balance, d.amount
+            UPDATE gem_accounts a SET balance = a.balance + j.amount,
+              credited = a.credited + greatest(j.amount, 0), debited = a.debited + greatest(-j.amount, 0)
+            FROM j WHERE (SELECT count(*) FROM l) = ${p.legs.length} AND a.id = j.id
+              AND (a.kind = 'mint' OR a.balance + j.amount >= 0)
+            RETURNING a.id, a.balance, j.amount
           ),
           t AS (
             INSERT INTO gem_transactions (source, actor_id, reference_id, note, created_at)
@@ -102,9 +97,8 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
             INSERT INTO gem_entries (transaction_id, txn_seq, account_id, amount)
             SELECT t.id, t.seq, upd.id, upd.amount FROM t CROSS JOIN upd
           )
-          SELECT (SELECT id FROM t) AS transaction_id, upd.id::text AS id, upd.user_id, upd.kind,
-            upd.balance::text AS balance
-          FROM upd`
+          SELECT (SELECT id FROM t) AS transaction_id, l.user_id, l.kind, upd.balance::text AS balance
+          FROM l LEFT JOIN upd ON upd.id = l.id`
     })
 
     const accounts = SqlSchema.findAll({
@@ -135,8 +129,7 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
       })
 
     return {
-      lock: (refs: ReadonlyArray<AccountRef>) => Effect.orDie(lock(refs)),
-      apply: (p: Posting) => Effect.orDie(apply(p)),
+      move: (p: Posting) => Effect.orDie(move(p)),
       accounts: (user: Ids.UserId) => Effect.orDie(accounts(user)),
       entries: (user: Ids.UserId, limit: number, offset: number) => Effect.orDie(entries(user, limit, offset))
     } as const
