@@ -13,7 +13,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { freePort } from "./support.js"
+import { freePort, report } from "./support.js"
 
 const SOCKETS = Number(process.env.BENCH_SOCKETS ?? 10_000)
 const LATENCY_SOCKETS = Math.min(1_000, SOCKETS)
@@ -368,6 +368,28 @@ export const run = async (): Promise<void> => {
           lastMs(result) <= 1.5 * lastMs(baseline) ? "(met)" : "(NOT met)"
         }   (load ${baseline.fanoutLoad.toFixed(1)} / ${result.fanoutLoad.toFixed(1)})`
     )
+    report({
+      bench: "fanout",
+      measure: "memory per socket (heap + external + database slope)",
+      value: `${kb(marginal(result))} vs raw ws ${kb(marginal(baseline))} KB`,
+      figure: Number(kb(marginal(result))),
+      goal: { atMost: 8 },
+      unit: "KB"
+    })
+    report({
+      bench: "fanout",
+      measure: `connect + ready, ${SOCKETS} sockets vs raw ws`,
+      value: `${result.connectMs.toFixed(0)} vs ${baseline.connectMs.toFixed(0)} ms`,
+      figure: result.connectMs / baseline.connectMs,
+      goal: { atMost: 2 }
+    })
+    report({
+      bench: "fanout",
+      measure: `one event → last of ${SOCKETS} sockets vs raw ws (median)`,
+      value: `${lastMs(result).toFixed(0)} vs ${lastMs(baseline).toFixed(0)} ms`,
+      figure: lastMs(result) / lastMs(baseline),
+      goal: { atMost: 1.5 }
+    })
     for (const l of latencies) {
       const restP99 = percentile(l.rest, 99)
       const pushP99 = percentile(l.push, 99)

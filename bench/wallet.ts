@@ -16,7 +16,7 @@ import * as Database from "../src/Database/Database.js"
 import { runMigrations } from "../src/Database/Migrations.js"
 import * as PgliteClient from "../src/Database/PgliteClient.js"
 import { inlineParams } from "../src/Database/SqlArrays.js"
-import { cpuMs, freePort, seconds, startTs, waitFor } from "./support.js"
+import { cpuMs, freePort, report, seconds, startTs, waitFor } from "./support.js"
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50)
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -309,6 +309,13 @@ const measure = async (database: string | undefined) => {
         cpu(read, "server", "request") +
         failed(read)
     )
+    report({
+      bench: "wallet",
+      measure: `Gem transfers via the API vs the same SQL direct (${database ? "server" : "embedded"})`,
+      value: `${rate(api).toFixed(0)} vs ${rate(full).toFixed(0)} transfers/s`,
+      figure: ratio,
+      goal: { atLeast: 0.5 }
+    })
     console.log(
       `  ratio ${ratio.toFixed(2)}× (goal ≥ 0.50×); against the ledger alone ${(rate(api) / rate(ledger)).toFixed(2)}×`
     )

@@ -9,7 +9,7 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { checkoutOf, cpuMs, freePort, type Proc, seconds, startTs, waitFor } from "./support.js"
+import { checkoutOf, cpuMs, freePort, type Proc, report, seconds, startTs, waitFor } from "./support.js"
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 500)
 const RATE = Number(process.env.BENCH_RATE ?? 1_000)
@@ -208,6 +208,16 @@ export const run = async () => {
       }
       if (s.proc.child.exitCode !== null) console.log(`  ${s.label} server exited:\n${s.proc.output().slice(-2000)}`)
     }
+    const target = results.get("target")!
+    const completed = target.reduce((sum, r) => sum + r.perSecond, 0) / target.length
+    report({
+      bench: "writes",
+      measure: `PATCH /api/agent/profile completed at ${RATE}/s offered (${database ? "server" : "embedded"})`,
+      value: `${completed.toFixed(0)}/s`,
+      figure: Math.round(completed),
+      goal: { atLeast: 600 },
+      unit: "/s"
+    })
   } finally {
     await Promise.all(servers.map((s) => s.proc.stop()))
     for (const s of servers) Fs.rmSync(s.dataDir, { recursive: true, force: true })
