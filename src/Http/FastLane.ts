@@ -4,6 +4,8 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Config, Effect } from "effect"
 import type { KeyCheck } from "../Auth.js"
 import { rateLimitHeaders } from "../Auth/RateLimiter.js"
+import { DRAIN_BYTES, MAX_BODY_BYTES, MAX_JSON_DEPTH, nestedDeeperThan } from "./ErrorHandling.js"
+import { declaresBody, isJsonMediaType, nulFieldsInJson, readBody } from "./RequestChecks.js"
 
 /**
  * A fast lane answers the plain case of one hot route (its method and exact path, no query string) ahead of the
@@ -71,3 +73,26 @@ export const authenticatedLane = (
           : Effect.succeed(undefined))
       : Effect.succeed(undefined)
 })
+
+/**
+ * The body of a JSON request the general path would take unchanged (a plain JSON type, a body within the size and
+ * depth limits, no NUL in a field), or `undefined`: the lane then leaves the request, whose body stays readable, to
+ * the general path and its error answers.
+ */
+export const plainJsonBody = (request: HttpServerRequest.HttpServerRequest) => {
+  const type = request.headers["content-type"]
+  const length = request.headers["content-length"]
+  if (
+    type === undefined || !isJsonMediaType(type) || !type.toLowerCase().includes("application/json") ||
+    !declaresBody(request.headers) || (length !== undefined && Number(length) > MAX_BODY_BYTES)
+  ) {
+    return Effect.succeed(undefined)
+  }
+  return Effect.map(
+    readBody(request, MAX_BODY_BYTES, DRAIN_BYTES),
+    (body) =>
+      body._tag !== "Text" || nestedDeeperThan(body.text, MAX_JSON_DEPTH) || nulFieldsInJson(body.text).length > 0
+        ? undefined
+        : body.text
+  )
+}

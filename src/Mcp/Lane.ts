@@ -2,9 +2,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { makeKeyCheck } from "../Auth.js"
 import { rateLimitHeaders } from "../Auth/RateLimiter.js"
-import { DRAIN_BYTES, MAX_BODY_BYTES, MAX_JSON_DEPTH, nestedDeeperThan } from "../Http/ErrorHandling.js"
-import type { Lane } from "../Http/FastLane.js"
-import { declaresBody, isJsonMediaType, nulFieldsInJson, readBody } from "../Http/RequestChecks.js"
+import { type Lane, plainJsonBody } from "../Http/FastLane.js"
 import { McpDirect } from "./Direct.js"
 import { MCP_PATH } from "./Http.js"
 
@@ -23,19 +21,9 @@ export const McpLane = Effect.gen(function*() {
     method: "POST",
     path: MCP_PATH,
     answer: (request) => {
-      const type = request.headers["content-type"]
-      const length = request.headers["content-length"]
-      // what the general path reads and hands on unchanged: a plain JSON type, a body within the limit
-      if (
-        type === undefined || !isJsonMediaType(type) || !type.toLowerCase().includes("application/json") ||
-        !declaresBody(request.headers) || (length !== undefined && Number(length) > MAX_BODY_BYTES)
-      ) {
-        return Effect.succeed(undefined)
-      }
-      return Effect.flatMap(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES), (body) => {
-        if (body._tag !== "Text" || nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return Effect.succeed(undefined)
-        if (nulFieldsInJson(body.text).length > 0) return Effect.succeed(undefined)
-        const call = direct.parse(body.text)
+      return Effect.flatMap(plainJsonBody(request), (text) => {
+        if (text === undefined) return Effect.succeed(undefined)
+        const call = direct.parse(text)
         if (call === undefined) return Effect.succeed(undefined)
         return Effect.flatMap(check(request.headers), (checked) =>
           checked._tag === "Allowed"

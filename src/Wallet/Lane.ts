@@ -6,9 +6,8 @@ import { Effect, Either, Schema } from "effect"
 import { makeKeyCheck } from "../Auth.js"
 import { rateLimitHeaders } from "../Auth/RateLimiter.js"
 import { consoleCorsOptions } from "../Console/WalletCors.js"
-import { answerFailure, DRAIN_BYTES, MAX_BODY_BYTES, MAX_JSON_DEPTH, nestedDeeperThan } from "../Http/ErrorHandling.js"
-import type { Lane } from "../Http/FastLane.js"
-import { declaresBody, isJsonMediaType, nulFieldsInJson, readBody } from "../Http/RequestChecks.js"
+import { answerFailure } from "../Http/ErrorHandling.js"
+import { type Lane, plainJsonBody } from "../Http/FastLane.js"
 import { Wallet } from "../Wallet.js"
 import { AccountActors } from "./AccountActors.js"
 import { BalanceChanges } from "./BalanceChanges.js"
@@ -47,19 +46,10 @@ export const TransferLane = Effect.gen(function*() {
     method: "POST",
     path: TRANSFER_PATH,
     answer: (request) => {
-      const type = request.headers["content-type"]
-      const length = request.headers["content-length"]
-      if (
-        request.headers["idempotency-key"] !== undefined || type === undefined || !isJsonMediaType(type) ||
-        !type.toLowerCase().includes("application/json") || !declaresBody(request.headers) ||
-        (length !== undefined && Number(length) > MAX_BODY_BYTES)
-      ) {
-        return Effect.succeed(undefined)
-      }
-      return Effect.flatMap(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES), (body) => {
-        if (body._tag !== "Text" || nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return Effect.succeed(undefined)
-        if (nulFieldsInJson(body.text).length > 0) return Effect.succeed(undefined)
-        const payload = decodeTransfer(parse(body.text))
+      if (request.headers["idempotency-key"] !== undefined) return Effect.succeed(undefined)
+      return Effect.flatMap(plainJsonBody(request), (text) => {
+        if (text === undefined) return Effect.succeed(undefined)
+        const payload = decodeTransfer(parse(text))
         if (Either.isLeft(payload)) return Effect.succeed(undefined)
         return Effect.flatMap(check(request.headers), (checked) => {
           if (checked._tag !== "Allowed") return Effect.succeed(undefined)

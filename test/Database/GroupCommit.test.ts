@@ -9,17 +9,23 @@ import { Outbox } from "../../src/Realtime/Outbox.js"
 import { TestDatabase } from "../support/TestDatabase.js"
 
 const Deps = Outbox.Default.pipe(Layer.provideMerge(Blocks.Default), Layer.provideMerge(TestDatabase))
+/** A fresh table, and a committer that gathers its batches' events as Profiles makes it. */
+const setUp = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const outbox = yield* Outbox
+  const table = sql(`gc_${randomUUID().replace(/-/g, "")}`)
+  yield* sql`CREATE TABLE ${table} (id int PRIMARY KEY, v text NOT NULL)`
+  const writes = yield* GroupCommit.make({ maxBatch: 64, enabled: true, gather: outbox.gathered })
+  return { sql, outbox, table, writes }
+})
+
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
 layer(Deps)("group commit", (it) => {
   it.scoped("one failing write fails alone; acknowledgements come after the commit; only committed events", () =>
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const outbox = yield* Outbox
-      const table = sql(`gc_${randomUUID().replace(/-/g, "")}`)
-      yield* sql`CREATE TABLE ${table} (id int PRIMARY KEY, v text NOT NULL)`
       // as Profiles makes it: the batch's events gathered into one insert at its end
-      const writes = yield* GroupCommit.make({ maxBatch: 64, enabled: true, gather: outbox.gathered })
+      const { outbox, sql, table, writes } = yield* setUp
       const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()] as Array<Ids.UserId>
       const write = (id: number, v: string, recipient: Ids.UserId) =>
         Effect.zipRight(
@@ -62,11 +68,7 @@ layer(Deps)("group commit", (it) => {
 
   it.scoped("a batch's events, gathered into one insert, are stored with their writes, one per write", () =>
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const outbox = yield* Outbox
-      const table = sql(`gc_${randomUUID().replace(/-/g, "")}`)
-      yield* sql`CREATE TABLE ${table} (id int PRIMARY KEY, v text NOT NULL)`
-      const writes = yield* GroupCommit.make({ maxBatch: 64, enabled: true, gather: outbox.gathered })
+      const { outbox, sql, table, writes } = yield* setUp
       const recipients = Array.from({ length: 5 }, () => randomUUID() as Ids.UserId)
       const hold = yield* Deferred.make<void>()
       const holding = yield* Effect.fork(writes.submit(Deferred.await(hold)))

@@ -1,21 +1,13 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { humanWithAgent } from "../Projects/support.js"
-import { expectError, rawRequest, type RawResponse } from "../support/Raw.js"
+import { expectError, laneShape, rawRequest, withoutClock } from "../support/Raw.js"
 import { describeApp } from "../support/TestApp.js"
 
 // The fast lanes (src/Http/FastLane.ts) take exactly `POST /api/agent/heartbeat` and `GET /api/agent/me`; the same
 // call with a query string goes down the general path (router, HttpApi, middleware), so the two can be compared on
 // one server: the same status, the same headers, the same body apart from the clock.
-const shape = (r: RawResponse) => ({
-  status: r.status,
-  headers: Object.keys(r.headers).filter((h) => h !== "date").sort(),
-  contentType: r.headers["content-type"],
-  limit: r.headers["ratelimit-limit"]
-})
-
-const withoutClock = (body: any): unknown =>
-  JSON.parse(JSON.stringify(body, (k, v) => (k.endsWith("_at") || k === "server_time" ? "<time>" : v)))
+const shape = laneShape
 
 describeApp({ RATE_LIMIT_PER_MINUTE: "6" })("fast lanes answer as the general path does", (it) => {
   it.effect("heartbeat and /me: same status, headers and body down either path; limits and keys too", () =>

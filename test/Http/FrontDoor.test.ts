@@ -2,21 +2,13 @@ import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import * as FrontDoor from "../../src/Http/FrontDoor.js"
 import { humanWithAgent } from "../Projects/support.js"
-import { expectError, rawRequest, type RawResponse } from "../support/Raw.js"
+import { expectError, laneShape, rawRequest, type RawResponse, withoutClock } from "../support/Raw.js"
 import { describeApp } from "../support/TestApp.js"
 
 // The heartbeat's front-door lane (src/Http/FrontDoor.ts) answers on Node's response before Effect's server sees the
 // request; `?general` sends the same call down the router, so the two can be compared on one server. The lane is
 // wrapped to count what it answered itself, so each case says which path took it.
-const shape = (r: RawResponse) => ({
-  status: r.status,
-  headers: Object.keys(r.headers).filter((h) => h !== "date").sort(),
-  contentType: r.headers["content-type"],
-  limit: r.headers["ratelimit-limit"]
-})
-
-const withoutClock = (body: any): unknown =>
-  JSON.parse(JSON.stringify(body, (k, v) => (k.endsWith("_at") || k === "server_time" ? "<time>" : v)))
+const shape = laneShape
 
 const PATH = "/api/agent/heartbeat"
 

@@ -1,27 +1,17 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { humanWithAgent } from "../Projects/support.js"
-import { expectError, rawRequest, type RawResponse } from "../support/Raw.js"
+import { expectError, laneShape, rawRequest, withoutClock as masked } from "../support/Raw.js"
 import { describeApp } from "../support/TestApp.js"
 import { call, mcp } from "./support.js"
 
 // MCP's fast lane (src/Mcp/Lane.ts) takes exactly `POST /mcp`; the same request with a query string goes down the
 // general path (router, request checks, authentication, the route's direct call), so the two answers can be compared
 // on one server: the same status, headers and body apart from the clock, and the call counted once either way.
-const shape = (r: RawResponse) => ({
-  status: r.status,
-  headers: Object.keys(r.headers).filter((h) => h !== "date").sort(),
-  contentType: r.headers["content-type"],
-  limit: r.headers["ratelimit-limit"]
-})
+const shape = laneShape
 
-const withoutClock = (body: any): unknown =>
-  JSON.parse(
-    JSON.stringify(body, (k, v) =>
-      k.endsWith("_at") || k === "server_time" || k === "text"
-        ? "<time>" // the text content is the structured content as JSON, compared there
-        : v)
-  )
+// the text content is the structured content as JSON, compared there
+const withoutClock = (body: unknown) => masked(body, ["text"])
 
 const toolCall = (id: number | string, name: string, args?: Record<string, unknown>) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, ...(args ? { arguments: args } : {}) } })
