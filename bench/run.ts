@@ -1,4 +1,4 @@
-// `npm run bench -- <name…>`: runs the named benchmarks (all when none is named), each against its baseline.
+// `npm run bench -- <name…>`: runs the named benchmarks (all when none is named, or `all`), each against its baseline.
 import * as Fs from "node:fs"
 
 const known = [
@@ -17,7 +17,7 @@ const known = [
 ]
   .filter((n) => Fs.existsSync(new URL(`./${n}.ts`, import.meta.url)))
 
-const names = process.argv.slice(2).filter((a) => !a.startsWith("-"))
+const names = process.argv.slice(2).filter((a) => !a.startsWith("-") && a !== "all")
 for (const name of names.length > 0 ? names : known) {
   if (!known.includes(name)) {
     console.error(`unknown bench "${name}"; known: ${known.join(", ")}`)
