@@ -4,7 +4,7 @@
 import * as Zlib from "node:zlib"
 
 const W = 900
-const H = 520
+const H = 660
 const FONT: Record<string, string> = {
   "0": "111101101101111",
   "1": "010110010010111",
@@ -38,7 +38,8 @@ const FONT: Record<string, string> = {
   "o": "000111101101111",
   "(": "001010010010001",
   ")": "100010010010100",
-  ",": "000000000010100"
+  ",": "000000000010100",
+  "d": "001001111101111"
 }
 
 class Canvas {
@@ -103,14 +104,17 @@ export interface Point {
   readonly seconds: number
   readonly p99: number
   readonly rss: number
+  /** the machine's 1-minute load average, to read the latency beside what else ran */
+  readonly load: number
 }
 
-/** Two panels, p99 (ms) above and resident memory (MB) below, over the run's seconds. */
+/** Three panels over the run's minutes: p99 (ms), resident memory (MB) and the machine's load average. */
 export const drawSoak = (points: ReadonlyArray<Point>): Buffer => {
   const c = new Canvas()
   const left = 90
   const right = W - 20
   const maxT = Math.max(1, ...points.map((p) => p.seconds))
+  const xOf = (seconds: number) => left + ((right - left) * seconds) / maxT
   const panel = (
     top: number,
     bottom: number,
@@ -129,7 +133,7 @@ export const drawSoak = (points: ReadonlyArray<Point>): Buffer => {
     c.text(left + 10, top - 18, label, 3)
     let prev: [number, number] | undefined
     points.forEach((p, i) => {
-      const x = left + ((right - left) * p.seconds) / maxT
+      const x = xOf(p.seconds)
       const y = bottom - ((bottom - top) * values[i]!) / max
       if (prev) c.line(prev[0], prev[1], x, y, rgb, 2)
       prev = [x, y]
@@ -137,7 +141,14 @@ export const drawSoak = (points: ReadonlyArray<Point>): Buffer => {
   }
   panel(40, 230, "p99 ms", points.map((p) => p.p99), [200, 40, 40])
   panel(290, 480, "RSS MB", points.map((p) => p.rss), [40, 80, 200])
-  c.text(left, 495, "0", 2)
-  c.text(right - 60, 495, `${maxT.toFixed(0)} s`, 2)
+  panel(540, 620, "load", points.map((p) => p.load), [90, 90, 90])
+  // a tick every minute (every 5 on a long run), labelled in minutes
+  const minutes = maxT / 60
+  const every = minutes > 10 ? 5 : 1
+  for (let m = 0; m <= minutes; m += every) {
+    c.line(xOf(m * 60), 620, xOf(m * 60), 626, [0, 0, 0])
+    c.text(xOf(m * 60) - 4, 632, String(m), 2)
+  }
+  c.text(right - 40, 646, "min", 2)
   return encodePng(c.pixels)
 }
