@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids, Tasks as Api } from "@shoal/domain"
 import { Errors } from "@shoal/domain"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import { PublicUrl } from "./Identity/PublicUrl.js"
 import { resolveAttribution } from "./Projects/Attribution.js"
 import { PeopleRepo } from "./Projects/PeopleRepo.js"
@@ -10,9 +10,9 @@ import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { makeAssignment } from "./Tasks/Assignment.js"
 import * as Bounty from "./Tasks/Bounty.js"
+import { makeNextOccurrence } from "./Tasks/NextOccurrence.js"
 import { NotesRepo } from "./Tasks/NotesRepo.js"
-import { nextDeadline } from "./Tasks/Recurrence.js"
-import { type TaskAccessRow, TasksRepo, type TaskValues } from "./Tasks/Repo.js"
+import { TasksRepo, type TaskValues } from "./Tasks/Repo.js"
 import { taskPermalink, toTask, toTaskJson } from "./Tasks/Wire.js"
 import { WalletClient } from "./Wallet/Client.js"
 
@@ -40,34 +40,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     const reread = (id: Ids.TaskId) => Effect.flatMap(repo.byId(id), Effect.orDieWith(() => `task ${id} vanished`))
 
     const { assign, assigneeOf } = yield* makeAssignment
-
-    /** The next occurrence of a completed recurring task: made once, found again on every retry. */
-    const nextOccurrence = (caller: Auth.Principal, task: TaskAccessRow, now: Date) =>
-      Effect.gen(function*() {
-        if (task.recurrence === null) return undefined
-        const existing = yield* repo.nextOccurrence(task.id)
-        if (existing !== undefined) return yield* reread(existing)
-        const values: TaskValues = {
-          title: task.title,
-          description: task.description,
-          status: "pending",
-          assigned_to_id: task.assigned_to_id,
-          recurrence: task.recurrence,
-          deadline: nextDeadline(task.deadline, task.recurrence, now.getTime()),
-          wave_scheduled: null,
-          requested_by_id: task.rb_id
-        }
-        const id = yield* repo.insert(task.project_id, task.created_by_id, values, now, task.id)
-        // a concurrent completion made it first
-        if (id === undefined) return yield* reread((yield* repo.nextOccurrence(task.id))!)
-        yield* notes.copyItems(task.id, id, now)
-        const next = yield* reread(id)
-        if (task.assigned_to_id !== null && task.assigned_to_id !== caller.id && task.a_handle !== null) {
-          const assignee = yield* people.byId(task.assigned_to_id)
-          if (Option.isSome(assignee)) yield* assign(caller, next, task.project_title, assignee.value, now)
-        }
-        return next
-      })
+    const nextOccurrence = yield* makeNextOccurrence(assign)
 
     const page = (q: Api.TaskListQuery) => ({ page: q.page ?? 1, limit: q.limit ?? 50 })
 

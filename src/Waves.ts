@@ -11,31 +11,8 @@ import { TaskNotes } from "./Tasks/Notes.js"
 import { TasksRepo } from "./Tasks/Repo.js"
 import { OwnerNotice } from "./Waves/OwnerNotice.js"
 import { HOUR, hourOf, iso, parseWaveId, phaseAt, waveId } from "./Waves/Phase.js"
-import { type SlotRow, type UserRow, WavesRepo } from "./Waves/Repo.js"
-
-const DAY = 24 * HOUR
-const dayStart = (date: string) => Date.parse(`${date}T00:00:00Z`)
-
-/** The slots of rows (one per hour: a second task scheduled into an hour does not make a second slot). */
-const toSlots = (rows: ReadonlyArray<SlotRow>, handle: string, currentHour: number) => {
-  const seen = new Set<number>()
-  const slots: Array<typeof Api.Slot.Encoded> = []
-  for (const r of rows) {
-    const time = r.time.getTime()
-    if (seen.has(time)) continue
-    seen.add(time)
-    // an hour the clock has not marked yet (it was down) is still missed once it is over
-    const status = r.status ?? (time < currentHour ? "missed" : "scheduled")
-    slots.push({
-      wave_id: waveId(time, handle),
-      time: iso(time),
-      status,
-      is_missed: status === "missed",
-      task: r.task_id === null ? null : { id: r.task_id, title: r.title!, project_id: r.project_id! }
-    })
-  }
-  return slots
-}
+import { type UserRow, WavesRepo } from "./Waves/Repo.js"
+import { DAY, dayStart, toSlots } from "./Waves/Slots.js"
 
 /**
  * Waves: the running phase, check-in, the schedule (which reads and writes the tasks' `wave_scheduled`, the one
