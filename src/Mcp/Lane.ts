@@ -74,30 +74,36 @@ export const McpFrontLane = Effect.gen(function*() {
         return false
       }
       readNodeBody(request, MAX_BODY_BYTES, DRAIN_BYTES, (body) => {
-        if (body._tag === "Failed") return next()
-        keepBody(request, body)
-        if (
-          body._tag !== "Text" || nestedDeeperThan(body.text, MAX_JSON_DEPTH) || nulFieldsInJson(body.text).length > 0
-        ) {
-          return next()
+        // past the door's own try: a throw here is caught here, the request handed on or, once answered, cut off
+        try {
+          if (body._tag === "Failed") return next()
+          keepBody(request, body)
+          if (
+            body._tag !== "Text" || nestedDeeperThan(body.text, MAX_JSON_DEPTH) || nulFieldsInJson(body.text).length > 0
+          ) {
+            return next()
+          }
+          const call = direct.parse(body.text)
+          if (call === undefined) return next()
+          const now = Object.keys(call.arguments).length === 0 ? fromMemory.get(call.name) : undefined
+          let result: (() => unknown) | undefined
+          const checked = check(headers, clock.unsafeCurrentTimeMillis(), (principal) => {
+            result = now?.(principal)
+            return true
+          })
+          if (checked === undefined) return next()
+          const limits = rateLimitHeaders(checked.decision)
+          if (result !== undefined) {
+            return writeJson(response, 200, limits, { jsonrpc: "2.0", id: call.id, result: result() })
+          }
+          run(direct.answerBody(checked.principal, call), {
+            // the answer catches every failure into a JSON-RPC error: only an interruption (the app closing) is left
+            onExit: (exit) => Exit.isSuccess(exit) ? writeJson(response, 200, limits, exit.value) : response.destroy()
+          })
+        } catch (error) {
+          if (response.headersSent) response.destroy(error as Error)
+          else next()
         }
-        const call = direct.parse(body.text)
-        if (call === undefined) return next()
-        const now = Object.keys(call.arguments).length === 0 ? fromMemory.get(call.name) : undefined
-        let result: (() => unknown) | undefined
-        const checked = check(headers, clock.unsafeCurrentTimeMillis(), (principal) => {
-          result = now?.(principal)
-          return true
-        })
-        if (checked === undefined) return next()
-        const limits = rateLimitHeaders(checked.decision)
-        if (result !== undefined) {
-          return writeJson(response, 200, limits, { jsonrpc: "2.0", id: call.id, result: result() })
-        }
-        run(direct.answerBody(checked.principal, call), {
-          // the answer catches every failure into a JSON-RPC error: only an interruption (the app closing) is left
-          onExit: (exit) => Exit.isSuccess(exit) ? writeJson(response, 200, limits, exit.value) : response.destroy()
-        })
       })
       return true
     }
