@@ -239,3 +239,18 @@ describeApp({ RATE_LIMIT_PER_MINUTE: "10" })("MCP's front door", (it) => {
       expect(shape(limited!)).toEqual(shape(limitedGeneral))
     }))
 })
+
+// With write admission on, a gated write waits its turn in the queue behind the door: MCP's door lane is not
+// registered (its calls go through the fast lane, which the queue gates), the reads' and the heartbeat's are.
+describeApp({ WRITE_CONCURRENCY: "1" })("the front door with write admission on", (it) => {
+  it.effect("has no lane for a gated write (MCP), and keeps /me's and the heartbeat's", () =>
+    Effect.gen(function*() {
+      const door = yield* FrontDoor.FrontDoor
+      expect(door.lanes.has(MCP)).toBe(false)
+      expect(door.lanes.has(ME)).toBe(true)
+      expect(door.lanes.has(PATH)).toBe(true)
+      const { agent } = yield* humanWithAgent
+      const call = yield* rawRequest("POST", MCP, { key: agent.api_key, body: whoami(1), headers: mcpHeaders })
+      expect(call.body).toMatchObject({ id: 1, result: { isError: false } })
+    }))
+})
