@@ -74,7 +74,8 @@ export const makeKeyCheck = Effect.gen(function*() {
  * The key check's plain case decided synchronously, for a front-door lane (src/Http/FrontDoor.ts): a known key
  * whose principal and premium holding are cached, within its limit, is counted and touched as `makeKeyCheck` does,
  * at the time `now` gives. Anything else (no key, a key or holding not cached, a limit reached) is `undefined`, with
- * nothing taken or touched, and the general path decides it.
+ * nothing taken or touched, and the general path decides it. `ready`, when given, is asked before anything is taken
+ * whether the lane can answer this principal from memory too (its own data cached): if not, the same `undefined`.
  */
 export const makeKeyCheckNow = Effect.gen(function*() {
   const keys = yield* KeyCache
@@ -83,7 +84,8 @@ export const makeKeyCheckNow = Effect.gen(function*() {
   const premium = yield* PremiumLimits
   return (
     headers: Readonly<Record<string, string | string[] | undefined>>,
-    now: number
+    now: number,
+    ready?: (principal: Auth.Principal) => boolean
   ): Extract<KeyCheck, { _tag: "Allowed" }> | undefined => {
     const key = presentedKey(headers as Readonly<Record<string, string | undefined>>)
     if (key === undefined) return undefined
@@ -91,7 +93,7 @@ export const makeKeyCheckNow = Effect.gen(function*() {
     if (found === undefined || Option.isNone(found)) return undefined
     const principal = found.value
     const multiplier = premium.multiplierAt(principal.id, now)
-    if (multiplier === undefined) return undefined
+    if (multiplier === undefined || (ready !== undefined && !ready(principal))) return undefined
     const decision = limiter.takeAt(principal.keyHash, multiplier, now)
     if (!decision.allowed) return undefined
     heartbeat.touchAt(principal.id, principal.userType, now)

@@ -35,14 +35,14 @@ import { Directory } from "./Identity/Directory.js"
 import { DomainsHttpLive, IdentityHttpLive, IdentityPreflightLive } from "./Identity/Http.js"
 import { RecordSourceLive } from "./Identity/RecordSourceLive.js"
 import { McpHttpLive } from "./Mcp/Http.js"
-import { McpLane } from "./Mcp/Lane.js"
+import { McpFrontLane, McpLane } from "./Mcp/Lane.js"
 import { Messages } from "./Messages.js"
 import { MessagesHttpLive } from "./Messages/Http.js"
 import { Notifications } from "./Notifications.js"
 import { SkillDocLive } from "./Onboarding/Http.js"
 import { Profiles } from "./Profiles.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
-import { MeLane, ProfilesHttpLive } from "./Profiles/Http.js"
+import { MeFrontLane, MeLane, ProfilesHttpLive } from "./Profiles/Http.js"
 import { Projects } from "./Projects.js"
 import { ProjectsHttpLive } from "./Projects/Http.js"
 import { AgentHub } from "./Realtime/AgentHub.js"
@@ -179,7 +179,7 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
     // the hottest calls, answered ahead of the router in their plain case (src/Http/FastLane.ts)
     Effect.all([HeartbeatLane, MeLane, McpLane, EventSocketLane]),
     // …and the heartbeat's plain case even before Effect's HTTP server (src/Http/FrontDoor.ts)
-    Effect.all([HeartbeatFrontLane])
+    Effect.all([HeartbeatFrontLane, MeFrontLane, McpFrontLane])
   )
 
 export const AgentApi = agentApi(Layer.empty)

@@ -8,11 +8,14 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http"
  * the whole answer synchronously and says `true`, or writes nothing and says `false`, and the request goes on to
  * the app as usual (src/Http/FastLane.ts, then the router): every other case, error and envelope has one
  * implementation there. A lane must answer exactly what the general path would (test/Http/FrontDoor.test.ts).
+ *
+ * A lane that must wait (for a body, for a handler that may suspend) says `true` and so takes the request: it then
+ * writes the answer later, or calls `next` once, before writing anything, to hand the request on to the app.
  */
 export interface NodeLane {
   readonly method: "GET" | "POST"
   readonly path: string
-  readonly answer: (request: IncomingMessage, response: ServerResponse) => boolean
+  readonly answer: (request: IncomingMessage, response: ServerResponse, next: () => void) => boolean
 }
 
 /** A JSON answer written whole, headers in the order the general path writes them (then the body's own). */
@@ -62,8 +65,9 @@ export const install = (server: Server, door: Context.Tag.Service<FrontDoor>) =>
       const lane = door.lanes.get(request.url ?? "")
       if (lane !== undefined && lane.method === request.method) {
         const response = args[1] as ServerResponse
+        const next = () => void emit.apply(this, [event, ...args] as unknown as Parameters<Server["emit"]>)
         try {
-          if (lane.answer(request, response)) return true
+          if (lane.answer(request, response, next)) return true
         } catch (error) {
           if (response.headersSent) {
             response.destroy(error as Error)

@@ -64,55 +64,77 @@ export const readBody = (
   if (!(source instanceof IncomingMessage)) return readBodyStream(request, max, drain)
   const read = bodies.get(source)
   if (read !== undefined) return read
-  const failed = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
   return Effect.async<Body, HttpServerError.RequestError>((resume) => {
-    const chunks: Array<Uint8Array> = []
-    let bytes = 0
-    const settle = (exit: Exit.Exit<Body, HttpServerError.RequestError>) => {
-      off()
+    const cancel = readNodeBody(source, max, drain, (body) => {
+      const exit = body._tag === "Failed"
+        ? Exit.fail(new HttpServerError.RequestError({ request, reason: "Decode", cause: body.cause }))
+        : Exit.succeed(body)
       bodies.set(source, exit)
       resume(exit)
-    }
-    const done = (body: Body) => settle(Exit.succeed(body))
-    const onData = (chunk: Buffer) => {
-      bytes += chunk.length
-      if (bytes <= max) chunks.push(chunk)
-      else if (bytes > max + drain) {
-        // as the stream's finalizer did: the client is cut off, and gets the 413 if it still reads
-        source.destroy()
-        done({ _tag: "TooLarge" })
-      }
-    }
-    const onEnd = () => done(bytes > max ? { _tag: "TooLarge" } : decode(chunks, bytes))
-    const onError = (error: unknown) => settle(Exit.fail(failed(error)))
-    const onClose = () => {
-      if (!source.complete) onError(new Error("the request was closed before its body ended"))
-    }
-    const off = () => {
-      source.off("data", onData)
-      source.off("end", onEnd)
-      source.off("error", onError)
-      source.off("close", onClose)
-    }
-    if (source.readableEnded) {
-      // read by someone else before: nothing left (the stream would answer an empty body too)
-      done({ _tag: "Text", text: "" })
-      return
-    }
-    if (source.destroyed) {
-      onError(new Error("the request was closed before its body was read"))
-      return
-    }
-    source.on("data", onData)
-    source.on("end", onEnd)
-    source.on("error", onError)
-    source.on("close", onClose)
-    return Effect.sync(() => {
-      off()
-      if (!source.readableEnded) source.destroy()
     })
+    return cancel === undefined ? undefined : Effect.sync(cancel)
   })
 }
+
+/**
+ * `readBody`'s read on the Node request itself, for a front-door lane (src/Http/FrontDoor.ts): `done` is called
+ * once, with the body or why it could not be read. What it returns stops the read (the request is destroyed unless it
+ * ended), `undefined` when `done` was called at once. A lane that hands the request on keeps what it read with
+ * `keepBody`, so the general path reads the same body.
+ */
+export const readNodeBody = (
+  source: IncomingMessage,
+  max: number,
+  drain: number,
+  done: (body: Body | { readonly _tag: "Failed"; readonly cause: unknown }) => void
+): (() => void) | undefined => {
+  const chunks: Array<Uint8Array> = []
+  let bytes = 0
+  const settle = (body: Body | { readonly _tag: "Failed"; readonly cause: unknown }) => {
+    off()
+    done(body)
+  }
+  const onData = (chunk: Buffer) => {
+    bytes += chunk.length
+    if (bytes <= max) chunks.push(chunk)
+    else if (bytes > max + drain) {
+      // as the stream's finalizer did: the client is cut off, and gets the 413 if it still reads
+      source.destroy()
+      settle({ _tag: "TooLarge" })
+    }
+  }
+  const onEnd = () => settle(bytes > max ? { _tag: "TooLarge" } : decode(chunks, bytes))
+  const onError = (cause: unknown) => settle({ _tag: "Failed", cause })
+  const onClose = () => {
+    if (!source.complete) onError(new Error("the request was closed before its body ended"))
+  }
+  const off = () => {
+    source.off("data", onData)
+    source.off("end", onEnd)
+    source.off("error", onError)
+    source.off("close", onClose)
+  }
+  if (source.readableEnded) {
+    // read by someone else before: nothing left (the stream would answer an empty body too)
+    done({ _tag: "Text", text: "" })
+    return undefined
+  }
+  if (source.destroyed) {
+    done({ _tag: "Failed", cause: new Error("the request was closed before its body was read") })
+    return undefined
+  }
+  source.on("data", onData)
+  source.on("end", onEnd)
+  source.on("error", onError)
+  source.on("close", onClose)
+  return () => {
+    off()
+    if (!source.readableEnded) source.destroy()
+  }
+}
+
+/** A body a front-door lane read, kept for the general path's `readBody` of the same request. */
+export const keepBody = (source: IncomingMessage, body: Body) => void bodies.set(source, Exit.succeed(body))
 
 /** `readBody` through the platform's stream, for a request that is not a Node request. */
 const readBodyStream = (request: HttpServerRequest.HttpServerRequest, max: number, drain: number) =>

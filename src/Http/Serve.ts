@@ -15,7 +15,7 @@ import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { type Lane, lanesEnabled, withLanes } from "./FastLane.js"
 import * as FrontDoor from "./FrontDoor.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
-import { withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
+import { isGatedWrite, withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
 
 /**
  * One HttpApi as an app over whatever HttpServer is provided: its groups, extra routes (`Router.use` layers such as
@@ -60,7 +60,12 @@ const serveLean = <LR, FR>(
     )(context)
     yield* Effect.mapInputContext(server.serve(app), (_: Context.Context<never>) => lean)
     // the front door's lanes once the app behind them serves (the server's FrontDoor, when it has one)
-    if (enabled) yield* FrontDoor.register(yield* front)
+    // a gated write's lane only without admission: the door is ahead of it
+    if (enabled) {
+      yield* FrontDoor.register(
+        (yield* front).filter((lane) => Option.isNone(admission) || !isGatedWrite(lane.method, lane.path))
+      )
+    }
   })).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
 
 export const apiApp = <

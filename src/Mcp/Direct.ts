@@ -37,26 +37,34 @@ export const parseDirectCall = (text: string, known: (name: string) => boolean):
  * written as the JSON-RPC response the RPC server would write. A `CallToolResult` is plain JSON (text content), so
  * its schema encoding is the identity and is skipped.
  */
-export const answerDirect = (
+export const answerDirectBody = (
   server: McpServer.McpServer["Type"],
   callers: McpCallers,
   principal: Auth.Principal,
   call: DirectCall
-) =>
+): Effect.Effect<unknown> =>
   callers.as(principal, server.callTool({ name: call.name, arguments: call.arguments })).pipe(
-    Effect.map((result) => HttpServerResponse.unsafeJson({ jsonrpc: "2.0", id: call.id, result })),
+    Effect.map((result) => ({ jsonrpc: "2.0", id: call.id, result })),
     Effect.catchAllCause((cause) => {
       const e = Cause.squash(cause) as { readonly code?: unknown; readonly message?: unknown }
-      return Effect.succeed(HttpServerResponse.unsafeJson({
+      return Effect.succeed({
         jsonrpc: "2.0",
         id: call.id,
         error: {
           code: typeof e?.code === "number" ? e.code : -32603,
           message: typeof e?.message === "string" ? e.message : "internal error"
         }
-      }))
+      })
     })
   )
+
+/** `answerDirectBody` as the JSON response. */
+export const answerDirect = (
+  server: McpServer.McpServer["Type"],
+  callers: McpCallers,
+  principal: Auth.Principal,
+  call: DirectCall
+) => Effect.map(answerDirectBody(server, callers, principal, call), (body) => HttpServerResponse.unsafeJson(body))
 
 /**
  * The direct path of the MCP route, for the lane ahead of the router (src/Mcp/Lane.ts): the same parse of a body
@@ -68,4 +76,6 @@ export class McpDirect extends Context.Tag("Shoal/McpDirect")<McpDirect, {
     principal: Auth.Principal,
     call: DirectCall
   ) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+  /** The same answer's JSON-RPC body, for the front door (src/Mcp/Lane.ts). */
+  readonly answerBody: (principal: Auth.Principal, call: DirectCall) => Effect.Effect<unknown>
 }>() {}

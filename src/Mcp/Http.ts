@@ -9,7 +9,7 @@ import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
 import { McpCallers } from "./Callers.js"
-import { answerDirect, McpDirect, parseDirectCall } from "./Direct.js"
+import { answerDirect, answerDirectBody, McpDirect, parseDirectCall } from "./Direct.js"
 import { EventsResourceLive } from "./Resources.js"
 import { McpToolsLive, ShoalToolsLive } from "./Tools.js"
 
@@ -114,7 +114,8 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
       }
       return McpDirect.of({
         parse: (text) => parseDirectCall(text, known),
-        answer: (principal, call) => answerDirect(mcp, callers, principal, call)
+        answer: (principal, call) => answerDirect(mcp, callers, principal, call),
+        answerBody: (principal, call) => answerDirectBody(mcp, callers, principal, call)
       })
     })
   )

@@ -21,6 +21,8 @@ export class BalanceChanges extends Effect.Service<BalanceChanges>()("Wallet/Bal
       })
     /** True once after a change of the user's Gems. */
     const take = (id: Ids.UserId) => dirty.delete(id)
-    return { tracked, take } as const
+    /** Whether the user's Gems moved since the last `take`, without taking the mark. */
+    const moved = (id: Ids.UserId) => dirty.has(id)
+    return { tracked, take, moved } as const
   }
 }) {}

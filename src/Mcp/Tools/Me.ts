@@ -1,4 +1,5 @@
 import { Toolkit } from "@effect/ai"
+import type { Auth } from "@shoal/domain"
 import { Events as EventsApi, Wallet as WalletApi, Waves as WavesApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency } from "../../Http/Idempotency.js"
@@ -10,6 +11,7 @@ import { AccountActors } from "../../Wallet/AccountActors.js"
 import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
 import { Waves } from "../../Waves.js"
 import { McpCallers } from "../Callers.js"
+import { toolResult } from "../Register.js"
 import { ToolRunner } from "../Runner.js"
 import { encoded, idempotencyKey, queryFields, tool } from "../Tool.js"
 
@@ -118,3 +120,18 @@ export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
       )
   }
 })).pipe(withOnly(McpCallers, Idempotency, Profiles, Waves, Wallet, Events, AccountActors, BalanceChanges))
+
+/**
+ * `whoami` answered from memory, for MCP's front door (src/Mcp/Lane.ts): for a principal whose profile row `/me` can
+ * have synchronously (`Profiles.meRowNow`), the result the registered handler gives (built after the key check, so
+ * the presence counts this call, as the handler's does); `undefined` when it cannot, and the handler answers.
+ */
+export const WhoamiNow = Effect.map(
+  Profiles,
+  (profiles) => (principal: Auth.Principal): (() => unknown) | undefined => {
+    const row = profiles.meRowNow(principal.id)
+    return row === undefined
+      ? undefined
+      : () => toolResult(false, { status: "success", user: profiles.meJsonOf(row) })
+  }
+)
