@@ -24,6 +24,8 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     const window = Duration.toMillis(
       yield* Config.duration("PRESENCE_WINDOW").pipe(Config.withDefault(Duration.minutes(90)))
     )
+    // a connect storm's presence writes gathered into a few transactions (Batcher): announced this much later
+    const linger = yield* Config.duration("PRESENCE_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(50)))
     const types = yield* Cache.make({
       capacity: 100_000,
       timeToLive: Duration.minutes(10),
@@ -41,35 +43,43 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     const isAgent = (userId: Ids.UserId) =>
       Effect.map(types.get(userId), (t) => Option.isSome(t) && t.value.user_type === "agent")
 
-    const connected = yield* Batcher.make((ids: ReadonlyArray<Ids.UserId>) =>
+    /** Marks these agents connected and stores `presence.changed` for those it turned, in one transaction. */
+    const markConnected = (ids: ReadonlyArray<Ids.UserId>) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         yield* Effect.flatMap(repo.markConnected([...new Set(ids)], now), (changed) => announce(changed, "connected"))
           .pipe(sql.withTransaction, Effect.orDie)
-        return ids.map(() => undefined)
       })
+
+    const connected = yield* Batcher.make(
+      (ids: ReadonlyArray<Ids.UserId>) => Effect.as(markConnected(ids), ids.map(() => undefined)),
+      500,
+      linger
     )
 
-    const offline = yield* Batcher.make((ids: ReadonlyArray<Ids.UserId>) =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        return yield* Effect.gen(function*() {
-          const flipped = yield* repo.markOffline([...new Set(ids)], now, now - window)
-          yield* announce(flipped, "offline")
-          const done = new Set<string>(flipped.map((a) => a.id))
-          const rest = ids.filter((id) => !done.has(id))
-          const current = new Map(
-            (rest.length > 0 ? yield* repo.current(rest) : []).map((r) => [r.user_id as string, r])
-          )
-          return ids.map((id): OfflineResult => {
-            const c = current.get(id)
-            // connected with a newer heartbeat than ours (another node saw it): keep watching from that time
-            return c?.state === "connected"
-              ? { _tag: "StillActive", lastSeen: c.last_seen_at?.getTime() ?? now }
-              : { _tag: "Offline" }
-          })
-        }).pipe(sql.withTransaction, Effect.orDie)
-      })
+    const offline = yield* Batcher.make(
+      (ids: ReadonlyArray<Ids.UserId>) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          return yield* Effect.gen(function*() {
+            const flipped = yield* repo.markOffline([...new Set(ids)], now, now - window)
+            yield* announce(flipped, "offline")
+            const done = new Set<string>(flipped.map((a) => a.id))
+            const rest = ids.filter((id) => !done.has(id))
+            const current = new Map(
+              (rest.length > 0 ? yield* repo.current(rest) : []).map((r) => [r.user_id as string, r])
+            )
+            return ids.map((id): OfflineResult => {
+              const c = current.get(id)
+              // connected with a newer heartbeat than ours (another node saw it): keep watching from that time
+              return c?.state === "connected"
+                ? { _tag: "StillActive", lastSeen: c.last_seen_at?.getTime() ?? now }
+                : { _tag: "Offline" }
+            })
+          }).pipe(sql.withTransaction, Effect.orDie)
+        }),
+      500,
+      linger
     )
 
     // a week: older rows were left by a node stopped long ago (or by a test clock); the agent's next call settles them
@@ -82,6 +92,9 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
       window,
       isAgent,
       connected: (userId: Ids.UserId) => Effect.asVoid(connected(userId)),
+      /** many agents at once (at most a few hundred: one statement), for a caller that gathers its own batch */
+      connectedAll: markConnected,
+      linger,
       offline,
       resumable
     } as const

@@ -1,5 +1,5 @@
 import type { Auth } from "@shoal/domain"
-import { Effect } from "effect"
+import { Config, Duration, Effect } from "effect"
 import { hashKey } from "../Accounts/Keys.js"
 import { presentedKey } from "../Auth.js"
 import { RateLimiter } from "../Auth/RateLimiter.js"
@@ -20,8 +20,13 @@ export class SocketAuth extends Effect.Service<SocketAuth>()("Realtime/SocketAut
     const repo = yield* KeysRepo
     const limiter = yield* RateLimiter
 
-    const lookup = yield* Batcher.make((hashes: ReadonlyArray<string>) =>
-      Effect.map(Effect.orDie(repo.principals(hashes)), (found) => hashes.map((h) => found.get(h)))
+    // a few milliseconds more per connect, for a storm's lookups in tens of statements rather than a thousand
+    const linger = yield* Config.duration("SOCKET_AUTH_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(5)))
+    const lookup = yield* Batcher.make(
+      (hashes: ReadonlyArray<string>) =>
+        Effect.map(Effect.orDie(repo.principals(hashes)), (found) => hashes.map((h) => found.get(h))),
+      500,
+      linger
     )
 
     const check = (key: string): Effect.Effect<SocketAuthResult> =>
