@@ -92,17 +92,33 @@ const shared = Effect.gen(function*() {
       Effect.map((item) => new Api.ChecklistItemResponse({ status: "success", task_id: path.task_id, ...item }, true))
     )
 
+  // the creating POSTs, each keyed by its Idempotency-Key (the same route name in both forms)
+  const createTaskKeyed = (r: Parameters<typeof createTask>[0] & WithKey) =>
+    balances.tracked(
+      idempotent("createTask", Api.TaskResponse, (r: Parameters<typeof createTask>[0] & WithKey) => createTask(r))(r)
+    )
+  const commentKeyed = idempotent(
+    "createComment",
+    Api.CommentCreated,
+    (r: Parameters<typeof comment>[0] & WithKey) => comment(r)
+  )
+  const checklistKeyed = idempotent(
+    "addChecklistItem",
+    Api.ChecklistItemResponse,
+    (r: Parameters<typeof checklist>[0] & WithKey) => checklist(r)
+  )
+
   return {
     tasks,
     notes,
     publicUrl,
     balances,
     listTasks,
-    createTask,
+    createTaskKeyed,
     updateTask,
     reschedule,
-    comment,
-    checklist
+    commentKeyed,
+    checklistKeyed
   } as const
 })
 
@@ -132,17 +148,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
       )
     return handlers
       .handle("listTasks", h.listTasks)
-      .handle(
-        "createTask",
-        (r: Parameters<typeof h.createTask>[0] & WithKey) =>
-          h.balances.tracked(
-            idempotent(
-              "createTask",
-              Api.TaskResponse,
-              (r: Parameters<typeof h.createTask>[0] & WithKey) => h.createTask(r)
-            )(r)
-          )
-      )
+      .handle("createTask", h.createTaskKeyed)
       .handle("myTasks", ({ urlParams }) =>
         Effect.flatMap(Auth.CurrentUser, (c) => tasks.listMine(c, urlParams)).pipe(
           Effect.map((r) => HttpServerResponse.unsafeJson({ status: "success", ...r }))
@@ -181,10 +187,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
         Effect.flatMap(Auth.CurrentUser, (c) => notes.comments(c, path.task_id)).pipe(
           Effect.map((comments) => new Api.CommentList({ status: "success", task_id: path.task_id, comments }, true))
         ))
-      .handle(
-        "createComment",
-        idempotent("createComment", Api.CommentCreated, (r: Parameters<typeof h.comment>[0] & WithKey) => h.comment(r))
-      )
+      .handle("createComment", h.commentKeyed)
       .handle("editComment", ({ path, payload }) =>
         Effect.flatMap(Auth.CurrentUser, (c) =>
           notes.editComment(c, path.task_id, path.comment_id, payload)).pipe(
@@ -192,14 +195,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
               new Api.CommentEdited({ status: "success", ...r }, true)
             )
           ))
-      .handle(
-        "addChecklistItem",
-        idempotent(
-          "addChecklistItem",
-          Api.ChecklistItemResponse,
-          (r: Parameters<typeof h.checklist>[0] & WithKey) => h.checklist(r)
-        )
-      )
+      .handle("addChecklistItem", h.checklistKeyed)
       .handle("toggleChecklistItem", ({ path, payload }) =>
         Effect.flatMap(Auth.CurrentUser, (c) =>
           notes.toggleItem(c, path.task_id, path.item_id, payload.is_checked))
@@ -216,29 +212,9 @@ export const TasksShortHttpLive = HttpApiBuilder.group(ShoalApi, "tasksShort", (
     const h = yield* shared
     return handlers
       .handle("listTasks", h.listTasks)
-      .handle(
-        "createTask",
-        (r: Parameters<typeof h.createTask>[0] & WithKey) =>
-          h.balances.tracked(
-            idempotent(
-              "createTask",
-              Api.TaskResponse,
-              (r: Parameters<typeof h.createTask>[0] & WithKey) => h.createTask(r)
-            )(r)
-          )
-      )
+      .handle("createTask", h.createTaskKeyed)
       .handle("updateTask", h.updateTask)
       .handle("rescheduleTask", h.reschedule)
-      .handle(
-        "createComment",
-        idempotent("createComment", Api.CommentCreated, (r: Parameters<typeof h.comment>[0] & WithKey) => h.comment(r))
-      )
-      .handle(
-        "addChecklistItem",
-        idempotent(
-          "addChecklistItem",
-          Api.ChecklistItemResponse,
-          (r: Parameters<typeof h.checklist>[0] & WithKey) => h.checklist(r)
-        )
-      )
+      .handle("createComment", h.commentKeyed)
+      .handle("addChecklistItem", h.checklistKeyed)
   })).pipe(withOnly(Tasks, TaskNotes, TaskPages, BalanceChanges, Idempotency, Auth.Authentication))
