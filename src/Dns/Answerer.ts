@@ -26,13 +26,16 @@ export interface AnswererOptions {
  * Answers UDP queries in the socket's 'message' callback, without an Effect fiber: from the AnswerCache when the
  * query is plain and the handle's records are unchanged, else from the records the source already holds
  * (`peek`), building the cached answer on the way. Only a query whose records must be read first is left
- * Pending, for the fiber path. The rate limiter is consulted for every reply, as on the fiber path.
+ * Pending, for the fiber path. The rate limiter is consulted for every reply, as on the fiber path, and first of
+ * all: a query from a prefix that has used up both its answers and its slips is dropped undecoded.
  */
 export const makeAnswerer = (options: AnswererOptions) => {
   const { cache, limiter, source } = options
 
   /** The bytes to send for `message` from `address`: null for nothing (dropped, undecodable), or Pending. */
   const respond = (message: Buffer, address: string): Buffer | null | Pending => {
+    // a flooding prefix with nothing left to send: not even decoded (a flood costs a receive per datagram, no more)
+    if (limiter !== null && limiter.exhausted(address)) return null
     const plain = plainQuery(message)
     if (plain !== null) {
       const hit = cache.get(plain.key)

@@ -14,6 +14,8 @@ export type Verdict = "send" | "slip" | "drop"
 
 interface Bucket {
   tokens: number
+  /** TC=1 replies left: slips refill at the same rate and burst as answers */
+  slips: number
   at: number
   over: number
 }
@@ -38,7 +40,10 @@ export const makeRateLimiter = (options: RateLimitOptions, now: () => number) =>
   const perMs = options.perSecond / 1000
 
   const refill = (bucket: Bucket, t: number) => {
-    bucket.tokens = Math.min(options.burst, bucket.tokens + (t - bucket.at) * perMs)
+    if (t === bucket.at) return
+    const gained = (t - bucket.at) * perMs
+    bucket.tokens = Math.min(options.burst, bucket.tokens + gained)
+    bucket.slips = Math.min(options.burst, bucket.slips + gained)
     bucket.at = t
   }
 
@@ -46,7 +51,7 @@ export const makeRateLimiter = (options: RateLimitOptions, now: () => number) =>
   const evict = (t: number) => {
     for (const [key, bucket] of buckets) {
       refill(bucket, t)
-      if (bucket.tokens >= options.burst) buckets.delete(key)
+      if (bucket.tokens >= options.burst && bucket.slips >= options.burst) buckets.delete(key)
     }
     if (buckets.size >= maxPrefixes) buckets.clear()
   }
@@ -57,7 +62,7 @@ export const makeRateLimiter = (options: RateLimitOptions, now: () => number) =>
     let bucket = buckets.get(key)
     if (bucket === undefined) {
       if (buckets.size >= maxPrefixes) evict(t)
-      bucket = { tokens: options.burst, at: t, over: 0 }
+      bucket = { tokens: options.burst, slips: options.burst, at: t, over: 0 }
       buckets.set(key, bucket)
     } else {
       refill(bucket, t)
@@ -67,11 +72,31 @@ export const makeRateLimiter = (options: RateLimitOptions, now: () => number) =>
       return "send"
     }
     bucket.over += 1
-    return options.slip > 0 && bucket.over % options.slip === 0 ? "slip" : "drop"
+    // a TC=1 reply is a datagram sent too: a flood from one prefix gets at most the rate's worth of them, so it
+    // costs the responder (a send each, on the event loop the API shares) no more than twice the rate per second
+    if (options.slip > 0 && bucket.over % options.slip === 0 && bucket.slips >= 1) {
+      bucket.slips -= 1
+      return "slip"
+    }
+    return "drop"
+  }
+
+  /**
+   * Whether the next response to `address` would surely be dropped (no answer and no slip left), counted as a
+   * drop if so: the responder then skips decoding the query at all. A prefix it has no bucket for is never.
+   */
+  const exhausted = (address: string): boolean => {
+    const bucket = buckets.get(prefixOf(address))
+    if (bucket === undefined || bucket.tokens >= 1) return false
+    refill(bucket, now())
+    if (bucket.tokens >= 1 || (options.slip > 0 && bucket.slips >= 1)) return false
+    bucket.over += 1
+    return true
   }
 
   return {
     take,
+    exhausted,
     get size() {
       return buckets.size
     }

@@ -2,7 +2,7 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type { Auth } from "@shoal/domain"
 import { Events } from "@shoal/domain"
-import { Config, Duration, Effect, type Fiber, FiberSet } from "effect"
+import { Config, Duration, Effect, FiberSet } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { Socket as TcpSocket } from "node:net"
 import { type WebSocket, WebSocketServer } from "ws"
@@ -14,6 +14,8 @@ import { EventsRepo } from "./EventsRepo.js"
 import { SocketAuth } from "./SocketAuth.js"
 
 const PAGE = 500
+/** after a protocol error, how long the close frame (already written) has to leave before the socket is destroyed */
+const PROTOCOL_ERROR_GRACE_MS = 500
 const { rateLimited, unauthorized } = Events.CloseCodes
 
 type Frame = { readonly type?: unknown; readonly [k: string]: unknown }
@@ -28,6 +30,22 @@ const parseFrame = (data: Buffer): Frame | undefined => {
 }
 
 const errorFrame = (message: string) => JSON.stringify({ type: "error", message })
+
+type ReadHandle = { reading?: boolean; readStop?: () => number }
+
+/**
+ * Reads nothing more from `tcp`: paused, and its handle's reads stopped too (`pause()` alone reads on until the
+ * stream's buffer is full, one more chunk of up to 64 KB allocated), so what the peer sends stays in the kernel.
+ */
+const stopReading = (tcp: TcpSocket) => {
+  if (tcp.destroyed) return
+  tcp.pause()
+  const handle = (tcp as unknown as { _handle?: ReadHandle | null })._handle
+  if (handle?.reading === true && typeof handle.readStop === "function") {
+    handle.reading = false
+    handle.readStop()
+  }
+}
 
 /**
  * Takes the upgraded TCP socket away from the HTTP layer: its response is marked finished (so nothing is written
@@ -54,7 +72,8 @@ class Session {
   authenticating = false
   closed = false
   hangUp: ReturnType<typeof setTimeout> | undefined = undefined
-  authTimer: Fiber.RuntimeFiber<void> | undefined = undefined
+  /** the auth deadline: a plain timer, not a fiber (thousands of sockets that never authenticate cost little) */
+  authTimer: ReturnType<typeof setTimeout> | undefined = undefined
   constructor(readonly ws: WebSocket, readonly tcp: TcpSocket, readonly after: number | undefined) {}
 }
 
@@ -88,6 +107,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     // a frame past maxPayload closes the socket with 1009 before it is buffered whole
     const maxPayload = yield* Config.integer("WS_MAX_PAYLOAD_BYTES").pipe(Config.withDefault(64 * 1024))
     const authNotice = `authenticate within ${Duration.format(authTimeout)}: {"type":"auth","api_key":…}`
+    const authTimeoutMs = Duration.toMillis(authTimeout)
     const wss = new WebSocketServer({ noServer: true, maxPayload, clientTracking: false })
     yield* Effect.addFinalizer(() => Effect.sync(() => wss.close()))
 
@@ -120,11 +140,16 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       s.hangUp ??= setTimeout(() => s.ws.terminate(), closeTimeout)
     }
 
+    const authExpired = (s: Session) => {
+      if (s.conn === undefined && !s.closed) refuse(s, unauthorized, authNotice)
+    }
+
     const start = (s: Session, principal: Auth.Principal) =>
       Effect.gen(function*() {
         if (s.closed) return
         const c = new Connection(s.ws, s.tcp, principal.id, principal.keyHash, maxBuffered, 0)
         s.conn = c
+        clearTimeout(s.authTimer)
         const position = yield* hub.attach(c, principal.userType)
         // closed while attaching: the close handler may have run before the hub knew it
         if (s.closed) return yield* hub.detach(c)
@@ -185,16 +210,23 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       const conn = sessionOf(this).conn
       if (conn !== undefined) conn.alive = true
     }
-    // a protocol error (a frame past maxPayload: 1009) closes the socket: its peer gets the same short while to answer
+    // A protocol error (a frame past maxPayload: 1009) closes the socket: ws writes the close frame and its FIN,
+    // then resumes reading to discard whatever the peer still sends, so a peer streaming megabytes had every chunk
+    // allocated and thrown away (the RSS rise of bench/hostile.ts's ws-oversized). Here nothing is read after the
+    // error (stopped once ws has resumed the socket: its resume is on the next tick, queued before this listener
+    // runs), and since the peer's close frame can no longer be read, waiting for it is pointless: the socket is
+    // destroyed once the close frame has had a moment to leave, not after `closeTimeout`, so a peer reconnecting
+    // at once does not pile up sockets holding their unread megabytes.
     function onError(this: WebSocket) {
       const s = sessionOf(this)
-      s.hangUp ??= setTimeout(() => s.ws.terminate(), closeTimeout)
+      process.nextTick(stopReading, s.tcp)
+      s.hangUp ??= setTimeout(() => s.ws.terminate(), Math.min(closeTimeout, PROTOCOL_ERROR_GRACE_MS))
     }
     function onClose(this: WebSocket) {
       const s = sessionOf(this)
       s.closed = true
       clearTimeout(s.hangUp)
-      if (s.authTimer !== undefined) runFork(s.authTimer.interruptAsFork(s.authTimer.id()))
+      clearTimeout(s.authTimer)
       if (s.conn !== undefined) {
         s.conn.closed = true
         runFork(hub.detach(s.conn))
@@ -206,13 +238,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       ;(ws as WithSession)[kSession] = s
       // a key in the header was checked: frames before `ready` are not an auth frame
       if (header !== undefined) s.authenticating = true
-      else {
-        s.authTimer = runFork(
-          Effect.sleep(authTimeout).pipe(Effect.zipRight(Effect.sync(() => {
-            if (s.conn === undefined) refuse(s, unauthorized, authNotice)
-          })))
-        )
-      }
+      else s.authTimer = setTimeout(authExpired, authTimeoutMs, s)
       ws.on("message", onMessage).on("pong", onPong).on("error", onError).once("close", onClose)
       return s
     }

@@ -23,9 +23,30 @@ describe("RateLimit", () => {
     expect(take(4)).toEqual(["send", "send", "send", "drop"])
   })
 
-  it("slips every Nth response over the limit", () => {
-    const limiter = makeRateLimiter({ perSecond: 1, burst: 1, slip: 2 }, () => 0)
-    expect(Array.from({ length: 5 }, () => limiter.take("10.0.0.1"))).toEqual(["send", "drop", "slip", "drop", "slip"])
+  it("slips every Nth response over the limit, the slips themselves at most at the rate", () => {
+    let now = 0
+    const limiter = makeRateLimiter({ perSecond: 1, burst: 2, slip: 2 }, () => now)
+    const take = (n: number) => Array.from({ length: n }, () => limiter.take("10.0.0.1"))
+    expect(take(8)).toEqual(["send", "send", "drop", "slip", "drop", "slip", "drop", "drop"])
+    now += 1000
+    expect(take(5)).toEqual(["send", "drop", "slip", "drop", "drop"])
+  })
+
+  it("says when a prefix has neither answers nor slips left, so its queries need not be decoded", () => {
+    let now = 0
+    const limiter = makeRateLimiter({ perSecond: 1, burst: 2, slip: 2 }, () => now)
+    expect(limiter.exhausted("10.0.0.1")).toBe(false)
+    const take = (n: number) => Array.from({ length: n }, () => limiter.take("10.0.0.1"))
+    expect(take(4)).toEqual(["send", "send", "drop", "slip"])
+    expect(limiter.exhausted("10.0.0.2")).toBe(false)
+    expect(take(2)).toEqual(["drop", "slip"])
+    expect(limiter.exhausted("10.0.0.3")).toBe(true)
+    expect(limiter.exhausted("10.0.1.1")).toBe(false)
+    now += 1000
+    expect(limiter.exhausted("10.0.0.1")).toBe(false)
+    const off = makeRateLimiter({ perSecond: 1, burst: 1, slip: 0 }, () => 0)
+    expect(off.take("10.0.0.1")).toBe("send")
+    expect(off.exhausted("10.0.0.1")).toBe(true)
   })
 
   it("keeps at most maxPrefixes buckets", () => {
