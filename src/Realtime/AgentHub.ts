@@ -1,8 +1,8 @@
 import type { Ids } from "@shoal/domain"
 import { Events } from "@shoal/domain"
-import { Clock, Config, Duration, Effect, Exit, FiberMap, Queue, Stream } from "effect"
+import { Clock, Config, Duration, Effect, FiberMap, Stream } from "effect"
 import { Heartbeat } from "../Auth/Heartbeat.js"
-import { realSleep } from "./Batcher.js"
+import * as Announcer from "./Announcer.js"
 import type { Connection } from "./Connection.js"
 import type { EventRow } from "./EventRow.js"
 import { Presence } from "./Presence.js"
@@ -97,48 +97,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
         return Effect.asVoid(FiberMap.run(fibers, agent.userId, work(agent)))
       })
 
-    /**
-     * Agents whose connection is to be announced, gathered by one fiber into a transaction per few hundred: a
-     * connect storm of 10,000 agents was 10,000 forked fibers (each with its batcher request) before. An agent in
-     * here counts as running, so the sweep starts no fiber of its own meanwhile.
-     */
-    let announcing = new Set<Agent>()
-    const announceSignal = yield* Queue.sliding<void>(1)
-
-    const announceConnected = (agent: Agent) =>
-      Effect.sync(() => {
-        if (agent.running) return
-        agent.running = true
-        if (announcing.size === 0) Queue.unsafeOffer(announceSignal, undefined)
-        announcing.add(agent)
-      })
-
-    yield* Effect.gen(function*() {
-      yield* Queue.take(announceSignal)
-      yield* realSleep(Duration.toMillis(presence.linger))
-      const all = [...announcing]
-      announcing = new Set()
-      for (let i = 0; i < all.length; i += 500) {
-        const batch = all.slice(i, i + 500)
-        const ids = batch.map((agent) => {
-          agent.wantConnected = false
-          return agent.userId
-        })
-        const exit = yield* Effect.exit(presence.connectedAll(ids))
-        const now = yield* Clock.currentTimeMillis
-        if (Exit.isFailure(exit)) {
-          yield* Effect.logWarning("presence transition failed; retrying", exit.cause)
-        }
-        for (const agent of batch) {
-          agent.presence = "connected"
-          // as a failed transition of the agent's own fiber: the sweep tries it again in a minute
-          if (Exit.isFailure(exit)) agent.seen = now - presence.window + 60_000
-          agent.running = false
-          // asked again while the transaction ran (another socket of the same agent): its own fiber, as before
-          if (agent.wantConnected) yield* ensureRunning(agent)
-        }
-      }
-    }).pipe(Effect.forever, Effect.forkScoped)
+    const announceConnected = yield* Announcer.make<Agent>(presence, ensureRunning)
 
     /** The account's entry (created if needed); `f` runs synchronously with it. */
     const withAgent = <A>(userId: Ids.UserId, f: (agent: Agent) => A) =>
