@@ -97,59 +97,54 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
         return Effect.asVoid(FiberMap.run(fibers, agent.userId, work(agent)))
       })
 
-    const announceConnected = yield* Announcer.make<Agent>(presence, ensureRunning)
+    const announceNow = yield* Announcer.make<Agent>(presence, ensureRunning)
 
-    /** The account's entry (created if needed); `f` runs synchronously with it. */
-    const withAgent = <A>(userId: Ids.UserId, f: (agent: Agent) => A) =>
-      Effect.suspend(() => {
-        let agent = agents.get(userId)
-        if (agent === undefined) {
-          agent = {
-            userId,
-            kind: "unknown",
-            sockets: new Set(),
-            presence: "unknown",
-            wantConnected: false,
-            seen: 0,
-            idleSince: Number.POSITIVE_INFINITY,
-            running: false
-          }
-          agents.set(userId, agent)
+    /** The account's entry, created if needed. */
+    const entry = (userId: Ids.UserId): Agent => {
+      let agent = agents.get(userId)
+      if (agent === undefined) {
+        agent = {
+          userId,
+          kind: "unknown",
+          sockets: new Set(),
+          presence: "unknown",
+          wantConnected: false,
+          seen: 0,
+          idleSince: Number.POSITIVE_INFINITY,
+          running: false
         }
-        return Effect.succeed([agent, f(agent)] as const)
-      })
+        agents.set(userId, agent)
+      }
+      return agent
+    }
 
-    /** A sign of life from an agent: announces it connected if it was not. */
-    const touch = (userId: Ids.UserId) =>
-      Effect.flatMap(
-        withAgent(userId, (agent) => {
-          agent.kind = "agent"
-          if (agent.presence !== "connected") agent.wantConnected = true
-          return agent.wantConnected
-        }),
-        ([agent, wanted]) => wanted ? announceConnected(agent) : Effect.void
-      )
+    /** A sign of life from an agent: announces it connected if it was not (synchronous: the upgrade's front door). */
+    const touchNow = (userId: Ids.UserId): void => {
+      const agent = entry(userId)
+      agent.kind = "agent"
+      if (agent.presence !== "connected") agent.wantConnected = true
+      if (agent.wantConnected) announceNow(agent)
+    }
+    const touch = (userId: Ids.UserId) => Effect.sync(() => touchNow(userId))
 
     /** Registers a socket for live events; returns the cursor it goes live after. */
-    const attach = (conn: Connection, kind: "agent" | "human") =>
-      Effect.map(
-        withAgent(conn.userId, (agent) => {
-          agent.kind = kind
-          agent.sockets.add(conn)
-          // its key check read the key before a revocation this node has already handled
-          if (revoked.has(conn.keyHash)) conn.close(Events.CloseCodes.unauthorized, KEY_ROTATED)
-          return position
-        }),
-        ([, at]) => at
-      )
+    const attachNow = (conn: Connection, kind: "agent" | "human"): number => {
+      const agent = entry(conn.userId)
+      agent.kind = kind
+      agent.sockets.add(conn)
+      // its key check read the key before a revocation this node has already handled
+      if (revoked.has(conn.keyHash)) conn.close(Events.CloseCodes.unauthorized, KEY_ROTATED)
+      return position
+    }
+    const attach = (conn: Connection, kind: "agent" | "human") => Effect.sync(() => attachNow(conn, kind))
 
+    const detachNow = (conn: Connection, now: number): void => {
+      const agent = agents.get(conn.userId)
+      if (agent === undefined || !agent.sockets.delete(conn)) return
+      if (agent.sockets.size === 0) agent.idleSince = now
+    }
     const detach = (conn: Connection) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.sync(() => {
-          const agent = agents.get(conn.userId)
-          if (agent === undefined || !agent.sockets.delete(conn)) return
-          if (agent.sockets.size === 0) agent.idleSince = now
-        }))
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => detachNow(conn, now)))
 
     /** From the dispatcher, in cursor order; synchronous so `attach` sees a consistent `position`. */
     const deliver = (rows: ReadonlyArray<EventRow>, upTo: number) => {
@@ -206,7 +201,8 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     yield* presence.resumable.pipe(
       Effect.flatMap((rows) =>
         Effect.forEach(rows, (r) =>
-          withAgent(r.user_id, (agent) => {
+          Effect.sync(() => {
+            const agent = entry(r.user_id)
             agent.kind = "agent"
             agent.seen = Math.max(agent.seen, r.seen.getTime())
             if (agent.presence === "unknown") agent.presence = "connected"
@@ -262,8 +258,11 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
 
     return {
       attach,
+      attachNow,
       detach,
+      detachNow,
       touch,
+      touchNow,
       deliver,
       start,
       disconnect,

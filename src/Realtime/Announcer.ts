@@ -24,18 +24,18 @@ export interface Announceable {
 export const make = <A extends Announceable>(
   presence: Presence,
   askedAgain: (agent: A) => Effect.Effect<void>
-): Effect.Effect<(agent: A) => Effect.Effect<void>, never, Scope.Scope> =>
+): Effect.Effect<(agent: A) => void, never, Scope.Scope> =>
   Effect.gen(function*() {
     let announcing = new Set<A>()
     const announceSignal = yield* Queue.sliding<void>(1)
 
-    const announceConnected = (agent: A) =>
-      Effect.sync(() => {
-        if (agent.running) return
-        agent.running = true
-        if (announcing.size === 0) Queue.unsafeOffer(announceSignal, undefined)
-        announcing.add(agent)
-      })
+    /** synchronous: the upgrade's front door calls it outside any fiber */
+    const announceConnected = (agent: A): void => {
+      if (agent.running) return
+      agent.running = true
+      if (announcing.size === 0) Queue.unsafeOffer(announceSignal, undefined)
+      announcing.add(agent)
+    }
 
     yield* Effect.gen(function*() {
       yield* Queue.take(announceSignal)
