@@ -161,12 +161,15 @@ const fanout = async (options: {
   let connectLoad = 0
   const connect = async (upTo: number) => {
     const t0 = now()
+    mark(`${options.name} step to ${upTo} start`)
     clients.proc.send({ type: "connect", upTo })
     closedEarly = (await clients.next("opened")).closed as number
     await clients.next("ready")
     connectMs += now() - t0
+    mark(`${options.name} step to ${upTo} ready`)
     connectLoad = Os.loadavg()[0]!
     if (options.waitPresence) await clients.next("presence")
+    mark(`${options.name} step to ${upTo} presence`)
     await sleep(1_000)
     return memory(options.base, options.server.proc.pid!)
   }

@@ -61,7 +61,7 @@ import { SweeperLive } from "./Realtime/Sweeper.js"
 import { Deliveries } from "./Realtime/Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Realtime/Webhooks/Secrets.js"
 import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
-import { EventSocketLane, WebSocketLive } from "./Realtime/WebSocket.js"
+import { EventSocketFrontLane, EventSocketLane, WebSocketLive } from "./Realtime/WebSocket.js"
 import { Social } from "./Social.js"
 import { FeedPages } from "./Social/FeedPages.js"
 import { SocialHttpLive, SocialShortHttpLive } from "./Social/Http.js"
@@ -178,8 +178,8 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
     ),
     // the hottest calls, answered ahead of the router in their plain case (src/Http/FastLane.ts)
     Effect.all([HeartbeatLane, MeLane, McpLane, EventSocketLane]),
-    // …and the heartbeat's plain case even before Effect's HTTP server (src/Http/FrontDoor.ts)
-    Effect.all([HeartbeatFrontLane, MeFrontLane, McpFrontLane])
+    // …and the heartbeat's and the event socket's plain case even before Effect's HTTP server (src/Http/FrontDoor.ts)
+    Effect.all([HeartbeatFrontLane, MeFrontLane, McpFrontLane, EventSocketFrontLane])
   )
 
 export const AgentApi = agentApi(Layer.empty)

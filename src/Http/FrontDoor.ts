@@ -1,5 +1,6 @@
 import { Context, Effect } from "effect"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import type { Duplex } from "node:stream"
 
 /**
  * A front-door lane answers the plain case of one hot call on Node's own request and response, before Effect's
@@ -16,6 +17,17 @@ export interface NodeLane {
   readonly method: "GET" | "POST"
   readonly path: string
   readonly answer: (request: IncomingMessage, response: ServerResponse, next: () => void) => boolean
+}
+
+/**
+ * The same for an upgrade (the event socket): `answer` takes the request's socket and upgrades it itself, or hands
+ * the request on with `next` (at once or later, having written nothing) to the app's upgrade path.
+ */
+export interface NodeUpgradeLane {
+  readonly method: "GET"
+  readonly path: string
+  readonly upgrade: true
+  readonly answer: (request: IncomingMessage, socket: Duplex, head: Buffer, next: () => void) => boolean
 }
 
 /** A JSON answer written whole, headers in the order the general path writes them (then the body's own). */
@@ -37,18 +49,21 @@ export const writeJson = (
 /** The lanes in front of one HTTP server: registered by the app once its services are built. */
 export class FrontDoor extends Context.Tag("Http/FrontDoor")<FrontDoor, {
   readonly lanes: Map<string, NodeLane>
+  readonly upgrades: Map<string, NodeUpgradeLane>
 }>() {}
 
-export const make = (): Context.Tag.Service<FrontDoor> => ({ lanes: new Map() })
+export const make = (): Context.Tag.Service<FrontDoor> => ({ lanes: new Map(), upgrades: new Map() })
 
 /** The lanes, registered for as long as the scope is open. */
-export const register = (lanes: ReadonlyArray<NodeLane>) =>
+export const register = (lanes: ReadonlyArray<NodeLane | NodeUpgradeLane>) =>
   Effect.flatMap(Effect.serviceOption(FrontDoor), (door) => {
     if (door._tag === "None" || lanes.length === 0) return Effect.void
-    const map = door.value.lanes
+    const mapOf = (lane: NodeLane | NodeUpgradeLane): Map<string, NodeLane | NodeUpgradeLane> =>
+      "upgrade" in lane ? door.value.upgrades : door.value.lanes
     return Effect.acquireRelease(
-      Effect.sync(() => lanes.forEach((lane) => map.set(lane.path, lane))),
-      () => Effect.sync(() => lanes.forEach((lane) => map.get(lane.path) === lane && map.delete(lane.path)))
+      Effect.sync(() => lanes.forEach((lane) => mapOf(lane).set(lane.path, lane))),
+      () =>
+        Effect.sync(() => lanes.forEach((lane) => mapOf(lane).get(lane.path) === lane && mapOf(lane).delete(lane.path)))
     )
   })
 
@@ -73,6 +88,19 @@ export const install = (server: Server, door: Context.Tag.Service<FrontDoor>) =>
             response.destroy(error as Error)
             return true
           }
+        }
+      }
+    }
+    if (event === "upgrade" && door.upgrades.size > 0) {
+      const request = args[0] as IncomingMessage
+      const lane = door.upgrades.get(request.url ?? "")
+      if (lane !== undefined && lane.method === request.method) {
+        const next = () => void emit.apply(this, [event, ...args] as unknown as Parameters<Server["emit"]>)
+        // a lane's throw before it upgraded leaves the request to the app, as a request lane's does
+        try {
+          if (lane.answer(request, args[1] as Duplex, args[2] as Buffer, next)) return true
+        } catch {
+          // to the app
         }
       }
     }

@@ -32,7 +32,7 @@ import { isGatedWrite, withWriteAdmission, WriteAdmission } from "./WriteAdmissi
  */
 const serveLean = <LR, FR>(
   lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR>,
-  front: Effect.Effect<ReadonlyArray<FrontDoor.NodeLane>, never, FR>
+  front: Effect.Effect<ReadonlyArray<FrontDoor.NodeLane | FrontDoor.NodeUpgradeLane>, never, FR>
 ) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const enabled = yield* lanesEnabled
@@ -85,7 +85,7 @@ export const apiApp = <
   groups: Layer.Layer<HttpApiGroup.HttpApiGroup.ToService<Id, Groups>, GE, GR>,
   routes: Layer.Layer<XO, XE, XR>,
   lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR> = Effect.succeed([]),
-  front: Effect.Effect<ReadonlyArray<FrontDoor.NodeLane>, never, FR> = Effect.succeed([])
+  front: Effect.Effect<ReadonlyArray<FrontDoor.NodeLane | FrontDoor.NodeUpgradeLane>, never, FR> = Effect.succeed([])
 ) =>
   serveLean(lanes, front).pipe(
     Layer.provide(DocsLive("/docs")),

@@ -1,8 +1,8 @@
 import type { Ids } from "@shoal/domain"
 import { Events } from "@shoal/domain"
-import { Clock, Config, Duration, Effect, Exit, FiberMap, Queue, Stream } from "effect"
+import { Clock, Config, Duration, Effect, FiberMap, Stream } from "effect"
 import { Heartbeat } from "../Auth/Heartbeat.js"
-import { realSleep } from "./Batcher.js"
+import * as Announcer from "./Announcer.js"
 import type { Connection } from "./Connection.js"
 import type { EventRow } from "./EventRow.js"
 import { Presence } from "./Presence.js"
@@ -97,100 +97,54 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
         return Effect.asVoid(FiberMap.run(fibers, agent.userId, work(agent)))
       })
 
-    /**
-     * Agents whose connection is to be announced, gathered by one fiber into a transaction per few hundred: a
-     * connect storm of 10,000 agents was 10,000 forked fibers (each with its batcher request) before. An agent in
-     * here counts as running, so the sweep starts no fiber of its own meanwhile.
-     */
-    let announcing = new Set<Agent>()
-    const announceSignal = yield* Queue.sliding<void>(1)
+    const announceNow = yield* Announcer.make<Agent>(presence, ensureRunning)
 
-    const announceConnected = (agent: Agent) =>
-      Effect.sync(() => {
-        if (agent.running) return
-        agent.running = true
-        if (announcing.size === 0) Queue.unsafeOffer(announceSignal, undefined)
-        announcing.add(agent)
-      })
-
-    yield* Effect.gen(function*() {
-      yield* Queue.take(announceSignal)
-      yield* realSleep(Duration.toMillis(presence.linger))
-      const all = [...announcing]
-      announcing = new Set()
-      for (let i = 0; i < all.length; i += 500) {
-        const batch = all.slice(i, i + 500)
-        const ids = batch.map((agent) => {
-          agent.wantConnected = false
-          return agent.userId
-        })
-        const exit = yield* Effect.exit(presence.connectedAll(ids))
-        const now = yield* Clock.currentTimeMillis
-        if (Exit.isFailure(exit)) {
-          yield* Effect.logWarning("presence transition failed; retrying", exit.cause)
+    /** The account's entry, created if needed. */
+    const entry = (userId: Ids.UserId): Agent => {
+      let agent = agents.get(userId)
+      if (agent === undefined) {
+        agent = {
+          userId,
+          kind: "unknown",
+          sockets: new Set(),
+          presence: "unknown",
+          wantConnected: false,
+          seen: 0,
+          idleSince: Number.POSITIVE_INFINITY,
+          running: false
         }
-        for (const agent of batch) {
-          agent.presence = "connected"
-          // as a failed transition of the agent's own fiber: the sweep tries it again in a minute
-          if (Exit.isFailure(exit)) agent.seen = now - presence.window + 60_000
-          agent.running = false
-          // asked again while the transaction ran (another socket of the same agent): its own fiber, as before
-          if (agent.wantConnected) yield* ensureRunning(agent)
-        }
+        agents.set(userId, agent)
       }
-    }).pipe(Effect.forever, Effect.forkScoped)
+      return agent
+    }
 
-    /** The account's entry (created if needed); `f` runs synchronously with it. */
-    const withAgent = <A>(userId: Ids.UserId, f: (agent: Agent) => A) =>
-      Effect.suspend(() => {
-        let agent = agents.get(userId)
-        if (agent === undefined) {
-          agent = {
-            userId,
-            kind: "unknown",
-            sockets: new Set(),
-            presence: "unknown",
-            wantConnected: false,
-            seen: 0,
-            idleSince: Number.POSITIVE_INFINITY,
-            running: false
-          }
-          agents.set(userId, agent)
-        }
-        return Effect.succeed([agent, f(agent)] as const)
-      })
-
-    /** A sign of life from an agent: announces it connected if it was not. */
-    const touch = (userId: Ids.UserId) =>
-      Effect.flatMap(
-        withAgent(userId, (agent) => {
-          agent.kind = "agent"
-          if (agent.presence !== "connected") agent.wantConnected = true
-          return agent.wantConnected
-        }),
-        ([agent, wanted]) => wanted ? announceConnected(agent) : Effect.void
-      )
+    /** A sign of life from an agent: announces it connected if it was not (synchronous: the upgrade's front door). */
+    const touchNow = (userId: Ids.UserId): void => {
+      const agent = entry(userId)
+      agent.kind = "agent"
+      if (agent.presence !== "connected") agent.wantConnected = true
+      if (agent.wantConnected) announceNow(agent)
+    }
+    const touch = (userId: Ids.UserId) => Effect.sync(() => touchNow(userId))
 
     /** Registers a socket for live events; returns the cursor it goes live after. */
-    const attach = (conn: Connection, kind: "agent" | "human") =>
-      Effect.map(
-        withAgent(conn.userId, (agent) => {
-          agent.kind = kind
-          agent.sockets.add(conn)
-          // its key check read the key before a revocation this node has already handled
-          if (revoked.has(conn.keyHash)) conn.close(Events.CloseCodes.unauthorized, KEY_ROTATED)
-          return position
-        }),
-        ([, at]) => at
-      )
+    const attachNow = (conn: Connection, kind: "agent" | "human"): number => {
+      const agent = entry(conn.userId)
+      agent.kind = kind
+      agent.sockets.add(conn)
+      // its key check read the key before a revocation this node has already handled
+      if (revoked.has(conn.keyHash)) conn.close(Events.CloseCodes.unauthorized, KEY_ROTATED)
+      return position
+    }
+    const attach = (conn: Connection, kind: "agent" | "human") => Effect.sync(() => attachNow(conn, kind))
 
+    const detachNow = (conn: Connection, now: number): void => {
+      const agent = agents.get(conn.userId)
+      if (agent === undefined || !agent.sockets.delete(conn)) return
+      if (agent.sockets.size === 0) agent.idleSince = now
+    }
     const detach = (conn: Connection) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.sync(() => {
-          const agent = agents.get(conn.userId)
-          if (agent === undefined || !agent.sockets.delete(conn)) return
-          if (agent.sockets.size === 0) agent.idleSince = now
-        }))
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => detachNow(conn, now)))
 
     /** From the dispatcher, in cursor order; synchronous so `attach` sees a consistent `position`. */
     const deliver = (rows: ReadonlyArray<EventRow>, upTo: number) => {
@@ -247,7 +201,8 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     yield* presence.resumable.pipe(
       Effect.flatMap((rows) =>
         Effect.forEach(rows, (r) =>
-          withAgent(r.user_id, (agent) => {
+          Effect.sync(() => {
+            const agent = entry(r.user_id)
             agent.kind = "agent"
             agent.seen = Math.max(agent.seen, r.seen.getTime())
             if (agent.presence === "unknown") agent.presence = "connected"
@@ -303,8 +258,11 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
 
     return {
       attach,
+      attachNow,
       detach,
+      detachNow,
       touch,
+      touchNow,
       deliver,
       start,
       disconnect,

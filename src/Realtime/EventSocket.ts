@@ -109,6 +109,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     const authNotice = `authenticate within ${Duration.format(authTimeout)}: {"type":"auth","api_key":…}`
     const authTimeoutMs = Duration.toMillis(authTimeout)
     const wss = new WebSocketServer({ noServer: true, maxPayload, clientTracking: false })
+    const clock = yield* Effect.clock
     yield* Effect.addFinalizer(() => Effect.sync(() => wss.close()))
 
     const drained = (conn: Connection): Effect.Effect<void> =>
@@ -165,6 +166,21 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
           Effect.zipRight(Effect.logWarning("event socket failed to start", cause), Effect.sync(() => s.ws.close(1011)))
         )
       )
+
+    /** `start` for a socket without `?after=`, synchronously: the upgrade's front door runs it outside any fiber */
+    const startNow = (s: Session, principal: Auth.Principal): void => {
+      if (s.closed) return
+      const c = new Connection(s.ws, s.tcp, principal.id, principal.keyHash, maxBuffered, 0)
+      s.conn = c
+      const position = hub.attachNow(c, principal.userType)
+      const now = clock.unsafeCurrentTimeMillis()
+      if (s.closed) return hub.detachNow(c, now)
+      c.lastSent = position
+      if (principal.userType === "agent") hub.touchNow(c.userId)
+      heartbeat.touchAt(c.userId, undefined, now)
+      c.sendText(JSON.stringify({ type: "ready", cursor: position }))
+      c.goLive()
+    }
 
     // one listener of each kind for every socket (`this` is the socket; its session hangs off it), not a set of
     // closures per socket: 10,000 open sockets are 10,000 small objects, not 50,000
@@ -271,7 +287,29 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
           : Effect.asVoid(Effect.sync(() => runFork(start(started!, header))))
       })
 
-    return { accept } as const
+    /**
+     * The upgrade's front door (src/Realtime/WebSocket.ts): a request whose header key was checked, without
+     * `?after=`, upgraded and started on Node's socket with no fiber. The 101 and `ready` leave in one write.
+     */
+    const upgradeNow = (req: IncomingMessage, tcp: TcpSocket, head: Buffer, principal: Auth.Principal): void => {
+      tcp.cork()
+      try {
+        wss.handleUpgrade(req, tcp, head, (ws) => {
+          const s = session(ws, tcp, principal, undefined)
+          try {
+            startNow(s, principal)
+          } catch (cause) {
+            // as `start`: a socket that cannot go live is closed, so its client resumes elsewhere
+            runFork(Effect.logWarning("event socket failed to start", cause))
+            s.ws.close(1011)
+          }
+        })
+      } finally {
+        tcp.uncork()
+      }
+    }
+
+    return { accept, upgradeNow } as const
   }),
   dependencies: [EventsRepo.Default]
 }) {}

@@ -22,12 +22,13 @@ export class SocketAuth extends Effect.Service<SocketAuth>()("Realtime/SocketAut
 
     // a few milliseconds more per connect, for a storm's lookups in tens of statements rather than a thousand
     const linger = yield* Config.duration("SOCKET_AUTH_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(5)))
-    const lookup = yield* Batcher.make(
+    const lookups = yield* Batcher.makeBatched(
       (hashes: ReadonlyArray<string>) =>
         Effect.map(Effect.orDie(repo.principals(hashes)), (found) => hashes.map((h) => found.get(h))),
       500,
       linger
     )
+    const lookup = lookups.request
 
     const check = (key: string): Effect.Effect<SocketAuthResult> =>
       Effect.gen(function*() {
@@ -49,7 +50,26 @@ export class SocketAuth extends Effect.Service<SocketAuth>()("Realtime/SocketAut
         : check(key)
     }
 
-    return { check, fromHeaders } as const
+    /**
+     * The plain case outside any fiber (the upgrade's front door): the principal of a known key within its limit,
+     * or `undefined` for anything else (no key, an unknown key, a limit reached, a failed lookup), which the
+     * general path then checks and answers as always; only a call let through is counted. `done` is called once.
+     */
+    const checkNow = (
+      headers: Readonly<Record<string, string | undefined>>,
+      now: () => number,
+      done: (principal: Auth.Principal | undefined) => void
+    ): void => {
+      const key = presentedKey(headers)
+      if (key === undefined) return done(undefined)
+      lookups.submit(hashKey(key), (exit) => {
+        if (exit._tag === "Failure" || exit.value === undefined) return done(undefined)
+        const principal = exit.value
+        done(limiter.takeAt(principal.keyHash, 1, now()).allowed ? principal : undefined)
+      })
+    }
+
+    return { check, fromHeaders, checkNow } as const
   }),
   dependencies: [KeysRepo.Default]
 }) {}

@@ -4,8 +4,10 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
 import { Effect, Layer } from "effect"
+import type { Socket } from "node:net"
 import { errorResponse } from "../Http/ErrorEnvelope.js"
 import type { Lane } from "../Http/FastLane.js"
+import type { NodeUpgradeLane } from "../Http/FrontDoor.js"
 import { AgentHub } from "./AgentHub.js"
 import { cursorAheadError } from "./Events.js"
 import { EventSocket } from "./EventSocket.js"
@@ -84,3 +86,45 @@ export const EventSocketLane = Effect.map(
         : Effect.succeed(undefined)
   })
 )
+
+/**
+ * The plain case at the front door (src/Http/FrontDoor.ts), before Effect's HTTP server makes the upgrade a fiber: a
+ * connect storm of 10,000 sockets was 10,000 request fibers, each waiting on its key's batched lookup (bench/README.md,
+ * fanout). An upgrade of the exact path with a key in a header and no body waits for the same batched lookup on a
+ * callback; a known key within its limit is upgraded and started on Node's socket (src/Realtime/EventSocket.ts,
+ * `upgradeNow`). Anything else (no key, an unknown key, a limit reached, a failed lookup) goes on, unchanged and
+ * uncounted, to the app's upgrade path, which checks it again and answers it as always.
+ */
+export const EventSocketFrontLane = Effect.gen(function*() {
+  const auth = yield* SocketAuth
+  const sockets = yield* EventSocket
+  const clock = yield* Effect.clock
+  const now = () => clock.unsafeCurrentTimeMillis()
+  // the socket has no error listener between Node's upgrade event and ws's: a reset meanwhile is not a crash
+  const ignore = () => {}
+  const lane: NodeUpgradeLane = {
+    method: "GET",
+    path: PATH,
+    upgrade: true,
+    answer: (request, socket, head, next) => {
+      const h = request.headers
+      if (h["content-length"] !== undefined || h["transfer-encoding"] !== undefined) return false
+      if ((h.upgrade ?? "").toLowerCase() !== "websocket") return false
+      if (h.authorization === undefined && h["x-api-key"] === undefined) return false
+      socket.on("error", ignore)
+      auth.checkNow(h as Readonly<Record<string, string | undefined>>, now, (principal) => {
+        socket.off("error", ignore)
+        if (principal === undefined) return next()
+        if (socket.destroyed || !socket.writable) return void socket.destroy()
+        try {
+          sockets.upgradeNow(request, socket as Socket, head, principal)
+        } catch {
+          // called back from the lookup's batch: a failure here is this socket's alone
+          socket.destroy()
+        }
+      })
+      return true
+    }
+  }
+  return lane
+})

@@ -1,0 +1,67 @@
+import type { Ids } from "@shoal/domain"
+import { Clock, Duration, Effect, Exit, Queue, type Scope } from "effect"
+import { realSleep } from "./Batcher.js"
+import type { Presence } from "./Presence.js"
+
+/** The fields of an AgentHub entry that announcing it touches. */
+export interface Announceable {
+  readonly userId: Ids.UserId
+  presence: "unknown" | "connected" | "offline"
+  wantConnected: boolean
+  seen: number
+  /** its fiber is alive (it has a transition to make); an entry waiting to be announced counts as running */
+  running: boolean
+}
+
+/**
+ * Agents whose connection is to be announced, gathered by one fiber into a transaction per few hundred: a
+ * connect storm of 10,000 agents was 10,000 forked fibers (each with its batcher request) before. An agent in
+ * here counts as running, so the sweep starts no fiber of its own meanwhile.
+ *
+ * `askedAgain` is for an agent asked to be announced again while its transaction ran (another socket of the same
+ * agent): it gets its own fiber, as before.
+ */
+export const make = <A extends Announceable>(
+  presence: Presence,
+  askedAgain: (agent: A) => Effect.Effect<void>
+): Effect.Effect<(agent: A) => void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    let announcing = new Set<A>()
+    const announceSignal = yield* Queue.sliding<void>(1)
+
+    /** synchronous: the upgrade's front door calls it outside any fiber */
+    const announceConnected = (agent: A): void => {
+      if (agent.running) return
+      agent.running = true
+      if (announcing.size === 0) Queue.unsafeOffer(announceSignal, undefined)
+      announcing.add(agent)
+    }
+
+    yield* Effect.gen(function*() {
+      yield* Queue.take(announceSignal)
+      yield* realSleep(Duration.toMillis(presence.linger))
+      const all = [...announcing]
+      announcing = new Set()
+      for (let i = 0; i < all.length; i += 500) {
+        const batch = all.slice(i, i + 500)
+        const ids = batch.map((agent) => {
+          agent.wantConnected = false
+          return agent.userId
+        })
+        const exit = yield* Effect.exit(presence.connectedAll(ids))
+        const now = yield* Clock.currentTimeMillis
+        if (Exit.isFailure(exit)) {
+          yield* Effect.logWarning("presence transition failed; retrying", exit.cause)
+        }
+        for (const agent of batch) {
+          agent.presence = "connected"
+          // as a failed transition of the agent's own fiber: the sweep tries it again in a minute
+          if (Exit.isFailure(exit)) agent.seen = now - presence.window + 60_000
+          agent.running = false
+          if (agent.wantConnected) yield* askedAgain(agent)
+        }
+      }
+    }).pipe(Effect.forever, Effect.forkScoped)
+
+    return announceConnected
+  })
