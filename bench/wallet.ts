@@ -90,7 +90,7 @@ const event = (ordered: boolean) =>
     SELECT c, 'evt_' || lpad(to_hex(c), 16, '0') || $4, r, t, d FROM input),
   hooked AS (INSERT INTO webhook_deliveries (event_cursor, user_id, next_attempt_at)
     SELECT s.c, s.r, $5::timestamptz FROM input s JOIN users u ON u.id = s.r WHERE u.webhook_url IS NOT NULL RETURNING 1)
-  SELECT lo::text AS lo, now() AS created_at, pg_notify('shoal_events', lo::text), (SELECT hi FROM reserved),
+  SELECT lo::text AS lo, now() AS created_at, pg_notify('shoal_events', lo::text || ' ' || $4), (SELECT hi FROM reserved),
     (SELECT count(*) FROM (SELECT pg_notify('shoal_webhooks', 'due') FROM (SELECT 1 FROM hooked LIMIT 1) h) w)
   FROM block`
 

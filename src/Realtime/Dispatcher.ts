@@ -1,5 +1,4 @@
-import { Effect, Layer, Option, Queue } from "effect"
-import { Pglite } from "../Database/PgliteClient.js"
+import { Effect, Layer, Queue } from "effect"
 import { AgentHub } from "./AgentHub.js"
 import { Blocks } from "./Blocks.js"
 import { blockRows } from "./EventRow.js"
@@ -21,28 +20,52 @@ export const DispatcherLive = Layer.scopedDiscard(
     const blocks = yield* Blocks
     const notifier = yield* Notifier
     const signals = yield* notifier.subscribe(EventsChannel)
-    // embedded, every commit is this process's and announces its block: the table needs reading only when a
-    // notice names a block we do not hold, or blocks are not contiguous (a rolled-back emit left a gap)
-    const embedded = Option.isSome(yield* Effect.serviceOption(Pglite))
+    // a commit notice that names a block this node emitted and holds needs no read of the table: the block is
+    // handed out from memory. The table is read when a notice names a block we do not hold (another node's, or
+    // ours when its notice beat the insert's answer), at a poll (a notice may have been lost: on a server the
+    // notifier's poll says so), when held blocks are not contiguous (a rolled-back emit, or another node's block,
+    // left a gap before them), and while a read came back full. Notices arrive in commit order, which is cursor
+    // order (the outbox's order lock), so a notice naming another node's block arrives before ours that follow it.
     let unknown = true
     yield* notifier.onPayload((payload) => {
-      if (!blocks.committed(Number(payload))) unknown = true
+      if (payload === undefined) {
+        unknown = true
+        return
+      }
+      // "<first cursor> <salt>" (the salt tells this node's blocks still being committed from another node's)
+      const space = payload.indexOf(" ")
+      const known = space < 0
+        ? blocks.committed(Number(payload))
+        : blocks.committed(Number(payload.slice(0, space)), payload.slice(space + 1))
+      if (!known) unknown = true
     })
+    // a block whose notice came before the commit's answer is handed out when it arrives
+    blocks.onArrival(() => notifier.wake(EventsChannel))
 
     yield* hub.start(yield* Effect.orDie(repo.head))
 
     const pump: Effect.Effect<void> = Effect.gen(function*() {
+      let full = false
       while (true) {
         const block = blocks.takeAt(hub.position() + 1)
         if (block !== undefined) {
           hub.deliver(blockRows(block), block.hi)
           continue
         }
-        if (embedded && !unknown && !blocks.pendingCommitted()) break
-        const rows = yield* Effect.orDie(repo.after(hub.position(), BATCH))
+        if (blocks.takeLost()) unknown = true
+        // a gap before held blocks: one of ours still arriving (its commit answers out of order) fills it, and
+        // wakes this pump; otherwise a rolled-back emit or another node's events are in it
+        if (!full && !unknown && (!blocks.pendingCommitted() || blocks.arriving())) break
+        // cleared before the read: a notice arriving during it sets it again, for the next pump
         unknown = false
+        const rows = yield* repo.after(hub.position(), BATCH).pipe(
+          // nothing was delivered from a failed read: the next pump reads again
+          Effect.tapErrorCause(() => Effect.sync(() => (unknown = true))),
+          Effect.orDie
+        )
         if (rows.length > 0) hub.deliver(rows, rows[rows.length - 1]!.cursor)
-        if (rows.length < BATCH) break
+        full = rows.length === BATCH
+        if (!full) break
       }
       blocks.prune(hub.position())
     })

@@ -79,7 +79,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     /**
      * One statement: a contiguous block of cursors reserved for these rows (nextval, then setval past the block:
      * emits are serialized, see Outbox.ts), the events, a webhook delivery for each recipient with a webhook_url,
-     * and a NOTIFY carrying the block's first cursor, which PostgreSQL sends only if the transaction commits.
+     * and a NOTIFY carrying the block's first cursor and its salt ("12 3f…", see Blocks), which PostgreSQL sends
+     * only if the transaction commits.
      * Ids are the cursor in hex plus a random salt per emit: unique, and cheap to compute here and in memory.
      */
     const blockStatement = (rows: BlockRows, salt: string, now: Date, ordered: boolean) => {
@@ -99,7 +100,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           SELECT c, ${eventId("c", salt)}, r, t, d FROM input
         ),
         ${hooked("input", sql`${now.toISOString()}::timestamptz`)}
-        SELECT lo::text AS lo, now() AS created_at, pg_notify(${EventsChannel}, lo::text), (SELECT hi FROM reserved),
+        SELECT lo::text AS lo, now() AS created_at, pg_notify(${EventsChannel}, lo::text || ' ' || ${salt}),
+          (SELECT hi FROM reserved),
           ${wakeWebhooks}
         FROM block`
     }

@@ -18,7 +18,7 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
       [WebhooksChannel]: new Set<Queue.Queue<void>>(),
       [FanoutsChannel]: new Set<Queue.Queue<void>>()
     }
-    const listeners = new Set<(payload: string) => void>()
+    const listeners = new Set<(payload: string | undefined) => void>()
     const wake = (channel: Channel) => {
       for (const q of readers[channel]) q.unsafeOffer(undefined)
     }
@@ -54,18 +54,28 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
     for (const channel of channels) yield* listenTo(channel, notified(channel))
     if (Option.isNone(embedded)) {
       const every = yield* Config.duration("EVENT_POLL_INTERVAL").pipe(Config.withDefault(Duration.seconds(2)))
-      yield* Effect.sync(() => channels.forEach(wake)).pipe(Effect.delay(every), Effect.forever, Effect.forkScoped)
+      // a poll is a payload of its own (undefined) to the events listeners: a notice may have been lost
+      const poll = () => {
+        for (const f of listeners) f(undefined)
+        channels.forEach(wake)
+      }
+      yield* Effect.sync(poll).pipe(Effect.delay(every), Effect.forever, Effect.forkScoped)
     }
 
     return {
+      /** Wakes a channel's readers as a notice would (something of this node's is ready for them). */
+      wake,
       /** A fresh subscription to one channel; take from it to wait for the next commit notice. */
       subscribe: (channel: Channel) =>
         Effect.acquireRelease(
           Effect.tap(Queue.sliding<void>(1), (q) => Effect.sync(() => readers[channel].add(q))),
           (q) => Effect.sync(() => readers[channel].delete(q))
         ) as Effect.Effect<Queue.Dequeue<void>, never, Scope.Scope>,
-      /** Each events payload (a committed block's first cursor), synchronously, before readers are woken. */
-      onPayload: (f: (payload: string) => void) =>
+      /**
+       * Each events payload (a committed block's first cursor), synchronously, before readers are woken; on a
+       * server also `undefined` at each poll, when a notice may have been lost (a LISTEN connection that dropped).
+       */
+      onPayload: (f: (payload: string | undefined) => void) =>
         Effect.acquireRelease(Effect.sync(() => listeners.add(f)), () => Effect.sync(() => listeners.delete(f))),
       /**
        * Every payload of a channel of its own, while the scope lasts: notices that each name something to act on,

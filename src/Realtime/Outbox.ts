@@ -148,7 +148,10 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
             return yield* exit
           }
           // as withTransaction does with a failed COMMIT: a defect, after rolling back what is left
+          const salts = held.map((h) => h.salt)
+          blocks.sending(salts)
           const stored = yield* repo.insertBlocksAndCommit(conn, held).pipe(
+            Effect.tapErrorCause(() => Effect.sync(() => blocks.abandoned(salts))),
             Effect.tapError(() => rollback),
             Effect.orDie
           )

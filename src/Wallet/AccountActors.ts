@@ -1,82 +1,47 @@
-import * as HttpApp from "@effect/platform/HttpApp"
-import { Config, Deferred, Duration, Effect, FiberMap, FiberRef, Option, Queue } from "effect"
-
-type Job = Effect.Effect<void>
+import { Effect } from "effect"
 
 /**
- * One actor per hot wallet account: a fiber in a `FiberMap` keyed by account, draining its inbox one job at a time,
- * so a burst against one account runs in order (and waits in memory, not on row locks holding connections) while
- * other accounts' actors run beside it. An actor idle for `WALLET_ACTOR_IDLE_MS` (default 30 s) ends and is
- * forgotten; the next job starts a new one. Correctness never rests on it: the ledger's conditional update in the
- * database decides every movement (other nodes, or the other process, have their own actors).
+ * One line per hot wallet account: the jobs of an account run one at a time, in the order they came, so a burst
+ * against one account waits in memory (not on row locks holding connections) while other accounts' jobs run beside
+ * it. A job runs in its caller's own fiber (its context and response handlers, like `Idempotent-Replayed`, are the
+ * caller's), with nothing forked or handed over: an account with no job running costs a map lookup, a busy one a
+ * callback in its line. Once started, a job runs to its end even if its caller is interrupted (a client that went
+ * away), as a transfer already queued always did; the handler deadline answers the client without interrupting it
+ * (src/Http/HoldingServer.ts). Correctness never rests on it: the ledger's conditional update in the database
+ * decides every movement (other nodes, or the other process, have their own lines).
  */
 export class AccountActors extends Effect.Service<AccountActors>()("Wallet/AccountActors", {
-  scoped: Effect.gen(function*() {
-    const fibers = yield* FiberMap.make<string>()
-    const idle = Duration.millis(
-      yield* Config.integer("WALLET_ACTOR_IDLE_MS").pipe(Config.withDefault(30_000), Effect.orDie)
-    )
-    const inboxes = new Map<string, Queue.Queue<Job>>()
+  sync: () => {
+    // per account with a job running: the wake-ups of the jobs waiting behind it, in order
+    const lines = new Map<string, Array<() => void>>()
 
-    const worker = (key: string, inbox: Queue.Queue<Job>) =>
-      Effect.gen(function*() {
-        while (true) {
-          const job = yield* Queue.take(inbox).pipe(Effect.timeout(idle), Effect.option)
-          if (Option.isSome(job)) {
-            yield* job.value
-            continue
-          }
-          // checked and forgotten in one synchronous step: a job offered after it goes to a new actor
-          const stop = yield* Effect.sync(() => {
-            if (Option.getOrElse(inbox.unsafeSize(), () => 0) > 0) return false
-            inboxes.delete(key)
-            return true
-          })
-          if (stop) return
-        }
+    const release = (key: string) =>
+      Effect.sync(() => {
+        const next = lines.get(key)?.shift()
+        if (next === undefined) lines.delete(key)
+        else next()
       })
 
-    const enqueue = (key: string, job: Job) =>
-      Effect.gen(function*() {
-        const existing = inboxes.get(key)
-        if (existing !== undefined && existing.unsafeOffer(job)) return
-        const inbox = yield* Queue.unbounded<Job>()
-        const raced = inboxes.get(key)
-        if (raced !== undefined && raced.unsafeOffer(job)) return
-        inboxes.set(key, inbox)
-        inbox.unsafeOffer(job)
-        yield* FiberMap.run(fibers, key, worker(key, inbox))
+    const wait = (key: string) =>
+      Effect.async<void>((resume) => {
+        lines.get(key)!.push(() => resume(Effect.void))
       })
 
-    /**
-     * Runs `effect` in the account's actor, after the jobs queued before it, with the caller's context; the answer
-     * (and any response header the job set, like `Idempotent-Replayed`) comes back to the caller.
-     */
+    /** Runs `effect` for the account, after the jobs queued before it, in the caller's fiber. */
     const serialize = <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-      Effect.gen(function*() {
-        const context = yield* Effect.context<R>()
-        const done = yield* Deferred.make<readonly [A, Option.Option<HttpApp.PreResponseHandler>], E>()
-        const job = Effect.provide(
-          Effect.flatMap(
-            effect,
-            (a) => Effect.map(FiberRef.get(HttpApp.currentPreResponseHandlers), (h) => [a, h] as const)
-          ),
-          context
-        ).pipe(
-          // each job starts with no response handlers of its own: the worker fiber outlives it
-          Effect.locally(HttpApp.currentPreResponseHandlers, Option.none()),
-          Effect.exit,
-          Effect.flatMap((exit) => Deferred.done(done, exit)),
-          Effect.asVoid
-        )
-        yield* enqueue(key, job)
-        const [a, handlers] = yield* Deferred.await(done)
-        if (Option.isSome(handlers)) yield* HttpApp.appendPreResponseHandler(handlers.value)
-        return a
-      })
+      Effect.uninterruptible(Effect.suspend(() => {
+        const run = Effect.ensuring(effect, release(key))
+        // the turn is taken synchronously when the line is empty, so two callers never both find it free
+        if (!lines.has(key)) {
+          lines.set(key, [])
+          return run
+        }
+        return Effect.zipRight(wait(key), run)
+      }))
 
-    const size = FiberMap.size(fibers)
+    /** Accounts with a job running. */
+    const size = Effect.sync(() => lines.size)
 
     return { serialize, size } as const
-  })
+  }
 }) {}

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
 
 export type UserAccountKind = "available" | "pending" | "escrow"
@@ -47,6 +47,62 @@ export interface Posting {
   readonly legs: ReadonlyArray<{ readonly account: AccountRef; readonly amount: number }>
 }
 
+// the move's text per shape (which legs are system accounts), built once; see LedgerRepo.move
+const moveTexts = new Map<string, string>()
+
+const moveText = (legs: Posting["legs"]): string => {
+  let n = 0
+  const next = () => `$${++n}`
+  const locked = legs.map(({ account }) =>
+    account.user === null ? `(user_id IS NULL AND kind = ${next()})` : `(user_id = ${next()} AND kind = ${next()})`
+  ).join(" OR ")
+  const values = legs.map(() => `(${next()}::uuid, ${next()}::text, ${next()}::bigint)`).join(", ")
+  return `WITH l AS (
+      SELECT id, user_id, kind FROM gem_accounts WHERE ${locked} ORDER BY id FOR UPDATE),
+    d (user_id, kind, amount) AS (VALUES ${values}),
+    j AS (SELECT l.id, d.amount FROM l JOIN d ON l.user_id IS NOT DISTINCT FROM d.user_id AND l.kind = d.kind),
+    upd AS (
+      UPDATE gem_accounts a SET balance = a.balance + j.amount,
+        credited = a.credited + greatest(j.amount, 0), debited = a.debited + greatest(-j.amount, 0)
+      FROM j WHERE (SELECT count(*) FROM l) = ${next()} AND a.id = j.id AND (a.kind = 'mint' OR a.balance + j.amount >= 0)
+      RETURNING a.id, a.balance, j.amount),
+    t AS (
+      INSERT INTO gem_transactions (source, actor_id, reference_id, note, created_at)
+      SELECT ${next()}, ${next()}, ${next()}, ${next()}, ${next()} WHERE (SELECT count(*) FROM upd) = ${next()}
+      RETURNING id, seq),
+    e AS (INSERT INTO gem_entries (transaction_id, txn_seq, account_id, amount)
+      SELECT t.id, t.seq, upd.id, upd.amount FROM t CROSS JOIN upd)
+    SELECT (SELECT id FROM t) AS transaction_id, l.user_id, l.kind, upd.balance::text AS balance
+    FROM l LEFT JOIN upd ON upd.id = l.id`
+}
+
+/** The move's text and its parameters, in the text's order. */
+const moveStatement = (p: Posting): readonly [string, Array<unknown>] => {
+  const shape = p.legs.map(({ account }) => (account.user === null ? "s" : "u")).join("")
+  let text = moveTexts.get(shape)
+  if (text === undefined) moveTexts.set(shape, text = moveText(p.legs))
+  const params: Array<unknown> = []
+  for (const { account } of p.legs) {
+    if (account.user !== null) params.push(account.user)
+    params.push(account.kind)
+  }
+  for (const { account, amount } of p.legs) params.push(account.user, account.kind, amount)
+  params.push(p.legs.length, p.source, p.actorId, p.referenceId, p.note, p.now, p.legs.length)
+  return [text, params]
+}
+
+const movedRow = (r: {
+  readonly transaction_id: string | null
+  readonly user_id: string | null
+  readonly kind: string
+  readonly balance: string | null
+}): MovedRow => ({
+  transaction_id: r.transaction_id as MovedRow["transaction_id"],
+  user_id: r.user_id as MovedRow["user_id"],
+  kind: r.kind,
+  balance: r.balance === null ? null : Number(r.balance)
+})
+
 /** The ledger's SQL: lock accounts in id order and apply a movement conditionally, read balances and entries. */
 export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo", {
   effect: Effect.gen(function*() {
@@ -61,45 +117,18 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
      * update touches any row, so every lock is taken, in order, first. One row per account found: `balance` null
      * for a leg refused (`transaction_id` is then null; the caller fails and its transaction rolls back whatever
      * legs did apply). An account that does not exist has no row.
+     *
+     * It runs on the caller's transaction connection directly, its values bound as parameters: its text depends
+     * only on which legs are system accounts, so it is built once per shape, and its rows are mapped by hand. The
+     * statement builder's per-call work (fragments compiled, a span, a scope, the rows decoded) was a visible part
+     * of a transfer's CPU on a server (bench/README.md, "wallet").
      */
-    // the SqlSchema function (its decoder) is built once here, not per call
-    const move = SqlSchema.findAll({
-      Request: Schema.Any as Schema.Schema<Posting>,
-      Result: MovedRow,
-      execute: (p) =>
-        sql`WITH l AS (
-            SELECT id, user_id, kind FROM gem_accounts WHERE ${
-          sql.or(p.legs.map(({ account: r }) =>
-            r.user === null
-              ? sql`(user_id IS NULL AND kind = ${r.kind})`
-              : sql`(user_id = ${r.user} AND kind = ${r.kind})`
-          ))
-        } ORDER BY id FOR UPDATE
-          ),
-          d (user_id, kind, amount) AS (VALUES ${
-          sql.csv(p.legs.map((l) => sql`(${l.account.user}::uuid, ${l.account.kind}::text, ${l.amount}::bigint)`))
-        }),
-          j AS (SELECT l.id, d.amount FROM l JOIN d ON l.user_id IS NOT DISTINCT FROM d.user_id AND l.kind = d.kind),
-          upd AS (
-            UPDATE gem_accounts a SET balance = a.balance + j.amount,
-              credited = a.credited + greatest(j.amount, 0), debited = a.debited + greatest(-j.amount, 0)
-            FROM j WHERE (SELECT count(*) FROM l) = ${p.legs.length} AND a.id = j.id
-              AND (a.kind = 'mint' OR a.balance + j.amount >= 0)
-            RETURNING a.id, a.balance, j.amount
-          ),
-          t AS (
-            INSERT INTO gem_transactions (source, actor_id, reference_id, note, created_at)
-            SELECT ${p.source}, ${p.actorId}, ${p.referenceId}, ${p.note}, ${p.now}
-            WHERE (SELECT count(*) FROM upd) = ${p.legs.length}
-            RETURNING id, seq
-          ),
-          e AS (
-            INSERT INTO gem_entries (transaction_id, txn_seq, account_id, amount)
-            SELECT t.id, t.seq, upd.id, upd.amount FROM t CROSS JOIN upd
-          )
-          SELECT (SELECT id FROM t) AS transaction_id, l.user_id, l.kind, upd.balance::text AS balance
-          FROM l LEFT JOIN upd ON upd.id = l.id`
-    })
+    const move = (p: Posting) =>
+      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (tx) => {
+        if (Option.isNone(tx)) return Effect.dieMessage("LedgerRepo.move runs inside the caller's transaction")
+        const [text, params] = moveStatement(p)
+        return Effect.map(tx.value[0].execute(text, params, undefined), (rows) => rows.map(movedRow))
+      })
 
     const accounts = SqlSchema.findAll({
       Request: Ids.UserId,
