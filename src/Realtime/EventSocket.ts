@@ -1,4 +1,3 @@
-import { NodeHttpServerRequest } from "@effect/platform-node"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type { Auth } from "@shoal/domain"
 import { Events } from "@shoal/domain"
@@ -7,79 +6,25 @@ import type { IncomingMessage } from "node:http"
 import type { Socket as TcpSocket } from "node:net"
 import { type WebSocket, WebSocketServer } from "ws"
 import { Heartbeat } from "../Auth/Heartbeat.js"
-import { closeListenersToKeep } from "../Http/HoldingServer.js"
 import { AgentHub } from "./AgentHub.js"
 import { Connection } from "./Connection.js"
 import { EventsRepo } from "./EventsRepo.js"
 import { SocketAuth } from "./SocketAuth.js"
+import {
+  errorFrame,
+  kSession,
+  parseFrame,
+  Session,
+  sessionOf,
+  stopReading,
+  takeOver,
+  type WithSession
+} from "./SocketSession.js"
 
 const PAGE = 500
 /** after a protocol error, how long the close frame (already written) has to leave before the socket is destroyed */
 const PROTOCOL_ERROR_GRACE_MS = 500
 const { rateLimited, unauthorized } = Events.CloseCodes
-
-type Frame = { readonly type?: unknown; readonly [k: string]: unknown }
-
-const parseFrame = (data: Buffer): Frame | undefined => {
-  try {
-    const value: unknown = JSON.parse(data.toString("utf8"))
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Frame : undefined
-  } catch {
-    return undefined
-  }
-}
-
-const errorFrame = (message: string) => JSON.stringify({ type: "error", message })
-
-type ReadHandle = { reading?: boolean; readStop?: () => number }
-
-/**
- * Reads nothing more from `tcp`: paused, and its handle's reads stopped too (`pause()` alone reads on until the
- * stream's buffer is full, one more chunk of up to 64 KB allocated), so what the peer sends stays in the kernel.
- */
-const stopReading = (tcp: TcpSocket) => {
-  if (tcp.destroyed) return
-  tcp.pause()
-  const handle = (tcp as unknown as { _handle?: ReadHandle | null })._handle
-  if (handle?.reading === true && typeof handle.readStop === "function") {
-    handle.reading = false
-    handle.readStop()
-  }
-}
-
-/**
- * Takes the upgraded TCP socket away from the HTTP layer: its response is marked finished (so nothing is written
- * after the 101), and `ws` owns the socket from here on. An open socket then costs plain objects and callbacks,
- * not a suspended request fiber with its whole middleware stack (≈ 70 KB each when we kept one).
- */
-const takeOver = (request: HttpServerRequest.HttpServerRequest) => {
-  const req = NodeHttpServerRequest.toIncomingMessage(request)
-  const res = NodeHttpServerRequest.toServerResponse(request)
-  res.detachSocket(req.socket)
-  ;(res as { finished: boolean }).finished = true
-  // the server's own "close" listener would keep the finished request fiber (and its context) alive as long as
-  // the socket; Node's HTTP parser removed its listeners at the upgrade, so what is left here is only that one
-  const kept = closeListenersToKeep(req.socket)
-  req.socket.removeAllListeners("close")
-  for (const listener of kept) req.socket.once("close", listener)
-  return req
-}
-
-/** One socket's state before and after it authenticates (the connection, once it has one). */
-class Session {
-  conn: Connection | undefined = undefined
-  /** an auth frame (or a header key) is being or was checked: later frames before `ready` are ignored */
-  authenticating = false
-  closed = false
-  hangUp: ReturnType<typeof setTimeout> | undefined = undefined
-  /** the auth deadline: a plain timer, not a fiber (thousands of sockets that never authenticate cost little) */
-  authTimer: ReturnType<typeof setTimeout> | undefined = undefined
-  constructor(readonly ws: WebSocket, readonly tcp: TcpSocket, readonly after: number | undefined) {}
-}
-
-const kSession = Symbol("Realtime/Session")
-type WithSession = WebSocket & { [kSession]: Session }
-const sessionOf = (ws: WebSocket) => (ws as WithSession)[kSession]
 
 /**
  * The event socket's sessions, apart from the HTTP route that checks the request (src/Realtime/WebSocket.ts): the
