@@ -29,7 +29,7 @@ export default defineConfig({
     env: { WAVE_CLOCK: "false" },
     hookTimeout: 120_000,
     pool: "forks",
-    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     sequence: { sequencer: SlowFirst }
   }
 })
