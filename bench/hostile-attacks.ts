@@ -54,7 +54,12 @@ const sockets = (n: number, frame: Buffer | undefined) => {
     if (!live()) return
     const ws = new WebSocket(`ws://127.0.0.1:${port}/api/agent/ws`, {
       localAddress: sources[slot % sources.length]!,
-      perMessageDeflate: false
+      perMessageDeflate: false,
+      // a zero mask (a client picks its own): ws then sends the frame as it is, where a random one made it copy and
+      // XOR the whole megabyte in JavaScript on every send, CPU that the attacker took from the 2 cores it shares
+      // with the server and the measured client while doing nothing to the server (which reads the frame's header,
+      // closes 1009 and reads no more)
+      generateMask: (mask: Buffer) => void mask.fill(0)
     })
     ws.on("open", () => {
       stats.opened++
@@ -83,12 +88,14 @@ const dnsFlood = (dnsPort: number) => {
   const burst = () => {
     if (!live()) return
     for (let i = 0; i < 200; i++) {
-      socket.send(packet, dnsPort, "127.0.0.1")
+      // connected: a send with an address looked it up (a tick and a callback per datagram), attacker CPU that
+      // sent nothing more to the server
+      socket.send(packet)
       stats.sent++
     }
     setImmediate(burst)
   }
-  socket.on("listening", burst)
+  socket.on("listening", () => socket.connect(dnsPort, "127.0.0.1", burst))
   return socket
 }
 
@@ -121,6 +128,8 @@ switch (attack) {
 
 setTimeout(() => {
   dns?.close()
-  process.stdout.write(JSON.stringify(stats) + "\n")
+  // the attacker's own CPU: it shares the machine's 2 cores with the server and the measured client
+  const cpu = process.cpuUsage()
+  process.stdout.write(JSON.stringify({ ...stats, attackerCpuMs: Math.round((cpu.user + cpu.system) / 1000) }) + "\n")
   process.exit(0)
 }, until - Date.now() + 200)

@@ -254,7 +254,16 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       }
     }
 
-    return { accept, upgradeNow } as const
+    /**
+     * The upgrade's front door for a request with no key in its header (and no `?after=`): upgraded on Node's socket
+     * with its auth deadline (a plain timer), as `accept` would; the Effect world is entered only when an auth frame
+     * arrives. A few thousand sockets that never authenticate were as many request fibers through Effect's server.
+     */
+    const upgradeUnauthenticatedNow = (req: IncomingMessage, tcp: TcpSocket, head: Buffer): void => {
+      wss.handleUpgrade(req, tcp, head, (ws) => void session(ws, tcp, undefined, undefined))
+    }
+
+    return { accept, upgradeNow, upgradeUnauthenticatedNow } as const
   }),
   dependencies: [EventsRepo.Default]
 }) {}

@@ -92,8 +92,10 @@ export const EventSocketLane = Effect.map(
  * connect storm of 10,000 sockets was 10,000 request fibers, each waiting on its key's batched lookup (bench/README.md,
  * fanout). An upgrade of the exact path with a key in a header and no body waits for the same batched lookup on a
  * callback; a known key within its limit is upgraded and started on Node's socket (src/Realtime/EventSocket.ts,
- * `upgradeNow`). Anything else (no key, an unknown key, a limit reached, a failed lookup) goes on, unchanged and
- * uncounted, to the app's upgrade path, which checks it again and answers it as always.
+ * `upgradeNow`). One with no key at all is upgraded at once to wait for its auth frame (`upgradeUnauthenticatedNow`):
+ * sockets that never authenticate cost no request fiber each (bench/README.md, hostile). Anything else (an unknown
+ * key, a limit reached, a failed lookup) goes on, unchanged and uncounted, to the app's upgrade path, which checks it
+ * again and answers it as always.
  */
 export const EventSocketFrontLane = Effect.gen(function*() {
   const auth = yield* SocketAuth
@@ -110,7 +112,11 @@ export const EventSocketFrontLane = Effect.gen(function*() {
       const h = request.headers
       if (h["content-length"] !== undefined || h["transfer-encoding"] !== undefined) return false
       if ((h.upgrade ?? "").toLowerCase() !== "websocket") return false
-      if (h.authorization === undefined && h["x-api-key"] === undefined) return false
+      if (h.authorization === undefined && h["x-api-key"] === undefined) {
+        // no key: the auth frame will say who it is (or the deadline closes it), exactly as the general path does
+        sockets.upgradeUnauthenticatedNow(request, socket as Socket, head)
+        return true
+      }
       socket.on("error", ignore)
       auth.checkNow(h as Readonly<Record<string, string | undefined>>, now, (principal) => {
         socket.off("error", ignore)

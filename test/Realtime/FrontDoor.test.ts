@@ -58,12 +58,17 @@ layer(app, { excludeTestServices: true })("the event socket's front door", (it) 
       expect(bad.rejected?.body.error.code).toBe("unauthorized")
       expect(counted.handedOn).toBe(1)
 
-      // no key (an auth frame follows) and a resume are not the door's at all
+      // no key (an auth frame follows): the door upgrades it at once to wait for its frame; a resume is not the
+      // door's at all
       const framed = yield* openSocket({ key: human.api_key, via: "frame" })
       yield* framed.ready()
       const resume = yield* openSocket({ key: human.api_key, query: `?after=${ready.cursor}` })
       yield* resume.ready()
       expect(counted.handedOn).toBe(1)
+      framed.ws.terminate()
+      yield* framed.waitClosed()
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+      expect(counted.upgraded).toBe(3)
 
       // the limit (4 a minute) counted once per socket by either path: the door's 2, the auth frame's and the
       // resume's; the next is refused by the general path with its 429, the door having taken nothing for it
