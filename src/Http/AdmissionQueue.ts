@@ -25,8 +25,14 @@
  * timers (nothing runs between arrivals and releases).
  */
 export interface AdmissionOptions {
-  /** requests admitted at once */
+  /** requests admitted at once, at most */
   readonly concurrency: number
+  /**
+   * requests admitted at once, at least (default: `concurrency`, a fixed number of slots). Between the two the
+   * number of slots follows the recent pace (Little's law): as many as it serves in half of `maxWait`, so the
+   * requests in flight and the queue that is never shed (as many as the slots) drain within `maxWait`
+   */
+  readonly minConcurrency?: number
   /** CoDel's target: a queue whose requests waited less than this is not standing (ms) */
   readonly target: number
   /** CoDel's interval: how long the queue must stand above `target` before arrivals are shed (ms) */
@@ -54,12 +60,17 @@ export type Arrival =
   | { readonly _tag: "Queued"; readonly cancel: () => void }
 
 export interface AdmissionStats {
+  /** the slots now (between `minConcurrency` and `concurrency`) */
+  readonly slots: number
   readonly inFlight: number
   readonly queued: number
   readonly shedding: boolean
   readonly admitted: number
   readonly shed: number
 }
+
+/** busy milliseconds over which the pace is measured */
+const paceWindow = 100
 
 const run: Arrival = { _tag: "Run" }
 const standing: Arrival = { _tag: "Shed", reason: "standing" }
@@ -79,29 +90,35 @@ export class AdmissionQueue {
   /** when a slot was last released while every slot was taken, and the mean time between such releases (ms) */
   private lastBusyRelease = 0
   private gap = 0
+  /** the mean time between busy releases over the last windows of `paceWindow` busy ms (0: none yet) */
+  private pace = 0
+  private busyTime = 0
+  private busyReleases = 0
 
   constructor(readonly options: AdmissionOptions) {}
 
   /** A request arriving at `now`: run it, shed it, or queue it (`resume` is called once its turn comes). */
   arrive(now: number, resume: (outcome: Outcome) => void): Arrival {
-    if (this.live === 0 && this.inFlight < this.options.concurrency) {
+    const slots = this.slots()
+    if (this.live === 0 && this.inFlight < slots) {
       this.inFlight++
       this.admittedCount++
       return run
     }
     // the head's wait so far counts as a sojourn too: a stalled resource releases nothing, yet its queue stands
     if (this.live > 0) this.observe(now, now - this.oldest()!.at)
-    if (this.live >= this.options.concurrency) {
+    if (this.live >= slots) {
       if (this.shedding) return this.shed(standing)
       // its latency: its wait for a slot (a release for each waiter ahead, and its own), then the service of the
       // requests in flight with it (Little: `inFlight` releases' worth); on one database every request in flight
       // queues for the same connection, so counting only the queue promised latencies `concurrency` times too low
-      if (this.gap > 0 && (this.live + 1 + this.inFlight) * this.gap > this.options.maxWait) {
+      const pace = this.pace > 0 ? this.pace : this.gap
+      if (pace > 0 && (this.live + 1 + this.inFlight) * pace > this.options.maxWait) {
         return this.shed(predicted)
       }
       if (this.live >= this.options.maxQueue) return this.shed(full)
     }
-    const waiter: Waiter = { at: now, kept: this.live < this.options.concurrency, resume, gone: false }
+    const waiter: Waiter = { at: now, kept: this.live < slots, resume, gone: false }
     this.waiters.push(waiter)
     this.live++
     return {
@@ -114,21 +131,43 @@ export class AdmissionQueue {
     }
   }
 
+  /**
+   * A request that can run at once without overtaking anyone takes a slot (`release` it when done); otherwise
+   * nothing changes (no queue place, no count): for a caller that has another path to queue on.
+   */
+  tryRun(): boolean {
+    if (this.live > 0 || this.inFlight >= this.slots()) return false
+    this.inFlight++
+    this.admittedCount++
+    return true
+  }
+
   /** A running request finished at `now`: its slot goes to the next waiter still in time, if any. */
   release(now: number): void {
     // releases while every slot is taken pace the queue: their mean interval (a moving average) is what one place
     // in the queue costs
-    if (this.inFlight >= this.options.concurrency) {
+    if (this.inFlight >= this.slots()) {
       if (this.lastBusyRelease > 0) {
         const gap = Math.max(0, now - this.lastBusyRelease)
         this.gap = this.gap === 0 ? gap : this.gap * 0.9 + gap * 0.1
+        // releases come in bursts (a group commit answers tens at once): the pace the slots follow is taken over
+        // windows of busy time, not release by release
+        this.busyTime += gap
+        this.busyReleases++
+        if (this.busyTime >= paceWindow) {
+          const sample = this.busyTime / this.busyReleases
+          this.pace = this.pace === 0 ? sample : this.pace * 0.5 + sample * 0.5
+          this.busyTime = 0
+          this.busyReleases = 0
+        }
       }
       this.lastBusyRelease = now
     } else {
       this.lastBusyRelease = 0
     }
     this.inFlight--
-    while (this.live > 0 && this.inFlight < this.options.concurrency) {
+    const slots = this.slots()
+    while (this.live > 0 && this.inFlight < slots) {
       const waiter = this.take()!
       const waited = now - waiter.at
       this.observe(now, waited)
@@ -146,12 +185,23 @@ export class AdmissionQueue {
 
   stats(): AdmissionStats {
     return {
+      slots: this.slots(),
       inFlight: this.inFlight,
       queued: this.live,
       shedding: this.shedding,
       admitted: this.admittedCount,
       shed: this.shedCount
     }
+  }
+
+  /** The slots now: the pace's share of half the latency target, within the bounds (see `minConcurrency`). */
+  private slots(): number {
+    const { concurrency, maxWait, minConcurrency = concurrency } = this.options
+    if (minConcurrency >= concurrency) return concurrency
+    // no pace yet: the minimum, as a slow start (a cold server offered an overload would otherwise admit the maximum
+    // at once, and those would be the slowest requests of all)
+    if (this.pace <= 0) return minConcurrency
+    return Math.max(minConcurrency, Math.min(concurrency, Math.floor(maxWait / 2 / this.pace)))
   }
 
   private shed(arrival: Arrival): Arrival {

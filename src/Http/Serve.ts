@@ -15,7 +15,7 @@ import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { type Lane, lanesEnabled, withLanes } from "./FastLane.js"
 import * as FrontDoor from "./FrontDoor.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
-import { isGatedWrite, withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
+import { admittedLane, isGatedWrite, withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
 
 /**
  * One HttpApi as an app over whatever HttpServer is provided: its groups, extra routes (`Router.use` layers such as
@@ -59,12 +59,15 @@ const serveLean = <LR, FR>(
       Scope.Scope
     )(context)
     yield* Effect.mapInputContext(server.serve(app), (_: Context.Context<never>) => lean)
-    // the front door's lanes once the app behind them serves (the server's FrontDoor, when it has one)
-    // a gated write's lane only without admission: the door is ahead of it
+    // the front door's lanes once the app behind them serves (the server's FrontDoor, when it has one); a gated
+    // write's lane takes a free slot of the write queue or leaves the request to the general path
     if (enabled) {
-      yield* FrontDoor.register(
-        (yield* front).filter((lane) => Option.isNone(admission) || !isGatedWrite(lane.method, lane.path))
-      )
+      const queue = Option.getOrUndefined(admission)
+      yield* FrontDoor.register((yield* front).map((lane) =>
+        queue !== undefined && !("upgrade" in lane) && isGatedWrite(lane.method, lane.path)
+          ? admittedLane(queue, lane)
+          : lane
+      ))
     }
   })).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
 

@@ -3,6 +3,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Config, Duration, Effect } from "effect"
 import { type AdmissionOptions, AdmissionQueue, type Outcome } from "./AdmissionQueue.js"
 import { errorResponse } from "./ErrorEnvelope.js"
+import type { NodeLane } from "./FrontDoor.js"
 
 /**
  * Load shedding for writes (src/Http/AdmissionQueue.ts has the policy). Offered more writes than the write path
@@ -15,8 +16,11 @@ import { errorResponse } from "./ErrorEnvelope.js"
  * served whole. A shed request was never handled (its body not even read), so it is safe to retry as it is. A write
  * that waited longer than `WRITE_LATENCY_TARGET` when its turn comes is shed then, rather than applied late.
  *
- * One queue per process, shared by both servers: they write to the same database. Off by default (0) until its
- * latency target is shown on a quiet machine (bench/README.md "overload"); 16 is the setting the bench measures.
+ * One queue per process, shared by both servers: they write to the same database. The slots follow the pace
+ * (src/Http/AdmissionQueue.ts `minConcurrency`): up to `WRITE_CONCURRENCY` (64) while writes are fast, so a group
+ * commit still gathers tens of them, down to `WRITE_CONCURRENCY_MIN` (10) as the write path slows, so that what is
+ * admitted drains within `WRITE_LATENCY_TARGET` (600 ms); a closed loop of up to twice the minimum (20 writers) is
+ * never shed. `WRITE_CONCURRENCY=0` turns admission off (bench/README.md "overload").
  *
  * Gated: every method but GET, HEAD and OPTIONS, except the heartbeat. A heartbeat writes nothing on the request
  * path (a touch in memory, flushed in one batched UPDATE every few seconds, src/Auth/Heartbeat.ts), so it takes
@@ -25,14 +29,16 @@ import { errorResponse } from "./ErrorEnvelope.js"
  */
 export class WriteAdmission extends Effect.Service<WriteAdmission>()("Http/WriteAdmission", {
   effect: Effect.gen(function*() {
-    const concurrency = yield* Config.integer("WRITE_CONCURRENCY").pipe(Config.withDefault(0))
+    const concurrency = yield* Config.integer("WRITE_CONCURRENCY").pipe(Config.withDefault(64))
+    const minimum = yield* Config.integer("WRITE_CONCURRENCY_MIN").pipe(Config.withDefault(10))
     const ms = (name: string, fallback: number) =>
       Config.duration(name).pipe(Config.withDefault(Duration.millis(fallback)), Config.map(Duration.toMillis))
     const options: AdmissionOptions = {
       concurrency,
+      minConcurrency: Math.max(1, Math.min(minimum, concurrency)),
       target: yield* ms("WRITE_QUEUE_TARGET", 50),
       interval: yield* ms("WRITE_QUEUE_INTERVAL", 100),
-      maxWait: yield* ms("WRITE_LATENCY_TARGET", 1_000),
+      maxWait: yield* ms("WRITE_LATENCY_TARGET", 600),
       maxQueue: 4_096
     }
     return { queue: concurrency > 0 ? new AdmissionQueue(options) : undefined }
@@ -86,3 +92,27 @@ export const withWriteAdmission = <E, R>(
     })
   })
 }
+
+/**
+ * A front-door lane for a gated write, behind the same queue: it takes the request only when a slot is free and no
+ * one waits (the slot is released as its response closes, however it ends); otherwise the request goes on to the
+ * app, whose general path queues or sheds it as any other write.
+ */
+export const admittedLane = (queue: AdmissionQueue, lane: NodeLane): NodeLane => ({
+  method: lane.method,
+  path: lane.path,
+  answer: (request, response, next) => {
+    if (!queue.tryRun()) return false
+    let holds = true
+    const release = () => {
+      if (!holds) return
+      holds = false
+      queue.release(Date.now())
+    }
+    // handed on: the general path takes its own place in the queue
+    const taken = lane.answer(request, response, () => (release(), next()))
+    if (!taken) release()
+    else if (holds) response.once("close", release)
+    return taken
+  }
+})

@@ -132,4 +132,61 @@ describe("AdmissionQueue", () => {
     expect(outcomes).toEqual(["run", "run", "pending", "run", "shed"])
     expect(queue.stats()).toMatchObject({ inFlight: 2, queued: 0 })
   })
+
+  it("between the bounds, the slots follow the pace: as many as drain in half of maxWait", () => {
+    const { arrive, outcomes, queue } = setup({ concurrency: 64, minConcurrency: 4, maxWait: 1_000, target: 10_000 })
+    let now = 0
+    // no pace yet: the minimum
+    for (let i = 0; i < 100; i++) arrive(now)
+    expect(queue.stats()).toMatchObject({ slots: 4, inFlight: 4, queued: 96 })
+    // every slot busy, one released per 2 ms: 250 would fit in 500 ms, so up to the maximum once 100 busy ms passed
+    for (let i = 0; i < 60; i++) queue.release(now += 2), arrive(now)
+    expect(queue.stats()).toMatchObject({ slots: 64, inFlight: 64 })
+    // one released per 50 ms: 10 fit in 500 ms; no waiter runs until fewer than 10 are in flight
+    for (let i = 0; i < 20; i++) queue.release(now += 50)
+    expect(queue.stats().slots).toBe(10)
+    const inFlight = queue.stats().inFlight
+    for (let i = 0; i < inFlight - 10; i++) queue.release(now += 50)
+    expect(queue.stats()).toMatchObject({ slots: 10, inFlight: 10 })
+    // the first hundred were queued in the first millisecond, before anything had waited: none is shed
+    expect(outcomes.slice(0, 100).includes("shed")).toBe(false)
+    // a slower pace: down to the minimum, never below
+    for (let i = 0; i < 10; i++) queue.release(now += 1_000), arrive(now)
+    expect(queue.stats().slots).toBe(4)
+    // a fast pace again, offered more than it serves: the pace halves its distance to each 100 busy ms' mean, so
+    // back up to the maximum within about a second
+    for (let i = 0; i < 1_000; i++) queue.release(now += 1), arrive(now), arrive(now)
+    expect(queue.stats().slots).toBe(64)
+  })
+
+  it("a release burst (a group commit answering many at once) does not swing the slots", () => {
+    const { arrive, queue } = setup({ concurrency: 64, minConcurrency: 4, maxWait: 1_000, target: 10_000 })
+    let now = 0
+    for (let i = 0; i < 200; i++) arrive(now)
+    // 20 answered together every 40 ms: 2 ms per write on average, 250 fit in 500 ms: the maximum throughout
+    const seen = new Set<number>()
+    for (let batch = 0; batch < 30; batch++) {
+      now += 40
+      for (let i = 0; i < 20; i++) queue.release(now), arrive(now)
+      // (the first ones at the minimum: no pace yet)
+      if (batch >= 5) seen.add(queue.stats().slots)
+    }
+    expect([...seen]).toEqual([64])
+  })
+
+  it("tryRun takes a free slot when no one waits, and otherwise changes nothing", () => {
+    const { arrive, queue } = setup()
+    expect(queue.tryRun()).toBe(true)
+    expect(queue.tryRun()).toBe(true)
+    expect(queue.tryRun()).toBe(false)
+    arrive(0)
+    queue.release(5)
+    // the slot went to the waiter: one is free for no one, as the queue is empty again
+    expect(queue.stats()).toMatchObject({ inFlight: 2, queued: 0, admitted: 3 })
+    queue.release(6)
+    expect(queue.tryRun()).toBe(true)
+    arrive(7)
+    queue.release(8)
+    expect(queue.stats()).toMatchObject({ inFlight: 2, queued: 0, admitted: 5, shed: 0 })
+  })
 })

@@ -1,6 +1,7 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import * as FrontDoor from "../../src/Http/FrontDoor.js"
+import { WriteAdmission } from "../../src/Http/WriteAdmission.js"
 import { humanWithAgent } from "../Projects/support.js"
 import { expectError, laneShape, rawRequest, type RawResponse, withoutClock } from "../support/Raw.js"
 import { describeApp } from "../support/TestApp.js"
@@ -240,17 +241,38 @@ describeApp({ RATE_LIMIT_PER_MINUTE: "10" })("MCP's front door", (it) => {
     }))
 })
 
-// With write admission on, a gated write waits its turn in the queue behind the door: MCP's door lane is not
-// registered (its calls go through the fast lane, which the queue gates), the reads' and the heartbeat's are.
+// With write admission on, a gated write waits its turn in the queue: MCP's door lane takes a free slot when no one
+// waits (released as its response closes), and otherwise leaves the call to the general path, which queues it; the
+// reads' and the heartbeat's lanes are not gated.
 describeApp({ WRITE_CONCURRENCY: "1" })("the front door with write admission on", (it) => {
-  it.effect("has no lane for a gated write (MCP), and keeps /me's and the heartbeat's", () =>
+  it.effect("answers MCP at the door in a free slot, and leaves it to the queue when the slot is taken", () =>
     Effect.gen(function*() {
       const door = yield* FrontDoor.FrontDoor
-      expect(door.lanes.has(MCP)).toBe(false)
+      expect(door.lanes.has(MCP)).toBe(true)
       expect(door.lanes.has(ME)).toBe(true)
       expect(door.lanes.has(PATH)).toBe(true)
+      const queue = (yield* WriteAdmission).queue!
       const { agent } = yield* humanWithAgent
+      // the first call may be handed on (its key not yet in memory): the door's slot is given back, the general
+      // path takes one of its own; the second is the door's alone
+      const first = yield* rawRequest("POST", MCP, { key: agent.api_key, body: whoami(0), headers: mcpHeaders })
+      expect(first.body).toMatchObject({ id: 0, result: { isError: false } })
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+      const before = queue.stats()
       const call = yield* rawRequest("POST", MCP, { key: agent.api_key, body: whoami(1), headers: mcpHeaders })
       expect(call.body).toMatchObject({ id: 1, result: { isError: false } })
+      // one slot taken and given back by the call
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+      expect(queue.stats()).toMatchObject({ inFlight: 0, queued: 0, admitted: before.admitted + 1 })
+      // the only slot held elsewhere: the call waits in the queue and is answered once the slot is given back
+      expect(queue.tryRun()).toBe(true)
+      const waiting = yield* Effect.fork(
+        rawRequest("POST", MCP, { key: agent.api_key, body: whoami(2), headers: mcpHeaders })
+      )
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+      expect(queue.stats()).toMatchObject({ inFlight: 1, queued: 1 })
+      queue.release(Date.now())
+      const second = yield* waiting
+      expect(second.body).toMatchObject({ id: 2, result: { isError: false } })
     }))
 })
