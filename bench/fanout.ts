@@ -7,6 +7,8 @@
 // is read after forced full GCs and a settle (the median of several reads); the least-squares slope of RSS over
 // the socket count is the marginal cost of a connection, free of what the first connections allocate once (code,
 // caches, the embedded database's pages). The heap's slope is printed beside it.
+// The server's CPU time per connect (from /proc, to `ready` and until its presence frames) is printed beside the
+// connect figure: the wall-clock ratio swings with what else the machine runs, the CPU per connect much less.
 // BENCH_DATABASE_URL runs Shoal on a PostgreSQL server (give it a fresh database); BENCH_LATENCY=0 skips the
 // REST → frame runs; BENCH_ROUNDS sets the fan-out rounds (5).
 import { type ChildProcess, spawn } from "node:child_process"
@@ -25,8 +27,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const STEPS = Math.max(2, Number(process.env.BENCH_STEPS ?? 4))
 const now = () => performance.timeOrigin + performance.now()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-// BENCH_PROFILE=<dir>: Shoal's server writes a V8 CPU profile there when it stops; the phases are printed on the
-// profile's clock (the monotonic clock, µs) so its samples can be cut into connect and fan-out
+// BENCH_PROFILE=<dir>: both servers write a V8 CPU profile there when they stop (Shoal's is the larger); the phases
+// are printed on the profiles' clock (the monotonic clock, µs) so their samples can be cut into connect and fan-out
 const mark = (phase: string) => {
   if (process.env.BENCH_PROFILE) console.log(`  [profile] ${phase} at ${process.hrtime.bigint() / 1000n} µs`)
 }
@@ -90,6 +92,13 @@ const waitUp = async (url: string, child: Child, ms = 180_000) => {
     await sleep(200)
   }
   throw new Error(`${url} did not come up:\n${child.output().slice(-3000)}`)
+}
+
+/** CPU time (user + system) the process has used so far, µs (clock ticks of 10 ms): load-robust, unlike wall time */
+const cpuUs = (pid: number) => {
+  const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * (1e6 / 100)
 }
 
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0)
@@ -159,16 +168,23 @@ const fanout = async (options: {
   let connectMs = 0
   let closedEarly = 0
   let connectLoad = 0
+  // the server's CPU from each step's start to its `ready` and to its presence frames (the connect's work done)
+  let cpuReady = 0
+  let cpuSettled = 0
+  const pid = options.server.proc.pid!
   const connect = async (upTo: number) => {
     const t0 = now()
+    const cpu0 = cpuUs(pid)
     mark(`${options.name} step to ${upTo} start`)
     clients.proc.send({ type: "connect", upTo })
     closedEarly = (await clients.next("opened")).closed as number
     await clients.next("ready")
     connectMs += now() - t0
+    cpuReady += cpuUs(pid) - cpu0
     mark(`${options.name} step to ${upTo} ready`)
     connectLoad = Os.loadavg()[0]!
     if (options.waitPresence) await clients.next("presence")
+    cpuSettled += cpuUs(pid) - cpu0
     mark(`${options.name} step to ${upTo} presence`)
     await sleep(1_000)
     return memory(options.base, options.server.proc.pid!)
@@ -193,7 +209,19 @@ const fanout = async (options: {
     await sleep(500)
   }
   mark(`${options.name} fan-out end`)
-  return { before, steps, after, rounds, clients, connectMs, closedEarly, connectLoad, fanoutLoad: Os.loadavg()[0]! }
+  return {
+    before,
+    steps,
+    after,
+    rounds,
+    clients,
+    connectMs,
+    closedEarly,
+    connectLoad,
+    fanoutLoad: Os.loadavg()[0]!,
+    cpuReady,
+    cpuSettled
+  }
 }
 
 export const run = async (): Promise<void> => {
@@ -204,7 +232,10 @@ export const run = async (): Promise<void> => {
   const children: Array<Child> = []
   try {
     // the baseline: bare ws, same clients, same machine, same run
-    const raw = spawnNode("bench/fanout-raw.ts", { PORT: String(rawPort) }, ["--expose-gc"])
+    const profile = process.env.BENCH_PROFILE
+      ? ["--cpu-prof", `--cpu-prof-dir=${Path.resolve(process.env.BENCH_PROFILE)}`]
+      : []
+    const raw = spawnNode("bench/fanout-raw.ts", { PORT: String(rawPort) }, ["--expose-gc", ...profile])
     children.push(raw)
     const rawBase = `http://127.0.0.1:${rawPort}`
     await waitUp(`${rawBase}/health`, raw)
@@ -230,10 +261,7 @@ export const run = async (): Promise<void> => {
       // every client socket comes from 127.0.0.1: no per-address cap, and room for all of them plus the bench's calls
       HTTP_MAX_CONNECTIONS_PER_IP: "0",
       HTTP_MAX_CONNECTIONS: "0"
-    }, [
-      "--expose-gc",
-      ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${Path.resolve(process.env.BENCH_PROFILE)}`] : [])
-    ])
+    }, ["--expose-gc", ...profile])
     children.push(shoal)
     const base = `http://127.0.0.1:${shoalPort}`
     await waitUp(`${base}/health`, shoal)
@@ -363,6 +391,13 @@ export const run = async (): Promise<void> => {
         (result.closedEarly + baseline.closedEarly > 0
           ? `  (${result.closedEarly + baseline.closedEarly} closed!)`
           : "")
+    )
+    console.log(
+      `    server CPU per connect   raw ws ${(baseline.cpuReady / SOCKETS).toFixed(0)} µs   Shoal ${
+        (result.cpuReady / SOCKETS).toFixed(0)
+      } µs to ready, ${(result.cpuSettled / SOCKETS).toFixed(0)} µs with presence   ratio ${
+        (result.cpuReady / baseline.cpuReady).toFixed(2)
+      }× / ${(result.cpuSettled / baseline.cpuSettled).toFixed(2)}×   (process CPU time, 10 ms ticks)`
     )
     console.log(
       `  one event → last socket  raw ws ${baseline.rounds.map((r) => r.last.toFixed(0)).join("/")} ms` +

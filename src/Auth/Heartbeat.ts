@@ -28,9 +28,18 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
      */
     const touchAt = (userId: Ids.UserId, userType: Ids.UserType | undefined, now: number): void => {
       const before = latest.get(userId)
+      seenAt(userId, now)
+      // offered, not published through a fiber of its own (Effect.runSync): a connect storm wakes once per account
+      if (before === undefined || now - before > 60_000) woken.unsafeOffer({ userId, userType })
+    }
+
+    /**
+     * A touch whose presence the caller has already seen to (the event socket's start tells AgentHub itself): no
+     * wake, which would only ask AgentHub again what it was just told.
+     */
+    const seenAt = (userId: Ids.UserId, now: number): void => {
       pending.set(userId, now)
       latest.set(userId, now)
-      if (before === undefined || now - before > 60_000) Effect.runSync(PubSub.publish(woken, { userId, userType }))
     }
 
     const touch = (userId: Ids.UserId, userType?: Ids.UserType) =>
@@ -65,7 +74,7 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     /** Accounts heard from after a quiet spell (not every call). */
     const wakes = Stream.fromPubSub(woken)
 
-    return { touch, touchAt, lastSeen, flush, wakes } as const
+    return { touch, touchAt, seenAt, lastSeen, flush, wakes } as const
   }),
   dependencies: [HeartbeatRepo.Default]
 }) {}

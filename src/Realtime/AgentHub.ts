@@ -136,7 +136,6 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       if (revoked.has(conn.keyHash)) conn.close(Events.CloseCodes.unauthorized, KEY_ROTATED)
       return position
     }
-    const attach = (conn: Connection, kind: "agent" | "human") => Effect.sync(() => attachNow(conn, kind))
 
     const detachNow = (conn: Connection, now: number): void => {
       const agent = agents.get(conn.userId)
@@ -257,7 +256,6 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     )
 
     return {
-      attach,
       attachNow,
       detach,
       detachNow,

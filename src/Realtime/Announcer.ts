@@ -37,9 +37,19 @@ export const make = <A extends Announceable>(
       announcing.add(agent)
     }
 
+    const linger = Duration.toMillis(presence.linger)
+    const maxLinger = Math.max(linger, Duration.toMillis(presence.maxLinger))
     yield* Effect.gen(function*() {
       yield* Queue.take(announceSignal)
-      yield* realSleep(Duration.toMillis(presence.linger))
+      // lingers again while agents keep coming (a connect storm), up to 500 of them or `maxLinger` in all: a
+      // storm's transactions then hold a few hundred agents each, not the hundred that arrive in one linger
+      let waited = 0
+      let before = 0
+      while (waited < maxLinger && announcing.size < 500 && announcing.size > before) {
+        before = announcing.size
+        yield* realSleep(Math.min(linger, maxLinger - waited))
+        waited += linger
+      }
       const all = [...announcing]
       announcing = new Set()
       for (let i = 0; i < all.length; i += 500) {

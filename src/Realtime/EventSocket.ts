@@ -90,42 +90,55 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       if (s.conn === undefined && !s.closed) refuse(s, unauthorized, authNotice)
     }
 
-    const start = (s: Session, principal: Auth.Principal) =>
-      Effect.gen(function*() {
-        if (s.closed) return
-        const c = new Connection(s.ws, s.tcp, principal.id, principal.keyHash, maxBuffered, 0)
-        s.conn = c
-        clearTimeout(s.authTimer)
-        const position = yield* hub.attach(c, principal.userType)
-        // closed while attaching: the close handler may have run before the hub knew it
-        if (s.closed) return yield* hub.detach(c)
-        c.lastSent = s.after ?? position
-        if (principal.userType === "agent") yield* hub.touch(c.userId)
-        yield* heartbeat.touch(c.userId)
-        c.sendText(JSON.stringify({ type: "ready", cursor: position }))
-        if (s.after !== undefined) yield* replay(c)
-        else c.goLive()
-      }).pipe(
-        // a socket that cannot go live is closed, so its client resumes elsewhere instead of waiting forever
-        Effect.catchAllCause((cause) =>
-          Effect.zipRight(Effect.logWarning("event socket failed to start", cause), Effect.sync(() => s.ws.close(1011)))
-        )
-      )
+    /** A socket that cannot go live is closed, so its client resumes elsewhere instead of waiting forever. */
+    const failedToStart = "event socket failed to start"
+    const failed = (s: Session, cause: unknown) => {
+      runFork(Effect.logWarning(failedToStart, cause))
+      s.ws.close(1011)
+    }
 
-    /** `start` for a socket without `?after=`, synchronously: the upgrade's front door runs it outside any fiber */
-    const startNow = (s: Session, principal: Auth.Principal): void => {
-      if (s.closed) return
+    /**
+     * The authenticated socket's connection, attached to the hub, told `ready`; synchronous (the upgrade's front
+     * door runs it outside any fiber). Undefined if the socket closed first. Live events wait until `goLive`.
+     */
+    const attach = (s: Session, principal: Auth.Principal): Connection | undefined => {
+      if (s.closed) return undefined
       const c = new Connection(s.ws, s.tcp, principal.id, principal.keyHash, maxBuffered, 0)
       s.conn = c
+      clearTimeout(s.authTimer)
       const position = hub.attachNow(c, principal.userType)
       const now = clock.unsafeCurrentTimeMillis()
-      if (s.closed) return hub.detachNow(c, now)
-      c.lastSent = position
+      // closed while attaching: the close handler may have run before the hub knew it
+      if (s.closed) return void hub.detachNow(c, now)
+      c.lastSent = s.after ?? position
       if (principal.userType === "agent") hub.touchNow(c.userId)
-      heartbeat.touchAt(c.userId, undefined, now)
+      // presence was just seen to (touchNow): the heartbeat need not wake AgentHub for it again
+      heartbeat.seenAt(c.userId, now)
       c.sendText(JSON.stringify({ type: "ready", cursor: position }))
-      c.goLive()
+      return c
     }
+
+    /** `start` without `?after=`: live at once, with no fiber. */
+    const startNow = (s: Session, principal: Auth.Principal): void => {
+      try {
+        attach(s, principal)?.goLive()
+      } catch (cause) {
+        failed(s, cause)
+      }
+    }
+
+    /** Starts an authenticated session: `ready`, then the replay of `?after=` if asked (in the caller's fiber). */
+    const start = (s: Session, principal: Auth.Principal): Effect.Effect<void> =>
+      s.after === undefined
+        ? Effect.sync(() => startNow(s, principal))
+        : Effect.suspend(() => {
+          const c = attach(s, principal)
+          return c === undefined ? Effect.void : replay(c)
+        }).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.zipRight(Effect.logWarning(failedToStart, cause), Effect.sync(() => s.ws.close(1011)))
+          )
+        )
 
     // one listener of each kind for every socket (`this` is the socket; its session hangs off it), not a set of
     // closures per socket: 10,000 open sockets are 10,000 small objects, not 50,000
@@ -239,16 +252,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     const upgradeNow = (req: IncomingMessage, tcp: TcpSocket, head: Buffer, principal: Auth.Principal): void => {
       tcp.cork()
       try {
-        wss.handleUpgrade(req, tcp, head, (ws) => {
-          const s = session(ws, tcp, principal, undefined)
-          try {
-            startNow(s, principal)
-          } catch (cause) {
-            // as `start`: a socket that cannot go live is closed, so its client resumes elsewhere
-            runFork(Effect.logWarning("event socket failed to start", cause))
-            s.ws.close(1011)
-          }
-        })
+        wss.handleUpgrade(req, tcp, head, (ws) => startNow(session(ws, tcp, principal, undefined), principal))
       } finally {
         tcp.uncork()
       }

@@ -24,8 +24,12 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     const window = Duration.toMillis(
       yield* Config.duration("PRESENCE_WINDOW").pipe(Config.withDefault(Duration.minutes(90)))
     )
-    // a connect storm's presence writes gathered into a few transactions (Batcher): announced this much later
+    // a connect storm's presence writes gathered into a few transactions (Batcher): announced this much later;
+    // while a storm goes on, up to the longer wait (Announcer)
     const linger = yield* Config.duration("PRESENCE_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(50)))
+    const maxLinger = yield* Config.duration("PRESENCE_BATCH_MAX_LINGER").pipe(
+      Config.withDefault(Duration.millis(500))
+    )
     const types = yield* Cache.make({
       capacity: 100_000,
       timeToLive: Duration.minutes(10),
@@ -95,6 +99,7 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
       /** many agents at once (at most a few hundred: one statement), for a caller that gathers its own batch */
       connectedAll: markConnected,
       linger,
+      maxLinger,
       offline,
       resumable
     } as const
