@@ -20,13 +20,13 @@ export class SocketAuth extends Effect.Service<SocketAuth>()("Realtime/SocketAut
     const repo = yield* KeysRepo
     const limiter = yield* RateLimiter
 
-    // a few milliseconds more per connect, for a storm's lookups in tens of statements rather than a thousand; in
-    // a storm a batch lingers again while keys keep coming, up to the longer wait (a lookup of 30 keys cost the
-    // embedded database about 110 µs a key, one of 250 about 35: bench/README.md, fanout)
+    // a few milliseconds more per connect, for a storm's lookups in tens of statements rather than a thousand; with
+    // SOCKET_AUTH_BATCH_MAX_LINGER set longer, a batch lingers again while keys keep coming (a lookup of 30 keys cost
+    // the embedded database about 110 µs a key, one of 250 about 35), but by default it does not: clients that open
+    // sockets in waves wait for each wave, so the longer wait was added per wave and ate the saving (bench/README.md,
+    // fanout, connect3)
     const linger = yield* Config.duration("SOCKET_AUTH_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(5)))
-    const maxLinger = yield* Config.duration("SOCKET_AUTH_BATCH_MAX_LINGER").pipe(
-      Config.withDefault(Duration.millis(20))
-    )
+    const maxLinger = yield* Config.duration("SOCKET_AUTH_BATCH_MAX_LINGER").pipe(Config.withDefault(linger))
     const lookups = yield* Batcher.makeBatched(
       (hashes: ReadonlyArray<string>) =>
         Effect.map(Effect.orDie(repo.principals(hashes)), (found) => hashes.map((h) => found.get(h))),
