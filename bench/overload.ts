@@ -175,7 +175,7 @@ const measure = async (database: string | undefined) => {
     await before.stop()
   }
   // admission as the server runs it by default (src/Http/WriteAdmission.ts: slots that follow the pace, 10 to 64,
-  // a 600 ms target); BENCH_WRITE_CONCURRENCY, BENCH_WRITE_CONCURRENCY_MIN and BENCH_WRITE_LATENCY_TARGET change it
+  // a 400 ms target); BENCH_WRITE_CONCURRENCY, BENCH_WRITE_CONCURRENCY_MIN and BENCH_WRITE_LATENCY_TARGET change it
   const admission: Record<string, string> = {}
   for (const name of ["WRITE_CONCURRENCY", "WRITE_CONCURRENCY_MIN", "WRITE_LATENCY_TARGET"]) {
     const value = process.env[`BENCH_${name}`]

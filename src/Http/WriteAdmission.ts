@@ -19,7 +19,7 @@ import type { NodeLane } from "./FrontDoor.js"
  * One queue per process, shared by both servers: they write to the same database. The slots follow the pace
  * (src/Http/AdmissionQueue.ts `minConcurrency`): up to `WRITE_CONCURRENCY` (64) while writes are fast, so a group
  * commit still gathers tens of them, down to `WRITE_CONCURRENCY_MIN` (10) as the write path slows, so that what is
- * admitted drains within `WRITE_LATENCY_TARGET` (600 ms); a closed loop of up to twice the minimum (20 writers) is
+ * admitted drains within `WRITE_LATENCY_TARGET` (400 ms); a closed loop of up to twice the minimum (20 writers) is
  * never shed. `WRITE_CONCURRENCY=0` turns admission off (bench/README.md "overload").
  *
  * Gated: every method but GET, HEAD and OPTIONS, except the heartbeat. A heartbeat writes nothing on the request
@@ -38,7 +38,7 @@ export class WriteAdmission extends Effect.Service<WriteAdmission>()("Http/Write
       minConcurrency: Math.max(1, Math.min(minimum, concurrency)),
       target: yield* ms("WRITE_QUEUE_TARGET", 50),
       interval: yield* ms("WRITE_QUEUE_INTERVAL", 100),
-      maxWait: yield* ms("WRITE_LATENCY_TARGET", 600),
+      maxWait: yield* ms("WRITE_LATENCY_TARGET", 400),
       maxQueue: 4_096
     }
     return { queue: concurrency > 0 ? new AdmissionQueue(options) : undefined }
