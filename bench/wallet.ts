@@ -9,6 +9,7 @@
 import { PGlite } from "@electric-sql/pglite"
 import { Effect, Redacted } from "effect"
 import * as Fs from "node:fs"
+import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import pg from "pg"
@@ -21,6 +22,26 @@ import { cpuMs, freePort, report, seconds, startTs, waitFor } from "./support.js
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50)
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const START = 1_000_000
+
+// the transfers' own client: node:http on kept-alive sockets, one per worker. The load generator shares the two
+// cores with the server and PostgreSQL, and `fetch` (undici) cost the bench process about as much CPU per request as
+// the transfer's own SQL costs the database (its CPU per transfer is printed beside each row)
+const agent = new Http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
+const send = (url: URL, key: string, body?: string) =>
+  new Promise<boolean>((resolve) => {
+    const headers: Record<string, string | number> = { authorization: `Bearer ${key}` }
+    if (body !== undefined) {
+      headers["content-type"] = "application/json"
+      headers["content-length"] = Buffer.byteLength(body)
+    }
+    const req = Http.request(url, { method: body === undefined ? "GET" : "POST", agent, headers }, (res) => {
+      res.resume()
+      res.on("end", () => resolve(res.statusCode === 200))
+      res.on("error", () => resolve(false))
+    })
+    req.on("error", () => resolve(false))
+    req.end(body)
+  })
 
 const post = async (url: string, key: string | undefined, body: unknown) => {
   const res = await fetch(url, {
@@ -238,21 +259,20 @@ const measure = async (database: string | undefined) => {
       agents.push({ key: a.api_key, handle: a.agent.handle })
       await post(`${wallet}/api/gems/award`, human.api_key, { to_agent: a.agent.handle, amount: START })
     }
+    const transferUrl = new URL(`${wallet}/api/gems/transfer`)
     const transfer = (i: number) => {
       const { from, to } = pair(i)
-      return post(`${wallet}/api/gems/transfer`, agents[from]!.key, { to_agent: agents[to]!.handle, amount: 1 })
-        .then(() => true, () => false)
+      return send(transferUrl, agents[from]!.key, JSON.stringify({ to_agent: agents[to]!.handle, amount: 1 }))
     }
     // the floor under any authenticated call: auth and one keyed read (the balance), through the same server
-    const balance = (i: number) =>
-      fetch(`${wallet}/api/gems/balance`, { headers: { authorization: `Bearer ${agents[pair(i).from]!.key}` } })
-        .then((r) => r.text().then(() => r.ok), () => false)
+    const balanceUrl = new URL(`${wallet}/api/gems/balance`)
+    const balance = (i: number) => send(balanceUrl, agents[pair(i).from]!.key)
     const fresh = database ? await freshDatabase(database) : undefined
     const driver = fresh ? await pgDriver(fresh.url) : await pgliteDriver(rawDir)
-    const api = { done: 0, failed: 0, cpu: 0 }
-    const full = { done: 0, failed: 0, cpu: 0 }
-    const ledger = { done: 0, failed: 0, cpu: 0 }
-    const read = { done: 0, failed: 0, cpu: 0 }
+    const api = { done: 0, failed: 0, cpu: 0, client: 0 }
+    const full = { done: 0, failed: 0, cpu: 0, client: 0 }
+    const ledger = { done: 0, failed: 0, cpu: 0, client: 0 }
+    const read = { done: 0, failed: 0, cpu: 0, client: 0 }
     try {
       const one = await direct(driver, database !== undefined)
       // warm both (JIT, caches) before measuring
@@ -260,16 +280,24 @@ const measure = async (database: string | undefined) => {
       await drive(2, one(true))
       const slices = Number(process.env.BENCH_SLICES ?? 3)
       const slice = secs / slices
+      const ownCpu = () => {
+        const u = process.cpuUsage()
+        return (u.user + u.system) / 1000
+      }
+      // the server's CPU (when the slice goes through it) and the bench process's own: the driving loop with the
+      // HTTP client, or the driver with the direct transfers
       const timed = async (into: typeof api, f: (i: number) => Promise<boolean>, pid: number | undefined) => {
-        const cpu0 = pid === undefined ? process.cpuUsage() : cpuMs(pid)
+        // a pause for the event loop first: embedded, the direct slices before kept this process's loop busy in the
+        // database, so the server's close of the client's idle kept-alive sockets (after 5 s) was not seen yet, and
+        // the first request of each worker went out on a closed socket (32 failed per slice)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        const server0 = pid === undefined ? 0 : cpuMs(pid) ?? 0
+        const own0 = ownCpu()
         const r = await drive(slice, f)
-        const cpu1 = pid === undefined ? process.cpuUsage() : cpuMs(pid)
+        into.client += ownCpu() - own0
+        if (pid !== undefined) into.cpu += (cpuMs(pid) ?? server0) - server0
         into.done += r.perSecond * slice
         into.failed += r.failed
-        into.cpu += pid === undefined
-          ? ((cpu1 as NodeJS.CpuUsage).user + (cpu1 as NodeJS.CpuUsage).system -
-            (cpu0 as NodeJS.CpuUsage).user - (cpu0 as NodeJS.CpuUsage).system) / 1000
-          : (cpu1 as number) - (cpu0 as number)
       }
       for (let s = 0; s < slices; s++) {
         await timed(api, transfer, shoal.child.pid)
@@ -282,8 +310,10 @@ const measure = async (database: string | undefined) => {
       await fresh?.drop()
     }
     const rate = (r: typeof api) => r.done / secs
-    const cpu = (r: typeof api, who: string, per = "transfer") =>
-      r.cpu > 0 ? `  ${who} CPU ${(r.cpu * 1000 / r.done).toFixed(0)} µs/${per}` : ""
+    const perDone = (ms: number, r: typeof api) => (ms * 1000 / r.done).toFixed(0)
+    const cpu = (r: typeof api, per = "transfer") =>
+      (r.cpu > 0 ? `  server CPU ${perDone(r.cpu, r)} µs/${per}` : "") +
+      `  bench process ${perDone(r.client, r)} µs/${per}`
     const failed = (r: typeof api) => (r.failed > 0 ? `  (${r.failed} failed!)` : "")
     const ratio = rate(api) / rate(full)
     console.log(
@@ -291,23 +321,21 @@ const measure = async (database: string | undefined) => {
         `${CONCURRENCY} concurrent transfers of 1 Gem over ${ACCOUNTS} accounts; load ${Os.loadavg()[0]!.toFixed(1)}`
     )
     // embedded, the direct transfers run in the bench process itself, so its CPU is theirs (plus the driving loop)
-    const directCpu = database ? "" : "bench process"
     console.log(
-      `  ledger + event SQL through the driver  ${rate(full).toFixed(0).padStart(5)} transfers/s` +
-        (directCpu ? cpu(full, directCpu) : "") + failed(full)
+      `  ledger + event SQL through the driver  ${rate(full).toFixed(0).padStart(5)} transfers/s` + cpu(full) +
+        failed(full)
     )
     console.log(
-      `  ledger SQL alone (reference)           ${rate(ledger).toFixed(0).padStart(5)} transfers/s` +
-        (directCpu ? cpu(ledger, directCpu) : "") + failed(ledger)
+      `  ledger SQL alone (reference)           ${rate(ledger).toFixed(0).padStart(5)} transfers/s` + cpu(ledger) +
+        failed(ledger)
     )
     console.log(
-      `  POST /api/gems/transfer                ${rate(api).toFixed(0).padStart(5)} transfers/s` + cpu(api, "server") +
+      `  POST /api/gems/transfer                ${rate(api).toFixed(0).padStart(5)} transfers/s` + cpu(api) +
         failed(api)
     )
     console.log(
       `  GET /api/gems/balance (reference)      ${rate(read).toFixed(0).padStart(5)} requests/s ` +
-        cpu(read, "server", "request") +
-        failed(read)
+        cpu(read, "request") + failed(read)
     )
     report({
       bench: "wallet",
