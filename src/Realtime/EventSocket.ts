@@ -4,7 +4,7 @@ import { Events } from "@shoal/domain"
 import { Config, Duration, Effect, FiberSet } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { Socket as TcpSocket } from "node:net"
-import { type WebSocket, WebSocketServer } from "ws"
+import { WebSocket, WebSocketServer } from "ws"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import { AgentHub } from "./AgentHub.js"
 import { Connection } from "./Connection.js"
@@ -25,6 +25,8 @@ const PAGE = 500
 /** after a protocol error, how long the close frame (already written) has to leave before the socket is destroyed */
 const PROTOCOL_ERROR_GRACE_MS = 500
 const { rateLimited, unauthorized } = Events.CloseCodes
+/** RFC 6455's registry: the server cannot serve the socket now; the client may reconnect */
+const tryAgainLater = 1013
 
 /**
  * The event socket's sessions, apart from the HTTP route that checks the request (src/Realtime/WebSocket.ts): the
@@ -90,6 +92,12 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       if (s.conn === undefined && !s.closed) refuse(s, unauthorized, authNotice)
     }
 
+    // an auth frame that came in time whose key could not be checked in time either (a database slow to answer):
+    // not a bad key, so not 4401, which tells a client to stop using it, but 1013, try again later
+    const checkExpired = (s: Session) => {
+      if (s.conn === undefined && !s.closed) refuse(s, tryAgainLater, "the key could not be checked in time; try again")
+    }
+
     /** A socket that cannot go live is closed, so its client resumes elsewhere instead of waiting forever. */
     const failedToStart = "event socket failed to start"
     const failed = (s: Session, cause: unknown) => {
@@ -102,7 +110,8 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
      * door runs it outside any fiber). Undefined if the socket closed first. Live events wait until `goLive`.
      */
     const attach = (s: Session, principal: Auth.Principal): Connection | undefined => {
-      if (s.closed) return undefined
+      // closed, or closing (its check came after a deadline had already refused it)
+      if (s.closed || s.ws.readyState !== WebSocket.OPEN) return undefined
       const c = new Connection(s.ws, s.tcp, principal.id, principal.keyHash, maxBuffered, 0)
       s.conn = c
       clearTimeout(s.authTimer)
@@ -153,6 +162,9 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
         if (frame?.type !== "auth" || typeof frame.api_key !== "string") {
           return refuse(s, unauthorized, "authenticate first: {\"type\":\"auth\",\"api_key\":…}")
         }
+        // the frame met the deadline: what is left is the server's own check, which gets a deadline of its own
+        clearTimeout(s.authTimer)
+        s.authTimer = setTimeout(checkExpired, authTimeoutMs, s)
         runFork(Effect.flatMap(auth.check(frame.api_key), (result) => {
           if (result._tag === "Ok") return start(s, result.principal)
           refuse(
