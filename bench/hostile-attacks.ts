@@ -1,15 +1,17 @@
 // The hostile bench's attackers, in their own process (so they do not share an event loop with the measured
-// client): `tsx bench/hostile-attacks.ts <attack> <http port> <dns port> <seconds>`; prints a JSON summary.
-// Every attacker connects from 127.0.0.2–127.0.0.5 (loopback), the measured client from 127.0.0.1.
+// client): `tsx bench/hostile-attacks.ts <attack> <http port> <dns port> <seconds> [block]`; prints a JSON summary.
+// Every attacker connects from 127.0.<block>.2–5 (loopback; block 0 by default), the measured client from 127.0.0.1.
+// The bench gives each attack a block of its own: the server's penalty box (src/Http/PenaltyBox.ts) keys by address,
+// so an attack from the previous one's addresses would start boxed and measure the box, not the attack.
 import * as DnsPacket from "dns-packet"
 import * as Dgram from "node:dgram"
 import * as Net from "node:net"
 import WebSocket from "ws"
 
-const [attack = "", portText = "0", dnsText = "0", secondsText = "5"] = process.argv.slice(2)
+const [attack = "", portText = "0", dnsText = "0", secondsText = "5", blockText = "0"] = process.argv.slice(2)
 const port = Number(portText)
 const until = Date.now() + Number(secondsText) * 1000
-const sources = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"]
+const sources = [2, 3, 4, 5].map((n) => `127.0.${Number(blockText)}.${n}`)
 const stats = {
   opened: 0,
   closedByServer: 0,
@@ -77,7 +79,7 @@ const sockets = (n: number, frame: Buffer | undefined) => {
 /** As many TXT queries from one source as the socket takes, for the whole phase. */
 const dnsFlood = (dnsPort: number) => {
   const socket = Dgram.createSocket("udp4")
-  socket.bind(0, "127.0.0.2")
+  socket.bind(0, sources[0]!)
   socket.on("message", () => void stats.answered++)
   const packet = DnsPacket.encode({
     type: "query",

@@ -2,7 +2,7 @@
 // For each attack, a normal client's p99 — GET /api/agent/me, and an event round trip (PATCH the profile, wait for
 // its profile.updated on the client's own socket) — measured without, then with the attack, in the same run; the
 // server's RSS before, at its peak during, and 3 s after. Attackers run in their own process
-// (bench/hostile-attacks.ts) from 127.0.0.2–5; the webhook attack is an account whose receiver never answers,
+// (bench/hostile-attacks.ts) from 127.0.<n>.2–5, a block of addresses per attack; the webhook attack is an account whose receiver never answers,
 // its events flowing, beside the normal client's own answering receiver. `BENCH_SECONDS` per phase (default 6).
 import { fork } from "node:child_process"
 import * as Fs from "node:fs"
@@ -182,7 +182,9 @@ export const run = async () => {
           attack,
           String(port),
           String(dnsPort),
-          String(seconds + 1)
+          String(seconds + 1),
+          // addresses of its own: the previous attack's may still be in the server's penalty box
+          String(attacks.indexOf(attack) + 1)
         ], { execArgv: ["--import", "tsx"], stdio: ["ignore", "pipe", "inherit", "ipc"] })
         let out = ""
         child.stdout!.on("data", (d) => (out += d))

@@ -28,6 +28,7 @@ import { GigsHttpLive, GigsPublicHttpLive } from "./Gigs/Http.js"
 import { HealthHttpLive } from "./Health.js"
 import { Idempotency } from "./Http/Idempotency.js"
 import { IdempotencySweeperLive } from "./Http/IdempotencySweeper.js"
+import { PenaltyBox } from "./Http/PenaltyBox.js"
 import { apiApp, listen, serveOn } from "./Http/Serve.js"
 import { WriteAdmission } from "./Http/WriteAdmission.js"
 import { Identity } from "./Identity.js"
@@ -103,7 +104,9 @@ export const Singletons = AgentHub.Default.pipe(
     BalanceChanges.Default,
     PremiumLimits.Default,
     // one write queue for both servers: they write to one database
-    WriteAdmission.Default
+    WriteAdmission.Default,
+    // one penalty box for both servers and the event socket: an address boxed on one port is boxed on the other
+    PenaltyBox.Default
   ))
 )
 

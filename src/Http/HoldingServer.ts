@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { createServer, type Server, STATUS_CODES } from "node:http"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
+import type { Strikes } from "./PenaltyBox.js"
+import { guard } from "./Tarpit.js"
 
 export interface ServerTimeouts {
   /** a client must have sent its whole request head within this many ms (408 after) */
@@ -141,9 +143,11 @@ export const clientErrorResponse = (code: string | undefined): string => {
 /**
  * Node answers malformed framing (400), oversized headers (431) and slow clients (408) itself, before any
  * request reaches the app, with an empty body. The same cases, answered with the contract's JSON envelope when
- * nothing of a response has been written yet on the socket (as node's own handler decides), then closed.
+ * nothing of a response has been written yet on the socket (as node's own handler decides), then closed. A 408 is
+ * a strike against the client's address (src/Http/PenaltyBox.ts).
  */
-const onClientError = (err: Error & { code?: string }, socket: Duplex) => {
+const onClientError = (strikes: Strikes | undefined) => (err: Error & { code?: string }, socket: Duplex) => {
+  if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") strikes?.strike((socket as Socket).remoteAddress)
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage
   if (err.code !== "ECONNRESET" && socket.writable && (inFlight == null || !inFlight.headersSent)) {
     socket.end(clientErrorResponse(err.code))
@@ -158,11 +162,13 @@ const onClientError = (err: Error & { code?: string }, socket: Duplex) => {
  * A node server that holds requests arriving before the app's handler is attached. NodeHttpServer listens as its
  * layer is built, while the handler is attached only after the rest of the app has started; a request in that
  * window would otherwise get no answer at all (seen as a hung health check during start-up). Its timeouts bound
- * slow clients, and errors node answers itself carry the JSON envelope.
+ * slow clients, and errors node answers itself carry the JSON envelope. With `strikes`, a boxed address's new
+ * connections are not served (src/Http/Tarpit.ts).
  */
 export const createHoldingServer = (
   timeouts: ServerTimeouts = defaultTimeouts,
-  limits: ServerLimits = defaultLimits
+  limits: ServerLimits = defaultLimits,
+  strikes?: Strikes
 ) => {
   const server = createServer({
     headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
@@ -173,7 +179,8 @@ export const createHoldingServer = (
   })
   if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections
   if (limits.maxConnectionsPerIp > 0) capPerAddress(server, limits.maxConnectionsPerIp)
-  server.on("clientError", onClientError)
+  if (strikes !== undefined && strikes.options.threshold > 0) guard(server, strikes, limits.maxConnectionsPerIp)
+  server.on("clientError", onClientError(strikes))
   if (timeouts.handlerTimeoutMs > 0) server.on("request", answerInTime(server, timeouts.handlerTimeoutMs))
   const held: Array<[IncomingMessage, ServerResponse]> = []
   const hold = (req: IncomingMessage, res: ServerResponse) => void held.push([req, res])

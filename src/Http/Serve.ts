@@ -15,6 +15,7 @@ import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { type Lane, lanesEnabled, withLanes } from "./FastLane.js"
 import * as FrontDoor from "./FrontDoor.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
+import { PenaltyBox } from "./PenaltyBox.js"
 import { admittedLane, isGatedWrite, withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
 
 /**
@@ -127,7 +128,8 @@ const reason = (cause: unknown): string => {
  * seconds) for the whole request, then gets a JSON 408 and is closed; a request not answered within
  * `HTTP_HANDLER_TIMEOUT` (default 30 seconds) gets a JSON 503. At most `HTTP_MAX_CONNECTIONS` connections are open
  * (default 10 000), `HTTP_MAX_CONNECTIONS_PER_IP` from one client address (default 1 000; 0 turns either off), and
- * an idle keep-alive connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT` (default 5 seconds).
+ * an idle keep-alive connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT` (default 5 seconds). An address boxed for
+ * breaking the protocol (`HTTP_PENALTY_*`, src/Http/PenaltyBox.ts) has its new connections held unserved.
  */
 export const listen = (name: string, portVariable: string, defaultPort: number) =>
   Layer.unwrapEffect(Effect.gen(function*() {
@@ -158,7 +160,12 @@ export const listen = (name: string, portVariable: string, defaultPort: number) 
       handlerTimeoutMs: Duration.toMillis(handler)
     }
     const door = FrontDoor.make()
-    return NodeHttpServer.layer(() => FrontDoor.install(createHoldingServer(timeouts, limits), door), { host, port })
+    // the process's penalty box, when it has one (src/Http/PenaltyBox.ts)
+    const box = Option.getOrUndefined(yield* Effect.serviceOption(PenaltyBox))?.strikes
+    return NodeHttpServer.layer(() => FrontDoor.install(createHoldingServer(timeouts, limits, box), door), {
+      host,
+      port
+    })
       .pipe(
         Layer.merge(Layer.succeed(FrontDoor.FrontDoor, door)),
         Layer.mapError((cause) =>

@@ -1,11 +1,12 @@
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type { Auth } from "@shoal/domain"
 import { Events } from "@shoal/domain"
-import { Config, Duration, Effect, FiberSet } from "effect"
+import { Config, Duration, Effect, FiberSet, Option } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { Socket as TcpSocket } from "node:net"
 import { WebSocket, WebSocketServer } from "ws"
 import { Heartbeat } from "../Auth/Heartbeat.js"
+import { PenaltyBox } from "../Http/PenaltyBox.js"
 import { AgentHub } from "./AgentHub.js"
 import { Connection } from "./Connection.js"
 import { EventsRepo } from "./EventsRepo.js"
@@ -57,6 +58,8 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     const authTimeoutMs = Duration.toMillis(authTimeout)
     const wss = new WebSocketServer({ noServer: true, maxPayload, clientTracking: false })
     const clock = yield* Effect.clock
+    // a 1009 or a 4401 at the deadline is a strike against the peer's address (src/Http/PenaltyBox.ts)
+    const box = Option.getOrUndefined(yield* Effect.serviceOption(PenaltyBox))?.strikes
     yield* Effect.addFinalizer(() => Effect.sync(() => wss.close()))
 
     const drained = (conn: Connection): Effect.Effect<void> =>
@@ -89,7 +92,9 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     }
 
     const authExpired = (s: Session) => {
-      if (s.conn === undefined && !s.closed) refuse(s, unauthorized, authNotice)
+      if (s.conn !== undefined || s.closed) return
+      box?.strike(s.tcp.remoteAddress)
+      refuse(s, unauthorized, authNotice)
     }
 
     // an auth frame that came in time whose key could not be checked in time either (a database slow to answer):
@@ -205,6 +210,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     // at once does not pile up sockets holding their unread megabytes.
     function onError(this: WebSocket) {
       const s = sessionOf(this)
+      if (s.hangUp === undefined) box?.strike(s.tcp.remoteAddress)
       process.nextTick(stopReading, s.tcp)
       s.hangUp ??= setTimeout(() => s.ws.terminate(), Math.min(closeTimeout, PROTOCOL_ERROR_GRACE_MS))
     }

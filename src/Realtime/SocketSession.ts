@@ -20,21 +20,7 @@ export const parseFrame = (data: Buffer): Frame | undefined => {
 
 export const errorFrame = (message: string) => JSON.stringify({ type: "error", message })
 
-type ReadHandle = { reading?: boolean; readStop?: () => number }
-
-/**
- * Reads nothing more from `tcp`: paused, and its handle's reads stopped too (`pause()` alone reads on until the
- * stream's buffer is full, one more chunk of up to 64 KB allocated), so what the peer sends stays in the kernel.
- */
-export const stopReading = (tcp: TcpSocket) => {
-  if (tcp.destroyed) return
-  tcp.pause()
-  const handle = (tcp as unknown as { _handle?: ReadHandle | null })._handle
-  if (handle?.reading === true && typeof handle.readStop === "function") {
-    handle.reading = false
-    handle.readStop()
-  }
-}
+export { stopReading } from "../Http/Tarpit.js"
 
 /**
  * Takes the upgraded TCP socket away from the HTTP layer: its response is marked finished (so nothing is written

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net"
 import * as Net from "node:net"
 import WebSocket from "ws"
 import { freePort } from "../../bench/support.js"
+import { PenaltyBox } from "../../src/Http/PenaltyBox.js"
 import { listen } from "../../src/Http/Serve.js"
 import { agentApi, EventWorkers, Maintenance, Services, Singletons } from "../../src/main.js"
 import { rawRequest } from "../support/Raw.js"
@@ -27,7 +28,8 @@ const HostileApp = (config: Record<string, string>) =>
           HttpServer.layerTestClient.pipe(
             Layer.provide(NodeHttpClient.layerWithoutAgent),
             Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
-            Layer.provideMerge(listen("agent API", "PORT", 8080))
+            // the process's penalty box (one: Singletons hold the same layer), as main.ts's servers see it
+            Layer.provideMerge(listen("agent API", "PORT", 8080).pipe(Layer.provide(PenaltyBox.Default)))
           )
         ),
         Layer.provideMerge(TestDatabase),
@@ -173,6 +175,34 @@ layer(
         expect((yield* Effect.promise(() => closed)).code).toBe(1009)
       }
       expect((yield* me(agent.api_key)).status).toBe(200)
+    }))
+
+  it.scoped("an address that keeps sending frames past the limit is boxed: its next socket stalls, others are served", () =>
+    Effect.gen(function*() {
+      const human = yield* signUp()
+      const agent = yield* createAgent(human.api_key)
+      const to = yield* port
+      const big = "x".repeat(65 * 1024)
+      const from = "127.0.0.6"
+      // HTTP_PENALTY_THRESHOLD is 20: the 21st 1009 boxes the address
+      for (let i = 0; i < 21; i++) {
+        const ws = new WebSocket(`ws://127.0.0.1:${to}/api/agent/ws`, { localAddress: from })
+        const closed = closeOf(ws)
+        ws.on("open", () => ws.send(big))
+        expect((yield* Effect.promise(() => closed)).code).toBe(1009)
+      }
+      // held unread: no 101, no close, while the box is shut
+      const stalled = new WebSocket(`ws://127.0.0.1:${to}/api/agent/ws`, { localAddress: from })
+      const opened = { value: false }
+      stalled.on("open", () => void (opened.value = true))
+      const stalledClose = closeOf(stalled)
+      yield* realSleep(1_000)
+      expect(opened.value).toBe(false)
+      expect((yield* me(agent.api_key)).status).toBe(200)
+      const other = yield* openSocket({ key: agent.api_key })
+      yield* other.ready()
+      stalled.terminate()
+      yield* Effect.promise(() => stalledClose)
     }))
 
   it.scoped(

@@ -1,0 +1,143 @@
+import { Config, Duration, Effect } from "effect"
+
+/**
+ * A per-address penalty box, as fail2ban keeps one: an address that breaks the protocol (an event-socket frame past
+ * its limit, 1009; a socket that never authenticates, 4401; a request too slow to arrive, 408) more than `threshold`
+ * times within `windowMs` has its new connections not served for `coolMs` (src/Http/Tarpit.ts says how). A
+ * well-behaved client never strikes, so it never sees the box; no address is special, loopback included.
+ */
+export interface PenaltyOptions {
+  /** strikes within the window past which an address is boxed; 0 turns the box off */
+  readonly threshold: number
+  readonly windowMs: number
+  /** how long a boxed address's new connections are not served */
+  readonly coolMs: number
+  /** addresses remembered at most: past it the oldest is forgotten, so memory stays bounded whatever the attacker */
+  readonly maxAddresses: number
+  /** a boxed address's connection is held unread until the box opens (`tarpit`), or reset at once (`refuse`) */
+  readonly mode: "tarpit" | "refuse"
+}
+
+export const defaultPenalty: PenaltyOptions = {
+  threshold: 20,
+  windowMs: 10_000,
+  coolMs: 30_000,
+  maxAddresses: 10_000,
+  mode: "tarpit"
+}
+
+class Entry {
+  strikes = 0
+  /** when the current window began */
+  since: number
+  /** boxed until then (0: not boxed) */
+  until = 0
+  constructor(now: number) {
+    this.since = now
+  }
+}
+
+/** how many of the oldest entries a new address looks at for one not boxed to forget, before forgetting the oldest */
+const EVICTION_SCAN = 8
+
+/** The box's bookkeeping, its clock given: no timers, one small entry per address that struck. */
+export class Strikes {
+  private readonly entries = new Map<string, Entry>()
+  readonly stats = { strikes: 0, boxed: 0, forgotten: 0 }
+  constructor(readonly options: PenaltyOptions, private readonly now: () => number) {}
+
+  get size() {
+    return this.entries.size
+  }
+
+  /** One protocol violation from `address`. Strikes while boxed neither count nor extend the period. */
+  strike(address: string | undefined): void {
+    const { coolMs, threshold, windowMs } = this.options
+    if (address === undefined || address === "" || threshold <= 0) return
+    const now = this.now()
+    let entry = this.entries.get(address)
+    if (entry === undefined) {
+      if (this.entries.size >= this.options.maxAddresses) this.forgetOne(now)
+      entry = new Entry(now)
+      this.entries.set(address, entry)
+    } else if (entry.until > now) {
+      return
+    }
+    this.stats.strikes++
+    if (now - entry.since >= windowMs) {
+      entry.strikes = 0
+      entry.since = now
+    }
+    if (++entry.strikes > threshold) {
+      entry.strikes = 0
+      entry.since = now + coolMs
+      entry.until = now + coolMs
+      this.stats.boxed++
+      // boxed addresses move to the back: the oldest entries, forgotten first, are the quiet ones
+      this.entries.delete(address)
+      this.entries.set(address, entry)
+    }
+  }
+
+  /** How many more ms `address` is boxed for, or 0 if it is not. */
+  boxedFor(address: string | undefined): number {
+    if (address === undefined) return 0
+    const entry = this.entries.get(address)
+    if (entry === undefined || entry.until === 0) return 0
+    return Math.max(0, entry.until - this.now())
+  }
+
+  /** Forgets an address not boxed among the oldest few, else the oldest: bounded work per new address. */
+  private forgetOne(now: number) {
+    let oldest: string | undefined
+    let seen = 0
+    for (const [address, entry] of this.entries) {
+      oldest ??= address
+      if (entry.until <= now) {
+        oldest = address
+        break
+      }
+      if (++seen >= EVICTION_SCAN) break
+    }
+    if (oldest !== undefined) {
+      this.entries.delete(oldest)
+      this.stats.forgotten++
+    }
+  }
+}
+
+/**
+ * One box per process, shared by both servers and the event socket: an address boxed for what it did on one port
+ * is boxed on the other. Servers and sockets built without it (tests) have no box.
+ */
+export class PenaltyBox extends Effect.Service<PenaltyBox>()("Http/PenaltyBox", {
+  effect: Effect.gen(function*() {
+    const threshold = yield* Config.integer("HTTP_PENALTY_THRESHOLD").pipe(
+      Config.withDefault(defaultPenalty.threshold)
+    )
+    const window = yield* Config.duration("HTTP_PENALTY_WINDOW").pipe(
+      Config.withDefault(Duration.millis(defaultPenalty.windowMs))
+    )
+    const cool = yield* Config.duration("HTTP_PENALTY_DURATION").pipe(
+      Config.withDefault(Duration.millis(defaultPenalty.coolMs))
+    )
+    const maxAddresses = yield* Config.integer("HTTP_PENALTY_MAX_ADDRESSES").pipe(
+      Config.withDefault(defaultPenalty.maxAddresses)
+    )
+    const mode = yield* Config.literal("tarpit", "refuse")("HTTP_PENALTY_MODE").pipe(
+      Config.withDefault(defaultPenalty.mode)
+    )
+    const clock = yield* Effect.clock
+    const strikes = new Strikes(
+      {
+        threshold,
+        windowMs: Duration.toMillis(window),
+        coolMs: Duration.toMillis(cool),
+        maxAddresses: Math.max(1, maxAddresses),
+        mode
+      },
+      () => clock.unsafeCurrentTimeMillis()
+    )
+    return { strikes } as const
+  })
+}) {}
