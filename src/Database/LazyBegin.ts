@@ -1,7 +1,7 @@
 import type { SqlError } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { Effect, Stream } from "effect"
-import { inlineParams } from "./SqlArrays.js"
+import { inlineCached } from "./SqlArrays.js"
 
 /**
  * A reserved connection whose transaction's BEGIN has not been sent yet: it goes with the first statement. A
@@ -49,7 +49,7 @@ export const lazyBegin = (conn: Connection): LazyBegin => {
   const withBegin = (text: string, params: ReadonlyArray<unknown>) => {
     let script: string
     try {
-      script = `BEGIN;\n${inlineParams(text, params)}`
+      script = `BEGIN;\n${inlineCached(text, params)}`
     } catch {
       return Effect.zipRight(begin, conn.execute(text, params, undefined))
     }

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Exit, Fiber, Random } from "effect"
 import { lazyBegin } from "../../src/Database/LazyBegin.js"
-import { fillTemplate, inlineParams, literalTemplate, sqlLiteral } from "../../src/Database/SqlArrays.js"
+import { fillTemplate, inlineCached, inlineParams, literalTemplate, sqlLiteral } from "../../src/Database/SqlArrays.js"
 import { Outbox } from "../../src/Realtime/Outbox.js"
 import { emitLoose, RealtimeApp } from "../support/Realtime.js"
 import { signUp } from "../support/TestApp.js"
@@ -207,5 +207,10 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
     expect(fillTemplate(template, args)).toBe(
       inlineParams("SELECT $1, $2::uuid[], $3, $1", [args[0], args[1], "it's"])
     )
+    // split once per text, then filled with each call's values
+    for (const values of [[1, "a", null], ["$1", HOSTILE[5], new Date(0)], [[1, 2], "x", "y"]]) {
+      expect(inlineCached("SELECT $1, $2 || $3, $10, $1", [...values, ...Array.from({ length: 7 }, (_, i) => i)]))
+        .toBe(inlineParams("SELECT $1, $2 || $3, $10, $1", [...values, ...Array.from({ length: 7 }, (_, i) => i)]))
+    }
   })
 })
