@@ -38,3 +38,65 @@ export const inlineParams = (text: string, params: ReadonlyArray<unknown>): stri
     if (i < 0 || i >= params.length) throw new Error(`no parameter $${n}`)
     return sqlLiteral(params[i])
   })
+
+/**
+ * A compiled statement made ready to be filled with literals many times: each parameter that is one of `markers`
+ * (by identity) becomes a slot for that argument, every other parameter is written in once as a literal.
+ */
+export interface LiteralTemplate {
+  readonly pieces: ReadonlyArray<string>
+  /** for each slot, the index of its argument */
+  readonly args: ReadonlyArray<number>
+}
+
+export const literalTemplate = (
+  [text, params]: readonly [string, ReadonlyArray<unknown>],
+  markers: ReadonlyArray<unknown>
+): LiteralTemplate => {
+  const pieces: Array<string> = []
+  const args: Array<number> = []
+  let piece = ""
+  let last = 0
+  for (const m of text.matchAll(/\$(\d+)/g)) {
+    const i = Number(m[1]) - 1
+    if (i < 0 || i >= params.length) throw new Error(`no parameter $${m[1]}`)
+    const arg = markers.indexOf(params[i])
+    piece += text.slice(last, m.index)
+    last = m.index + m[0].length
+    if (arg < 0) piece += sqlLiteral(params[i])
+    else {
+      pieces.push(piece)
+      args.push(arg)
+      piece = ""
+    }
+  }
+  pieces.push(piece + text.slice(last))
+  return { pieces, args }
+}
+
+/** The template's text with `args` written in as literals: what inlineParams gives for the same statement. */
+export const fillTemplate = (template: LiteralTemplate, args: ReadonlyArray<unknown>): string => {
+  let text = template.pieces[0]!
+  for (let i = 0; i < template.args.length; i++) {
+    text += sqlLiteral(args[template.args[i]!]) + template.pieces[i + 1]!
+  }
+  return text
+}
+
+// the texts sent through inlineCached (a few statements of our repositories, one per shape), split once
+const templates = new Map<string, LiteralTemplate>()
+
+/**
+ * inlineParams for a statement sent many times with other values: its text is split at its placeholders once, then
+ * each call only writes its values between the pieces.
+ */
+export const inlineCached = (text: string, params: ReadonlyArray<unknown>): string => {
+  let template = templates.get(text)
+  if (template === undefined) {
+    const slots = params.map(() => ({}))
+    template = literalTemplate([text, slots], slots)
+    if (templates.size >= 64) templates.clear()
+    templates.set(text, template)
+  }
+  return fillTemplate(template, params)
+}

@@ -3,6 +3,7 @@ import type { Ids } from "@shoal/domain"
 import { EventCatalog } from "@shoal/domain"
 import { Clock, Config, Effect, Exit, FiberRef, Option } from "effect"
 import { randomBytes } from "node:crypto"
+import { lazyBegin } from "../Database/LazyBegin.js"
 import { Pglite } from "../Database/PgliteClient.js"
 import { Blocks } from "./Blocks.js"
 import { type BlockRows, EventsRepo } from "./EventsRepo.js"
@@ -22,6 +23,18 @@ interface Held {
   readonly salt: string
   readonly now: Date
 }
+// salts (16 hex digits) cut from one random buffer: one call for crypto per 512 emits, not one each
+let entropy = Buffer.alloc(0)
+let taken = 0
+const newSalt = () => {
+  if (taken + 8 > entropy.length) {
+    entropy = randomBytes(4096)
+    taken = 0
+  }
+  taken += 8
+  return entropy.toString("hex", taken - 8, taken)
+}
+
 // set by Outbox.transaction for its body: where emits at the transaction's top level leave their blocks
 const heldBlocks = FiberRef.unsafeMake<Array<Held> | undefined>(undefined)
 
@@ -56,7 +69,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
       Effect.gen(function*() {
         if (rows.recipients.length === 0) return
         const now = yield* Clock.currentTimeMillis
-        const salt = randomBytes(8).toString("hex")
+        const salt = newSalt()
         const { datas, recipients, types } = rows
         const fanout = typeof types === "string" && typeof datas === "string" && recipients.length >= fanoutAt
         const held = yield* FiberRef.get(heldBlocks)
@@ -133,24 +146,29 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
       Effect.uninterruptibleMask((restore) =>
         Effect.scoped(Effect.gen(function*() {
           const conn = yield* sql.reserve
-          yield* conn.executeUnprepared("BEGIN", [], undefined)
+          // BEGIN goes with the body's first statement (one round trip less), or with the COMMIT script
+          const tx = lazyBegin(conn)
           const held: Array<Held> = []
           const exit: Exit.Exit<A, E> = yield* Effect.exit(
             Effect.locally(
-              Effect.provideService(restore(body), SqlClient.TransactionConnection, [conn, 0] as const),
+              Effect.provideService(restore(body), SqlClient.TransactionConnection, [tx, 0] as const),
               heldBlocks,
               held
             )
           )
           const rollback = Effect.orDie(conn.executeUnprepared("ROLLBACK", [], undefined))
           if (Exit.isFailure(exit)) {
-            yield* rollback
+            // no BEGIN sent (the body failed before its first statement): no transaction to roll back
+            if (tx.begun()) yield* rollback
             return yield* exit
           }
-          // as withTransaction does with a failed COMMIT: a defect, after rolling back what is left
+          // nothing written, nothing to store: no transaction was opened
+          if (held.length === 0 && !tx.begun()) return exit.value
+          // as withTransaction does with a failed COMMIT: a defect, after rolling back what is left (the script
+          // may have opened the transaction itself)
           const salts = held.map((h) => h.salt)
           blocks.sending(salts)
-          const stored = yield* repo.insertBlocksAndCommit(conn, held).pipe(
+          const stored = yield* repo.insertBlocksAndCommit(conn, held, !tx.begun()).pipe(
             Effect.tapErrorCause(() => Effect.sync(() => blocks.abandoned(salts))),
             Effect.tapError(() => rollback),
             Effect.orDie
@@ -193,7 +211,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
           })
         }
         const rows = { recipients, types, datas }
-        const salt = randomBytes(8).toString("hex")
+        const salt = newSalt()
         return Effect.map(repo.insertBlock(rows, salt, now, !embedded), ({ createdAt, lo }) =>
           blocks.add({ ...rows, lo, hi: lo + recipients.length - 1, salt, createdAt }))
       })
