@@ -10,7 +10,8 @@
 // The server's CPU time per connect (from /proc, to `ready` and until its presence frames) is printed beside the
 // connect figure: the wall-clock ratio swings with what else the machine runs, the CPU per connect much less.
 // BENCH_DATABASE_URL runs Shoal on a PostgreSQL server (give it a fresh database); BENCH_LATENCY=0 skips the
-// REST → frame runs; BENCH_ROUNDS sets the fan-out rounds (5).
+// REST → frame runs; BENCH_ROUNDS sets the fan-out rounds (5). Shoal's server runs with `npm start`'s V8 flags;
+// BENCH_SERVER_ARGS adds node flags of its own (an experiment: say so beside its figures).
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -94,6 +95,11 @@ const waitUp = async (url: string, child: Child, ms = 180_000) => {
   throw new Error(`${url} did not come up:\n${child.output().slice(-3000)}`)
 }
 
+// the V8 flags `npm start` runs the server with (its young generation and V8's thread pool change the GC's and the
+// compilers' work per connect): the Shoal server here runs with the same, read from package.json so they cannot drift
+const startFlags = (JSON.parse(Fs.readFileSync("package.json", "utf8")).scripts.start as string).split(/\s+/)
+  .filter((arg) => /^--(max-semi-space-size|min-semi-space-size|v8-pool-size|max-old-space-size)=/.test(arg))
+
 /** CPU time (user + system) the process has used so far, µs (clock ticks of 10 ms): load-robust, unlike wall time */
 const cpuUs = (pid: number) => {
   const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
@@ -171,6 +177,9 @@ const fanout = async (options: {
   // the server's CPU from each step's start to its `ready` and to its presence frames (the connect's work done)
   let cpuReady = 0
   let cpuSettled = 0
+  // per step: the first pays for what runs once (code tiering up, first allocations), the later ones are the steady
+  // state
+  const cpuSteps: Array<number> = []
   const pid = options.server.proc.pid!
   const connect = async (upTo: number) => {
     const t0 = now()
@@ -180,7 +189,9 @@ const fanout = async (options: {
     closedEarly = (await clients.next("opened")).closed as number
     await clients.next("ready")
     connectMs += now() - t0
-    cpuReady += cpuUs(pid) - cpu0
+    const used = cpuUs(pid) - cpu0
+    cpuReady += used
+    cpuSteps.push(used)
     mark(`${options.name} step to ${upTo} ready`)
     connectLoad = Os.loadavg()[0]!
     if (options.waitPresence) await clients.next("presence")
@@ -220,7 +231,8 @@ const fanout = async (options: {
     connectLoad,
     fanoutLoad: Os.loadavg()[0]!,
     cpuReady,
-    cpuSettled
+    cpuSettled,
+    cpuSteps
   }
 }
 
@@ -261,7 +273,7 @@ export const run = async (): Promise<void> => {
       // every client socket comes from 127.0.0.1: no per-address cap, and room for all of them plus the bench's calls
       HTTP_MAX_CONNECTIONS_PER_IP: "0",
       HTTP_MAX_CONNECTIONS: "0"
-    }, ["--expose-gc", ...profile])
+    }, ["--expose-gc", ...startFlags, ...(process.env.BENCH_SERVER_ARGS?.split(" ").filter(Boolean) ?? []), ...profile])
     children.push(shoal)
     const base = `http://127.0.0.1:${shoalPort}`
     await waitUp(`${base}/health`, shoal)
@@ -398,6 +410,10 @@ export const run = async (): Promise<void> => {
       } µs to ready, ${(result.cpuSettled / SOCKETS).toFixed(0)} µs with presence   ratio ${
         (result.cpuReady / baseline.cpuReady).toFixed(2)
       }× / ${(result.cpuSettled / baseline.cpuSettled).toFixed(2)}×   (process CPU time, 10 ms ticks)`
+    )
+    const perStep = (m: typeof result) => m.cpuSteps.map((us) => (us / (SOCKETS / STEPS)).toFixed(0)).join(" / ")
+    console.log(
+      `      to ready, each step of ${SOCKETS / STEPS}: raw ws ${perStep(baseline)} µs   Shoal ${perStep(result)} µs`
     )
     console.log(
       `  one event → last socket  raw ws ${baseline.rounds.map((r) => r.last.toFixed(0)).join("/")} ms` +
