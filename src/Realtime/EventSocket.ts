@@ -10,6 +10,7 @@ import { PenaltyBox } from "../Http/PenaltyBox.js"
 import { AgentHub } from "./AgentHub.js"
 import { Connection } from "./Connection.js"
 import { EventsRepo } from "./EventsRepo.js"
+import { PendingAuth, pendingRefusalRaw } from "./PendingAuth.js"
 import { SocketAuth } from "./SocketAuth.js"
 import {
   errorFrame,
@@ -60,6 +61,19 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     const clock = yield* Effect.clock
     // a 1009 or a 4401 at the deadline is a strike against the peer's address (src/Http/PenaltyBox.ts)
     const box = Option.getOrUndefined(yield* Effect.serviceOption(PenaltyBox))?.strikes
+    // sockets waiting for their auth frame, per address (src/Realtime/PendingAuth.ts)
+    const pendingAuth = new PendingAuth(yield* Config.integer("WS_PENDING_AUTH_PER_IP").pipe(Config.withDefault(100)))
+    const settle = (s: Session) => {
+      if (s.pendingFrom === undefined) return
+      pendingAuth.remove(s.pendingFrom)
+      s.pendingFrom = undefined
+    }
+    /** Whether an upgrade without a key from `address` is refused: it has too many sockets waiting (a strike). */
+    const refusesKeyless = (address: string | undefined) => {
+      if (!pendingAuth.full(address)) return false
+      box?.strike(address)
+      return true
+    }
     yield* Effect.addFinalizer(() => Effect.sync(() => wss.close()))
 
     const drained = (conn: Connection): Effect.Effect<void> =>
@@ -119,6 +133,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       if (s.closed || s.ws.readyState !== WebSocket.OPEN) return undefined
       const c = new Connection(s.ws, s.tcp, principal.id, principal.keyHash, maxBuffered, 0)
       s.conn = c
+      settle(s)
       clearTimeout(s.authTimer)
       const position = hub.attachNow(c, principal.userType)
       const now = clock.unsafeCurrentTimeMillis()
@@ -217,6 +232,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     function onClose(this: WebSocket) {
       const s = sessionOf(this)
       s.closed = true
+      settle(s)
       clearTimeout(s.hangUp)
       clearTimeout(s.authTimer)
       if (s.conn !== undefined) {
@@ -230,7 +246,10 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       ;(ws as WithSession)[kSession] = s
       // a key in the header was checked: frames before `ready` are not an auth frame
       if (header !== undefined) s.authenticating = true
-      else s.authTimer = setTimeout(authExpired, authTimeoutMs, s)
+      else {
+        s.authTimer = setTimeout(authExpired, authTimeoutMs, s)
+        if (tcp.remoteAddress !== undefined) pendingAuth.add(s.pendingFrom = tcp.remoteAddress)
+      }
       ws.on("message", onMessage).on("pong", onPong).on("error", onError).once("close", onClose)
       return s
     }
@@ -282,10 +301,11 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
      * arrives. A few thousand sockets that never authenticate were as many request fibers through Effect's server.
      */
     const upgradeUnauthenticatedNow = (req: IncomingMessage, tcp: TcpSocket, head: Buffer): void => {
+      if (refusesKeyless(tcp.remoteAddress)) return void tcp.end(pendingRefusalRaw)
       wss.handleUpgrade(req, tcp, head, (ws) => void session(ws, tcp, undefined, undefined))
     }
 
-    return { accept, upgradeNow, upgradeUnauthenticatedNow } as const
+    return { accept, upgradeNow, upgradeUnauthenticatedNow, refusesKeyless } as const
   }),
   dependencies: [EventsRepo.Default]
 }) {}

@@ -49,6 +49,8 @@ export class Session {
   hangUp: ReturnType<typeof setTimeout> | undefined = undefined
   /** the auth deadline: a plain timer, not a fiber (thousands of sockets that never authenticate cost little) */
   authTimer: ReturnType<typeof setTimeout> | undefined = undefined
+  /** while it waits for its auth frame: its peer's address, counted in PendingAuth */
+  pendingFrom: string | undefined = undefined
   constructor(readonly ws: WebSocket, readonly tcp: TcpSocket, readonly after: number | undefined) {}
 }
 

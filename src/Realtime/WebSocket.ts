@@ -12,6 +12,7 @@ import { AgentHub } from "./AgentHub.js"
 import { cursorAheadError } from "./Events.js"
 import { EventSocket } from "./EventSocket.js"
 import { EventsRepo } from "./EventsRepo.js"
+import { pendingRefusalMessage, pendingRetryAfter } from "./PendingAuth.js"
 import { SocketAuth } from "./SocketAuth.js"
 
 const PATH = "/api/agent/ws"
@@ -50,6 +51,10 @@ const handler = Effect.gen(function*() {
           }, { "retry-after": String(result.retryAfter) })
         }
         header = result.principal
+      } else if (sockets.refusesKeyless(NodeHttpServerRequest.toIncomingMessage(request).socket.remoteAddress)) {
+        return errorResponse(429, "rate_limited", pendingRefusalMessage, { retry_after: pendingRetryAfter }, {
+          "retry-after": String(pendingRetryAfter)
+        })
       }
       const after = afterText === null ? undefined : Number(afterText)
       // behind what this node has handed out is surely valid; past it, the database knows other nodes' cursors

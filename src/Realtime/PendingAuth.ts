@@ -1,0 +1,51 @@
+/**
+ * Event sockets waiting for their auth frame, counted per peer address. Past `cap`, an address's next upgrade
+ * without a key is refused (429) instead of opened: a client that opens sockets and never authenticates holds at
+ * most `cap` of them, each until the auth deadline, where before the first deadline came it could open thousands
+ * (bench/README.md, hostile, ws-unauthenticated). A socket with its key in a header is checked at the upgrade and
+ * never waits here. Memory: one entry per address with a socket waiting.
+ */
+export class PendingAuth {
+  private readonly counts = new Map<string, number>()
+
+  /** `cap` 0: no limit */
+  constructor(readonly cap: number) {}
+
+  /** Whether `address` already has `cap` sockets waiting for their auth frame. */
+  full(address: string | undefined): boolean {
+    return this.cap > 0 && address !== undefined && (this.counts.get(address) ?? 0) >= this.cap
+  }
+
+  add(address: string): void {
+    this.counts.set(address, (this.counts.get(address) ?? 0) + 1)
+  }
+
+  remove(address: string): void {
+    const left = (this.counts.get(address) ?? 0) - 1
+    if (left <= 0) this.counts.delete(address)
+    else this.counts.set(address, left)
+  }
+
+  /** addresses with a socket waiting */
+  get size(): number {
+    return this.counts.size
+  }
+}
+
+/** seconds a refused address is told to wait: about the time its waiting sockets take to reach their deadline */
+export const pendingRetryAfter = 10
+
+export const pendingRefusalMessage =
+  `too many event sockets from this address are waiting to authenticate; retry after ${pendingRetryAfter} s`
+
+const refusalBody = JSON.stringify({
+  status: "error",
+  error: { code: "rate_limited", message: pendingRefusalMessage, details: { retry_after: pendingRetryAfter } }
+})
+
+/** The refusal as the front door writes it on the raw socket (the general path sends the same through HttpApi). */
+export const pendingRefusalRaw = `HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\n` +
+  `content-length: ${
+    Buffer.byteLength(refusalBody)
+  }\r\nretry-after: ${pendingRetryAfter}\r\nconnection: close\r\n\r\n` +
+  refusalBody
