@@ -16,7 +16,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { freePort, report } from "./support.js"
+import { freePort, npmStartFlags, report } from "./support.js"
 
 const SOCKETS = Number(process.env.BENCH_SOCKETS ?? 10_000)
 const LATENCY_SOCKETS = Math.min(1_000, SOCKETS)
@@ -95,10 +95,8 @@ const waitUp = async (url: string, child: Child, ms = 180_000) => {
   throw new Error(`${url} did not come up:\n${child.output().slice(-3000)}`)
 }
 
-// the V8 flags `npm start` runs the server with (its young generation and V8's thread pool change the GC's and the
-// compilers' work per connect): the Shoal server here runs with the same, read from package.json so they cannot drift
-const startFlags = (JSON.parse(Fs.readFileSync("package.json", "utf8")).scripts.start as string).split(/\s+/)
-  .filter((arg) => /^--(max-semi-space-size|min-semi-space-size|v8-pool-size|max-old-space-size)=/.test(arg))
+// the Shoal server runs with the V8 flags `npm start` runs it with (bench/support.ts, npmStartFlags)
+const startFlags = npmStartFlags
 
 /** CPU time (user + system) the process has used so far, µs (clock ticks of 10 ms): load-robust, unlike wall time */
 const cpuUs = (pid: number) => {

@@ -22,19 +22,29 @@ export interface Proc {
   readonly stop: () => Promise<void>
 }
 
+/**
+ * The V8 flags `npm start` runs the server with (its young generation and V8's thread pool change the GC's work and
+ * the memory a burst leaves resident), read from package.json so that a bench that runs the server with them cannot
+ * drift from it.
+ */
+export const npmStartFlags = (JSON.parse(Fs.readFileSync("package.json", "utf8")).scripts.start as string)
+  .split(/\s+/)
+  .filter((arg) => /^--(max-semi-space-size|min-semi-space-size|v8-pool-size|max-old-space-size)=/.test(arg))
+
 /** Runs a TypeScript entry point in its own process (so the load generator does not share its event loop). */
 export const startTs = (
   entry: string,
   env: Record<string, string>,
   args: ReadonlyArray<string> = [],
-  cwd?: string
+  cwd?: string,
+  nodeArgs: ReadonlyArray<string> = []
 ): Proc => {
   // BENCH_PROFILE=<dir>: the servers under test write a V8 CPU profile there when they stop (open it in Chrome's
   // DevTools or speedscope), to see where the time goes
   const profile = process.env.BENCH_PROFILE && entry !== "bench/hello-server.ts"
     ? ["--cpu-prof", `--cpu-prof-dir=${Path.resolve(process.env.BENCH_PROFILE)}`]
     : []
-  return startNode([...profile, "--import", "tsx", entry, ...args], { ...process.env, ...env }, cwd)
+  return startNode([...nodeArgs, ...profile, "--import", "tsx", entry, ...args], { ...process.env, ...env }, cwd)
 }
 
 /** A node process with its output collected, stopped with SIGTERM (SIGKILL after 10 s). */
