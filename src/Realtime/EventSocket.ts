@@ -13,6 +13,7 @@ import { EventsRepo } from "./EventsRepo.js"
 import { PendingAuth, pendingRefusalRaw } from "./PendingAuth.js"
 import { SocketAuth } from "./SocketAuth.js"
 import {
+  drained,
   errorFrame,
   kSession,
   parseFrame,
@@ -61,32 +62,12 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     const clock = yield* Effect.clock
     // a 1009 or a 4401 at the deadline is a strike against the peer's address (src/Http/PenaltyBox.ts)
     const box = Option.getOrUndefined(yield* Effect.serviceOption(PenaltyBox))?.strikes
-    // sockets waiting for their auth frame, per address (src/Realtime/PendingAuth.ts)
-    const pendingAuth = new PendingAuth(yield* Config.integer("WS_PENDING_AUTH_PER_IP").pipe(Config.withDefault(100)))
-    const settle = (s: Session) => {
-      if (s.pendingFrom === undefined) return
-      pendingAuth.remove(s.pendingFrom)
-      s.pendingFrom = undefined
-    }
-    /** Whether an upgrade without a key from `address` is refused: it has too many sockets waiting (a strike). */
-    const refusesKeyless = (address: string | undefined) => {
-      if (!pendingAuth.full(address)) return false
-      box?.strike(address)
-      return true
-    }
+    // sockets waiting for their auth frame, per address (src/Realtime/PendingAuth.ts); a refusal is a strike
+    const pendingAuth = new PendingAuth(
+      yield* Config.integer("WS_PENDING_AUTH_PER_IP").pipe(Config.withDefault(100)),
+      (address) => box?.strike(address)
+    )
     yield* Effect.addFinalizer(() => Effect.sync(() => wss.close()))
-
-    const drained = (conn: Connection): Effect.Effect<void> =>
-      conn.buffered < maxBuffered / 2 || conn.closed
-        ? Effect.void
-        : Effect.zipRight(
-          Effect.async<void>((resume) => {
-            const done = () => resume(Effect.void)
-            conn.tcp.once("drain", done).once("close", done)
-            return Effect.sync(() => conn.tcp.off("drain", done).off("close", done))
-          }),
-          Effect.suspend(() => drained(conn))
-        )
 
     /** backfill → cut-over → live: pages from the database, then what the dispatcher handed over meanwhile */
     const replay = (conn: Connection) =>
@@ -94,7 +75,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
         while (!conn.closed) {
           const rows = yield* Effect.orDie(repo.forRecipient(conn.userId, conn.lastSent, PAGE))
           for (const row of rows) conn.replay(row)
-          if (rows.length === PAGE) yield* drained(conn)
+          if (rows.length === PAGE) yield* drained(conn, maxBuffered)
           else if (conn.goLive()) return
         }
       })
@@ -133,7 +114,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       if (s.closed || s.ws.readyState !== WebSocket.OPEN) return undefined
       const c = new Connection(s.ws, s.tcp, principal.id, principal.keyHash, maxBuffered, 0)
       s.conn = c
-      settle(s)
+      pendingAuth.settle(s)
       clearTimeout(s.authTimer)
       const position = hub.attachNow(c, principal.userType)
       const now = clock.unsafeCurrentTimeMillis()
@@ -232,7 +213,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     function onClose(this: WebSocket) {
       const s = sessionOf(this)
       s.closed = true
-      settle(s)
+      pendingAuth.settle(s)
       clearTimeout(s.hangUp)
       clearTimeout(s.authTimer)
       if (s.conn !== undefined) {
@@ -248,7 +229,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       if (header !== undefined) s.authenticating = true
       else {
         s.authTimer = setTimeout(authExpired, authTimeoutMs, s)
-        if (tcp.remoteAddress !== undefined) pendingAuth.add(s.pendingFrom = tcp.remoteAddress)
+        pendingAuth.enter(s, tcp.remoteAddress)
       }
       ws.on("message", onMessage).on("pong", onPong).on("error", onError).once("close", onClose)
       return s
@@ -301,11 +282,11 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
      * arrives. A few thousand sockets that never authenticate were as many request fibers through Effect's server.
      */
     const upgradeUnauthenticatedNow = (req: IncomingMessage, tcp: TcpSocket, head: Buffer): void => {
-      if (refusesKeyless(tcp.remoteAddress)) return void tcp.end(pendingRefusalRaw)
+      if (pendingAuth.refuses(tcp.remoteAddress)) return void tcp.end(pendingRefusalRaw)
       wss.handleUpgrade(req, tcp, head, (ws) => void session(ws, tcp, undefined, undefined))
     }
 
-    return { accept, upgradeNow, upgradeUnauthenticatedNow, refusesKeyless } as const
+    return { accept, upgradeNow, upgradeUnauthenticatedNow, refusesKeyless: pendingAuth.refuses } as const
   }),
   dependencies: [EventsRepo.Default]
 }) {}

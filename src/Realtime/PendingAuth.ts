@@ -8,8 +8,29 @@
 export class PendingAuth {
   private readonly counts = new Map<string, number>()
 
-  /** `cap` 0: no limit */
-  constructor(readonly cap: number) {}
+  /** `cap` 0: no limit; `strike` is told of each address refused */
+  constructor(readonly cap: number, private readonly strike: (address: string | undefined) => void = () => {}) {}
+
+  /** Whether an upgrade without a key from `address` is refused: it has `cap` sockets waiting (a strike). */
+  readonly refuses = (address: string | undefined): boolean => {
+    if (!this.full(address)) return false
+    this.strike(address)
+    return true
+  }
+
+  /** A socket from `address` starts waiting for its auth frame. */
+  enter(s: { pendingFrom: string | undefined }, address: string | undefined): void {
+    if (address === undefined) return
+    s.pendingFrom = address
+    this.add(address)
+  }
+
+  /** The socket authenticated or closed: it waits no more (once). */
+  settle(s: { pendingFrom: string | undefined }): void {
+    if (s.pendingFrom === undefined) return
+    this.remove(s.pendingFrom)
+    s.pendingFrom = undefined
+  }
 
   /** Whether `address` already has `cap` sockets waiting for their auth frame. */
   full(address: string | undefined): boolean {

@@ -1,5 +1,6 @@
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { Effect } from "effect"
 import type { Socket as TcpSocket } from "node:net"
 import type { WebSocket } from "ws"
 import { closeListenersToKeep } from "../Http/HoldingServer.js"
@@ -17,6 +18,19 @@ export const parseFrame = (data: Buffer): Frame | undefined => {
     return undefined
   }
 }
+
+/** Waits until the socket's queue has drained below half of `maxBuffered` (or it closed): a replay's backpressure. */
+export const drained = (conn: Connection, maxBuffered: number): Effect.Effect<void> =>
+  conn.buffered < maxBuffered / 2 || conn.closed
+    ? Effect.void
+    : Effect.zipRight(
+      Effect.async<void>((resume) => {
+        const done = () => resume(Effect.void)
+        conn.tcp.once("drain", done).once("close", done)
+        return Effect.sync(() => conn.tcp.off("drain", done).off("close", done))
+      }),
+      Effect.suspend(() => drained(conn, maxBuffered))
+    )
 
 export const errorFrame = (message: string) => JSON.stringify({ type: "error", message })
 
