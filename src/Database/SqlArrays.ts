@@ -31,13 +31,10 @@ export const sqlLiteral = (value: unknown): string => {
 /**
  * A compiled statement (text with $1…$n, and its parameters) as one SQL text with the values written in as
  * literals. The statement's own text must hold no `$n` but its placeholders (our templates in repositories).
+ * One parser with the templates below: every parameter is its own slot.
  */
 export const inlineParams = (text: string, params: ReadonlyArray<unknown>): string =>
-  text.replace(/\$(\d+)/g, (_, n: string) => {
-    const i = Number(n) - 1
-    if (i < 0 || i >= params.length) throw new Error(`no parameter $${n}`)
-    return sqlLiteral(params[i])
-  })
+  fillTemplate(literalTemplate([text, params], params), params)
 
 /**
  * A compiled statement made ready to be filled with literals many times: each parameter that is one of `markers`
