@@ -29,7 +29,9 @@ export interface Proc {
  */
 export const npmStartFlags = (JSON.parse(Fs.readFileSync("package.json", "utf8")).scripts.start as string)
   .split(/\s+/)
-  .filter((arg) => /^--(max-semi-space-size|min-semi-space-size|v8-pool-size|max-old-space-size)=/.test(arg))
+  .filter((arg) =>
+    /^--(max-semi-space-size|min-semi-space-size|v8-pool-size|max-old-space-size|heap-growing-percent)=/.test(arg)
+  )
 
 /** Runs a TypeScript entry point in its own process (so the load generator does not share its event loop). */
 export const startTs = (
