@@ -37,7 +37,16 @@ export const writeJson = (
   headers: Readonly<Record<string, string>>,
   body: unknown
 ) => {
-  const text = JSON.stringify(body)
+  writeJsonText(response, status, headers, JSON.stringify(body))
+}
+
+/** `writeJson` of a body already in its JSON text. */
+export const writeJsonText = (
+  response: ServerResponse,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  text: string
+) => {
   response.writeHead(status, {
     ...headers,
     "content-type": "application/json",

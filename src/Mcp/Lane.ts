@@ -5,7 +5,7 @@ import { makeKeyCheck, makeKeyCheckNow } from "../Auth.js"
 import { rateLimitHeaders } from "../Auth/RateLimiter.js"
 import { DRAIN_BYTES, MAX_BODY_BYTES, MAX_JSON_DEPTH, nestedDeeperThan } from "../Http/ErrorHandling.js"
 import { type Lane, plainJsonBody } from "../Http/FastLane.js"
-import { type NodeLane, writeJson } from "../Http/FrontDoor.js"
+import { type NodeLane, writeJson, writeJsonText } from "../Http/FrontDoor.js"
 import { declaresBody, isJsonMediaType, keepBody, nulFieldsInJson, readNodeBody } from "../Http/RequestChecks.js"
 import { McpDirect } from "./Direct.js"
 import { MCP_PATH } from "./Http.js"
@@ -57,7 +57,7 @@ export const McpFrontLane = Effect.gen(function*() {
   const clock = yield* Effect.clock
   const run = Runtime.runCallback(yield* Effect.runtime<never>())
   // tools answered from memory when they can be, without arguments (the handler's answer otherwise)
-  const fromMemory = new Map<string, (principal: Auth.Principal) => (() => unknown) | undefined>([
+  const fromMemory = new Map<string, (principal: Auth.Principal) => (() => string) | undefined>([
     ["whoami", yield* WhoamiNow]
   ])
   const lane: NodeLane = {
@@ -86,7 +86,7 @@ export const McpFrontLane = Effect.gen(function*() {
           const call = direct.parse(body.text)
           if (call === undefined) return next()
           const now = Object.keys(call.arguments).length === 0 ? fromMemory.get(call.name) : undefined
-          let result: (() => unknown) | undefined
+          let result: (() => string) | undefined
           const checked = check(headers, clock.unsafeCurrentTimeMillis(), (principal) => {
             result = now?.(principal)
             return true
@@ -94,7 +94,8 @@ export const McpFrontLane = Effect.gen(function*() {
           if (checked === undefined) return next()
           const limits = rateLimitHeaders(checked.decision)
           if (result !== undefined) {
-            return writeJson(response, 200, limits, { jsonrpc: "2.0", id: call.id, result: result() })
+            const id = JSON.stringify(call.id)
+            return writeJsonText(response, 200, limits, `{"jsonrpc":"2.0","id":${id},"result":${result()}}`)
           }
           run(direct.answerBody(checked.principal, call), {
             // the answer catches every failure into a JSON-RPC error: only an interruption (the app closing) is left
