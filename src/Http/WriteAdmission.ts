@@ -14,7 +14,11 @@ import { type NodeGate, type NodeLane, writeJson } from "./FrontDoor.js"
  * the queue ahead and the writes in flight would hold longer than `WRITE_LATENCY_TARGET` at its recent pace. A queue
  * shorter than `WRITE_CONCURRENCY` is never shed: a burst, or a closed loop, of up to twice that many writers is
  * served whole. A shed request was never handled (its body not even read), so it is safe to retry as it is. A write
- * that waited longer than `WRITE_LATENCY_TARGET` when its turn comes is shed then, rather than applied late.
+ * that waited longer than `WRITE_LATENCY_TARGET` when its turn comes is shed then, rather than applied late. A write
+ * shed on arrival is answered at the front door (`admissionGate`), before Effect's server: offered three times what
+ * it absorbs, the server sheds two writes of three, and answered through Effect those sheds took as much CPU as the
+ * applied writes; a server short of CPU accepts and reads connections late, and that wait, which no queue in the
+ * app sees, lands on the admitted writes too (bench/README.md "overload", fourth round).
  *
  * One queue per process, shared by both servers: they write to the same database. The slots follow the pace
  * (src/Http/AdmissionQueue.ts `minConcurrency`): up to `WRITE_CONCURRENCY` while writes are fast, so a group commit
