@@ -105,19 +105,8 @@ export class AdmissionQueue {
       this.admittedCount++
       return run
     }
-    // the head's wait so far counts as a sojourn too: a stalled resource releases nothing, yet its queue stands
-    if (this.live > 0) this.observe(now, now - this.oldest()!.at)
-    if (this.live >= slots) {
-      if (this.shedding) return this.shed(standing)
-      // its latency: its wait for a slot (a release for each waiter ahead, and its own), then the service of the
-      // requests in flight with it (Little: `inFlight` releases' worth); on one database every request in flight
-      // queues for the same connection, so counting only the queue promised latencies `concurrency` times too low
-      const pace = this.pace > 0 ? this.pace : this.gap
-      if (pace > 0 && (this.live + 1 + this.inFlight) * pace > this.options.maxWait) {
-        return this.shed(predicted)
-      }
-      if (this.live >= this.options.maxQueue) return this.shed(full)
-    }
+    const refused = this.refusal(now, slots)
+    if (refused !== undefined) return this.shed(refused)
     const waiter: Waiter = { at: now, kept: this.live < slots, resume, gone: false }
     this.waiters.push(waiter)
     this.live++
@@ -129,6 +118,20 @@ export class AdmissionQueue {
         this.live--
       }
     }
+  }
+
+  /**
+   * Whether a request arriving at `now` would be shed at once by `arrive` (then it is, and counted so); otherwise
+   * nothing changes but CoDel's view of the queue, and the request is to `arrive` as usual. For a caller that can
+   * answer a shed request more cheaply than the path that queues it (src/Http/WriteAdmission.ts `admissionGate`).
+   */
+  refuse(now: number): boolean {
+    const slots = this.slots()
+    if (this.live === 0 && this.inFlight < slots) return false
+    const refused = this.refusal(now, slots)
+    if (refused === undefined) return false
+    this.shed(refused)
+    return true
   }
 
   /**
@@ -202,6 +205,21 @@ export class AdmissionQueue {
     // at once, and those would be the slowest requests of all)
     if (this.pace <= 0) return minConcurrency
     return Math.max(minConcurrency, Math.min(concurrency, Math.floor(maxWait / 2 / this.pace)))
+  }
+
+  /** Why an arrival at `now` that cannot run at once is shed at once, if it is. */
+  private refusal(now: number, slots: number): Arrival | undefined {
+    // the head's wait so far counts as a sojourn too: a stalled resource releases nothing, yet its queue stands
+    if (this.live > 0) this.observe(now, now - this.oldest()!.at)
+    if (this.live < slots) return undefined
+    if (this.shedding) return standing
+    // its latency: its wait for a slot (a release for each waiter ahead, and its own), then the service of the
+    // requests in flight with it (Little: `inFlight` releases' worth); on one database every request in flight
+    // queues for the same connection, so counting only the queue promised latencies `concurrency` times too low
+    const pace = this.pace > 0 ? this.pace : this.gap
+    if (pace > 0 && (this.live + 1 + this.inFlight) * pace > this.options.maxWait) return predicted
+    if (this.live >= this.options.maxQueue) return full
+    return undefined
   }
 
   private shed(arrival: Arrival): Arrival {

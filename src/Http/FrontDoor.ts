@@ -30,6 +30,14 @@ export interface NodeUpgradeLane {
   readonly answer: (request: IncomingMessage, socket: Duplex, head: Buffer, next: () => void) => boolean
 }
 
+/**
+ * A gate answers, before every lane and the app, any request it refuses outright (a write the admission queue sheds,
+ * src/Http/WriteAdmission.ts): it writes the whole answer synchronously and says `true`, or writes nothing and says
+ * `false`. Refusing a request at the door costs a fraction of what the same answer costs through Effect's server,
+ * and a refusal matters most when there is no time to spare.
+ */
+export type NodeGate = (request: IncomingMessage, response: ServerResponse) => boolean
+
 /** A JSON answer written whole, headers in the order the general path writes them (then the body's own). */
 export const writeJson = (
   response: ServerResponse,
@@ -57,11 +65,16 @@ export const writeJsonText = (
 
 /** The lanes in front of one HTTP server: registered by the app once its services are built. */
 export class FrontDoor extends Context.Tag("Http/FrontDoor")<FrontDoor, {
+  readonly gates: Set<NodeGate>
   readonly lanes: Map<string, NodeLane>
   readonly upgrades: Map<string, NodeUpgradeLane>
 }>() {}
 
-export const make = (): Context.Tag.Service<FrontDoor> => ({ lanes: new Map(), upgrades: new Map() })
+export const make = (): Context.Tag.Service<FrontDoor> => ({
+  gates: new Set(),
+  lanes: new Map(),
+  upgrades: new Map()
+})
 
 /** The lanes, registered for as long as the scope is open. */
 export const register = (lanes: ReadonlyArray<NodeLane | NodeUpgradeLane>) =>
@@ -76,14 +89,27 @@ export const register = (lanes: ReadonlyArray<NodeLane | NodeUpgradeLane>) =>
     )
   })
 
+/** A gate, registered for as long as the scope is open. */
+export const registerGate = (gate: NodeGate) =>
+  Effect.flatMap(Effect.serviceOption(FrontDoor), (door) =>
+    door._tag === "None"
+      ? Effect.void
+      : Effect.acquireRelease(
+        Effect.sync(() => door.value.gates.add(gate)),
+        () => Effect.sync(() => door.value.gates.delete(gate))
+      ))
+
 /**
- * Puts the door's lanes in front of every listener of the server's "request" event: a request a lane answers
- * reaches no listener (the app's handler, the handler timeout's bookkeeping); any other does, as before. A lane that
- * throws before writing leaves the request to the app.
+ * Puts the door's gates and lanes in front of every listener of the server's "request" event: a request a gate or
+ * a lane answers reaches no listener (the app's handler, the handler timeout's bookkeeping); any other does, as
+ * before. A lane that throws before writing leaves the request to the app.
  */
 export const install = (server: Server, door: Context.Tag.Service<FrontDoor>) => {
   const emit = server.emit
   server.emit = function(this: Server, event: string | symbol, ...args: Array<any>): boolean {
+    if (event === "request" && door.gates.size > 0) {
+      for (const gate of door.gates) if (gate(args[0] as IncomingMessage, args[1] as ServerResponse)) return true
+    }
     if (event === "request" && door.lanes.size > 0) {
       const request = args[0] as IncomingMessage
       const lane = door.lanes.get(request.url ?? "")

@@ -16,7 +16,7 @@ import { type Lane, lanesEnabled, withLanes } from "./FastLane.js"
 import * as FrontDoor from "./FrontDoor.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
 import { PenaltyBox } from "./PenaltyBox.js"
-import { admittedLane, isGatedWrite, withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
+import { admissionGate, admittedLane, isGatedWrite, withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
 
 /**
  * One HttpApi as an app over whatever HttpServer is provided: its groups, extra routes (`Router.use` layers such as
@@ -61,9 +61,11 @@ const serveLean = <LR, FR>(
     )(context)
     yield* Effect.mapInputContext(server.serve(app), (_: Context.Context<never>) => lean)
     // the front door's lanes once the app behind them serves (the server's FrontDoor, when it has one); a gated
-    // write's lane takes a free slot of the write queue or leaves the request to the general path
+    // write's lane takes a free slot of the write queue or leaves the request to the general path, and a write the
+    // queue sheds at once is answered at the door
     if (enabled) {
       const queue = Option.getOrUndefined(admission)
+      if (queue !== undefined) yield* FrontDoor.registerGate(admissionGate(queue))
       yield* FrontDoor.register((yield* front).map((lane) =>
         queue !== undefined && !("upgrade" in lane) && isGatedWrite(lane.method, lane.path)
           ? admittedLane(queue, lane)

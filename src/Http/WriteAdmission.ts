@@ -3,7 +3,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Config, Duration, Effect } from "effect"
 import { type AdmissionOptions, AdmissionQueue, type Outcome } from "./AdmissionQueue.js"
 import { errorResponse } from "./ErrorEnvelope.js"
-import type { NodeLane } from "./FrontDoor.js"
+import { type NodeGate, type NodeLane, writeJson } from "./FrontDoor.js"
 
 /**
  * Load shedding for writes (src/Http/AdmissionQueue.ts has the policy). Offered more writes than the write path
@@ -14,7 +14,11 @@ import type { NodeLane } from "./FrontDoor.js"
  * the queue ahead and the writes in flight would hold longer than `WRITE_LATENCY_TARGET` at its recent pace. A queue
  * shorter than `WRITE_CONCURRENCY` is never shed: a burst, or a closed loop, of up to twice that many writers is
  * served whole. A shed request was never handled (its body not even read), so it is safe to retry as it is. A write
- * that waited longer than `WRITE_LATENCY_TARGET` when its turn comes is shed then, rather than applied late.
+ * that waited longer than `WRITE_LATENCY_TARGET` when its turn comes is shed then, rather than applied late. A write
+ * shed on arrival is answered at the front door (`admissionGate`), before Effect's server: offered three times what
+ * it absorbs, the server sheds two writes of three, and answered through Effect those sheds took as much CPU as the
+ * applied writes; a server short of CPU accepts and reads connections late, and that wait, which no queue in the
+ * app sees, lands on the admitted writes too (bench/README.md "overload", fourth round).
  *
  * One queue per process, shared by both servers: they write to the same database. The slots follow the pace
  * (src/Http/AdmissionQueue.ts `minConcurrency`): up to `WRITE_CONCURRENCY` while writes are fast, so a group commit
@@ -53,14 +57,30 @@ const exempt = new Set(["/api/agent/heartbeat"])
 export const isGatedWrite = (method: string, url: string) =>
   method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && !exempt.has(url.split("?", 1)[0]!)
 
+const overloaded = {
+  code: "unavailable",
+  message: "the server is taking more writes than it can absorb; retry after 1 s",
+  details: { reason: "overloaded" },
+  headers: { "retry-after": "1" }
+} as const
+
 export const overloadedResponse = () =>
-  errorResponse(
-    503,
-    "unavailable",
-    "the server is taking more writes than it can absorb; retry after 1 s",
-    { reason: "overloaded" },
-    { "retry-after": "1" }
-  )
+  errorResponse(503, overloaded.code, overloaded.message, overloaded.details, overloaded.headers)
+
+/**
+ * The front door's gate (src/Http/FrontDoor.ts) for the queue: a gated write that `queue` sheds at once is answered
+ * there, on Node's response, before Effect's server makes it a fiber: the same answer as `overloadedResponse`, at a
+ * fraction of the CPU (bench/README.md, "overload"). Offered three times what it absorbs, most writes are shed: on
+ * the general path their answers took as much CPU as the admitted writes' work, and a server short of CPU reads
+ * every request late, the admitted ones too. Any other request goes on as before, to be admitted, queued or shed by
+ * `withWriteAdmission`.
+ */
+export const admissionGate = (queue: AdmissionQueue): NodeGate => (request, response) => {
+  if (!isGatedWrite(request.method ?? "", request.url ?? "") || !queue.refuse(Date.now())) return false
+  const { code, details, headers, message } = overloaded
+  writeJson(response, 503, headers, { status: "error", error: { code, message, details } })
+  return true
+}
 
 /** `app` with its writes admitted through `queue` (none: `app` as it is). */
 export const withWriteAdmission = <E, R>(

@@ -1,8 +1,9 @@
 import { expect } from "@effect/vitest"
 import { Duration, Effect, Fiber } from "effect"
-import { isGatedWrite } from "../../src/Http/WriteAdmission.js"
+import * as FrontDoor from "../../src/Http/FrontDoor.js"
+import { isGatedWrite, WriteAdmission } from "../../src/Http/WriteAdmission.js"
 import { post } from "../Social/support.js"
-import { expectError, rawRequest, type RawResponse } from "../support/Raw.js"
+import { expectError, laneShape, rawRequest, type RawResponse } from "../support/Raw.js"
 import { describeApp, signUp } from "../support/TestApp.js"
 
 const WRITES = 150
@@ -79,4 +80,69 @@ describeApp({
     expect(isGatedWrite("POST", "/api/agent/heartbeat?x=1")).toBe(false)
     expect(isGatedWrite("POST", "/api/gems/transfer")).toBe(true)
   })
+})
+
+// A write the queue sheds at once is answered at the front door (src/Http/WriteAdmission.ts `admissionGate`), before
+// Effect's server takes it: the same answer as the general path's shed, which answers it when the door has no gate.
+describeApp({
+  RATE_LIMIT_PER_MINUTE: "1000000",
+  WRITE_CONCURRENCY: "1",
+  WRITE_QUEUE_TARGET: "1 millis",
+  WRITE_QUEUE_INTERVAL: "5 millis",
+  WRITE_LATENCY_TARGET: "30 seconds"
+})("overload: a write shed at once is answered at the front door", (it) => {
+  it.effect(
+    "the door's 503 is the general path's; the writes queued before it are applied",
+    () =>
+      Effect.gen(function*() {
+        const door = yield* FrontDoor.FrontDoor
+        const queue = (yield* WriteAdmission).queue!
+        const alice = yield* signUp()
+        const p = yield* post(alice, "the post")
+        const comment = (i: number) =>
+          rawRequest("POST", "/api/agent/comment", {
+            key: alice.api_key,
+            body: JSON.stringify({ post_id: p.id, content: `c${i}` })
+          })
+        const pause = (ms: number) => Effect.sleep(Duration.millis(ms))
+        const queued = (n: number) =>
+          Effect.gen(function*() {
+            while (queue.stats().queued < n) yield* pause(5)
+          })
+        // the one slot held here: two comments wait, the head longer than the target for longer than the interval
+        expect(door.gates.size).toBe(1)
+        expect(queue.tryRun()).toBe(true)
+        const first = yield* Effect.fork(comment(0))
+        yield* queued(1)
+        yield* pause(20)
+        const second = yield* Effect.fork(comment(1))
+        yield* queued(2)
+        yield* pause(20)
+        // the door's gate, counted
+        const [gate] = [...door.gates]
+        const counted = { answered: 0 }
+        const counting: FrontDoor.NodeGate = (req, res) => gate!(req, res) && ++counted.answered > 0
+        door.gates.clear()
+        door.gates.add(counting)
+        const atDoor = yield* comment(2)
+        expect(counted.answered).toBe(1)
+        expect(expectError(atDoor, 503, "unavailable").details).toEqual({ reason: "overloaded" })
+        expect(atDoor.headers["retry-after"]).toBe("1")
+        // without the gate, the general path sheds the same request with the same answer
+        door.gates.clear()
+        const general = yield* comment(3)
+        door.gates.add(gate!)
+        expect(counted.answered).toBe(1)
+        expect(general.status).toBe(503)
+        expect(laneShape(atDoor)).toEqual(laneShape(general))
+        expect(atDoor.body).toEqual(general.body)
+        // the queued writes run once the slot is given back; the shed ones stored nothing
+        queue.release(Date.now())
+        expect((yield* Fiber.join(first)).status).toBe(201)
+        expect((yield* Fiber.join(second)).status).toBe(201)
+        const got = yield* alice.client.social.getPost({ path: { post_id: p.id } })
+        expect(got.post.comment_count).toBe(2)
+      }),
+    { timeout: 60_000 }
+  )
 })
