@@ -21,6 +21,13 @@ interface Prepared {
 
 type Serializer = (value: unknown) => string
 
+// text, varchar and json: their binary format is the text's UTF-8 bytes, as their text format is
+const TEXT_TYPES = new Set([25, 1043, 114])
+// past this, a text value goes in binary: pg-protocol's writer walks a string in JavaScript twice (its UTF-8 length,
+// then again for the parameter's length) before encoding it, ~10 ms for the 370 KB recipient list of a 10,000-socket
+// fan-out (bench/README.md, fanout); Buffer.from encodes it natively
+const BINARY_FROM = 16 * 1024
+
 // "cached plan must not change result type" (a table changed under the statement) and "prepared statement does
 // not exist": prepare again and retry once
 const stale = (e: unknown) => {
@@ -58,8 +65,10 @@ export const make = (db: PGlite) => {
   const execute = async (statement: Prepared, params: ReadonlyArray<unknown>, rowMode: "array" | "object") => {
     const values = params.map((value, i) => {
       if (value === null || value === undefined) return null
-      const serialize = serializers[statement.types[i]!]
-      return serialize ? serialize(value) : String(value)
+      const type = statement.types[i]!
+      const serialize = serializers[type]
+      const text = serialize ? serialize(value) : String(value)
+      return text.length >= BINARY_FROM && TEXT_TYPES.has(type) ? Buffer.from(text, "utf8") : text
     })
     const { messages } = await db.execProtocol(
       concat([

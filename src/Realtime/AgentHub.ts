@@ -4,7 +4,8 @@ import { Clock, Config, Duration, Effect, FiberMap, Stream } from "effect"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import * as Announcer from "./Announcer.js"
 import type { Connection } from "./Connection.js"
-import type { EventRow } from "./EventRow.js"
+import type { Block, EventRow } from "./EventRow.js"
+import { blockFrames } from "./Frames.js"
 import { Presence } from "./Presence.js"
 
 const KEEPALIVE_TOUCH_MS = 5 * 60_000
@@ -154,6 +155,20 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       if (upTo > position) position = upTo
     }
 
+    /**
+     * A block this node emitted, from memory (the dispatcher's next in line), as `deliver`: each event's frame is
+     * built from the parts the block's events share (Frames.ts), with no row object unless a socket holds it back.
+     */
+    const deliverBlock = (block: Block) => {
+      const frames = blockFrames(block)
+      const { recipients } = block
+      for (let i = 0; i < recipients.length; i++) {
+        const agent = agents.get(recipients[i]!)
+        if (agent !== undefined) { for (const conn of agent.sockets) conn.pushFrame(frames, i) }
+      }
+      if (block.hi > position) position = block.hi
+    }
+
     const start = (at: number) =>
       Effect.sync(() => {
         if (at > position) position = at
@@ -262,6 +277,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       touch,
       touchNow,
       deliver,
+      deliverBlock,
       start,
       disconnect,
       revoke,

@@ -1,7 +1,8 @@
 import type { Ids } from "@shoal/domain"
 import type { Socket } from "node:net"
-import type { WebSocket } from "ws"
+import { WebSocket } from "ws"
 import { eventFrame, type EventRow } from "./EventRow.js"
+import type { BlockFrames } from "./Frames.js"
 
 // live events held while a resuming socket replays from the database; past this, replay again from the database
 const MAX_HELD = 2_000
@@ -34,8 +35,21 @@ export class Connection {
   push(row: EventRow): void {
     if (this.closed || row.cursor <= this.lastSent) return
     if (this.held === undefined) return this.sendLive(row)
-    if (this.held.length < MAX_HELD) this.held.push(row)
-    else this.overflowed = true
+    this.hold(row)
+  }
+
+  /** From the dispatcher, the `i`th event of a block from memory, as `push`: its frame built only if it is sent. */
+  pushFrame(frames: BlockFrames, i: number): void {
+    const cursor = frames.lo + i
+    if (this.closed || cursor <= this.lastSent) return
+    if (this.held !== undefined) return this.hold(frames.row(i))
+    if (this.tooSlow()) return
+    // the frame ws.send would write, written whole: ws's send frames the text again and writes header and payload
+    // as two chunks (a writev). Nothing of ws's can be queued ahead of it: ws queues only while it compresses
+    // (permessage-deflate is off on this server) or reads a Blob (never sent here). Not OPEN (a close under way):
+    // dropped, as ws.send drops it
+    if (this.ws.readyState === WebSocket.OPEN) this.tcp.write(frames.frame(i))
+    this.lastSent = cursor
   }
 
   /** Replayed rows: the caller waits for the buffer to drain between pages instead of dropping the socket. */
@@ -77,10 +91,20 @@ export class Connection {
     this.ws.terminate()
   }
 
+  private hold(row: EventRow): void {
+    if (this.held!.length < MAX_HELD) this.held!.push(row)
+    else this.overflowed = true
+  }
+
+  /** Closes a live socket whose client does not read (4008, with the cursor to resume after). */
+  private tooSlow(): boolean {
+    if (this.ws.bufferedAmount <= this.maxBuffered) return false
+    this.close(4008, `too slow; resume with ?after=${this.lastSent}`)
+    return true
+  }
+
   private sendLive(row: EventRow): void {
-    if (this.ws.bufferedAmount > this.maxBuffered) {
-      return this.close(4008, `too slow; resume with ?after=${this.lastSent}`)
-    }
+    if (this.tooSlow()) return
     this.ws.send(eventFrame(row))
     this.lastSent = row.cursor
   }

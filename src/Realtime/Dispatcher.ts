@@ -1,7 +1,6 @@
 import { Effect, Layer, Queue } from "effect"
 import { AgentHub } from "./AgentHub.js"
 import { Blocks } from "./Blocks.js"
-import { blockRows } from "./EventRow.js"
 import { EventsChannel, EventsRepo } from "./EventsRepo.js"
 import { Notifier } from "./Notifier.js"
 
@@ -49,7 +48,7 @@ export const DispatcherLive = Layer.scopedDiscard(
       while (true) {
         const block = blocks.takeAt(hub.position() + 1)
         if (block !== undefined) {
-          hub.deliver(blockRows(block), block.hi)
+          hub.deliverBlock(block)
           continue
         }
         if (blocks.takeLost()) unknown = true

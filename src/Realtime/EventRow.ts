@@ -30,7 +30,7 @@ export const fromRaw = (r: RawEventRow): EventRow => ({
 
 // a fan-out writes the same few types thousands of times in a row
 const typeJson = new Map<string, string>()
-const quotedType = (type: string) => {
+export const quotedType = (type: string) => {
   let q = typeJson.get(type)
   if (q === undefined) {
     if (typeJson.size > 1_000) typeJson.clear()
@@ -62,13 +62,3 @@ export interface Block {
   readonly types: ReadonlyArray<string> | string
   readonly datas: ReadonlyArray<string> | string
 }
-
-export const blockRows = (b: Block): Array<EventRow> =>
-  b.recipients.map((recipientId, i) => ({
-    cursor: b.lo + i,
-    id: eventId(b.lo + i, b.salt),
-    recipientId,
-    type: typeof b.types === "string" ? b.types : b.types[i]!,
-    createdAt: b.createdAt,
-    data: typeof b.datas === "string" ? b.datas : b.datas[i]!
-  }))

@@ -41,6 +41,24 @@ describe("PGlite prepared statements", () => {
     expect(await statements.run(`SELECT u, ok FROM t WHERE id = $1`, [(mine[0] as any).id], "array")).toEqual(arrays)
   })
 
+  it("long text, varchar and json values (sent in binary) arrive exactly as written", async () => {
+    // past the length where text goes in binary; multi-byte characters and a surrogate pair included
+    const long = "é,0b9f8a4e-1d2c-4e5f-9a8b-7c6d5e4f3a2b,ü🐟".repeat(2_000)
+    const doc = JSON.stringify({ note: long, n: [1, 2, 3] })
+    const [row] = await statements.run(
+      `SELECT $1::text AS t, length($1::text) AS n, $2::varchar AS v, $3::json AS j, $3::json->>'note' AS note`,
+      [long, long, doc],
+      "object"
+    ) as Array<any>
+    expect(row.t).toBe(long)
+    expect(row.n).toBe([...long].length)
+    expect(row.v).toBe(long)
+    expect(row.j).toEqual({ note: long, n: [1, 2, 3] })
+    expect(row.note).toBe(long)
+    // a short one stays text, as before
+    expect(await statements.run(`SELECT $1::text AS t`, ["é🐟"], "array")).toEqual([["é🐟"]])
+  })
+
   it("statements without rows, errors, and a table changed under a prepared statement", async () => {
     expect(await statements.run(`UPDATE t SET note = $1 WHERE id < 0`, ["x"], "object")).toEqual([])
     await expect(statements.run(`INSERT INTO t (id) VALUES ($1), ($1)`, [1_000], "object")).rejects.toMatchObject({

@@ -1,0 +1,68 @@
+import { type Block, eventId, type EventRow, quotedType } from "./EventRow.js"
+
+// `eventFrame`'s text around the two per-event parts, the cursor and the id's hex cursor; what follows the hex
+// cursor (the salt, type, time and data) is the block's tail, the same bytes for every event of a one-payload block
+const HEAD = Buffer.from(`{"type":"event","cursor":`, "latin1")
+const MID = Buffer.from(`,"event":{"id":"evt_`, "latin1")
+/** FIN + text opcode; a server's frames are not masked */
+const FIN_TEXT = 0x81
+
+/** One event of a block as its row, and as the complete WebSocket frame (header and payload) that carries it. */
+export interface BlockFrames {
+  readonly lo: number
+  readonly row: (i: number) => EventRow
+  readonly frame: (i: number) => Buffer
+}
+
+/**
+ * A block's events as WebSocket frames, byte for byte what `ws.send(eventFrame(row))` writes, built from the parts
+ * they share: a 10,000-recipient fan-out encodes its tail once and copies it, where building each frame's text
+ * (a rope of the shared parts), measuring it and encoding it cost more than the socket write it goes out with
+ * (bench/README.md, fanout). No row object is made unless a socket holds the event back (a replay in progress).
+ */
+export const blockFrames = (b: Block): BlockFrames => {
+  const shared = typeof b.types === "string" && typeof b.datas === "string"
+  const tailOf = (i: number) =>
+    Buffer.from(
+      `${b.salt}","type":${
+        quotedType(typeof b.types === "string" ? b.types : b.types[i]!)
+      },"created_at":"${b.createdAt}","data":${typeof b.datas === "string" ? b.datas : b.datas[i]!}}}`,
+      "utf8"
+    )
+  let sharedTail: Buffer | undefined
+  return {
+    lo: b.lo,
+    row: (i) => ({
+      cursor: b.lo + i,
+      id: eventId(b.lo + i, b.salt),
+      recipientId: b.recipients[i]!,
+      type: typeof b.types === "string" ? b.types : b.types[i]!,
+      createdAt: b.createdAt,
+      data: typeof b.datas === "string" ? b.datas : b.datas[i]!
+    }),
+    frame: (i) => {
+      const tail = shared ? (sharedTail ??= tailOf(0)) : tailOf(i)
+      const cursor = b.lo + i
+      const decimal = String(cursor)
+      const length = HEAD.length + decimal.length + MID.length + 16 + tail.length
+      const header = length < 126 ? 2 : length < 65536 ? 4 : 10
+      const out = Buffer.allocUnsafe(header + length)
+      out[0] = FIN_TEXT
+      if (header === 2) out[1] = length
+      else if (header === 4) {
+        out[1] = 126
+        out.writeUInt16BE(length, 2)
+      } else {
+        out[1] = 127
+        out.writeUInt32BE(Math.floor(length / 2 ** 32), 2)
+        out.writeUInt32BE(length >>> 0, 6)
+      }
+      let at = header + HEAD.copy(out, header)
+      at += out.write(decimal, at, "latin1")
+      at += MID.copy(out, at)
+      at += out.write(cursor.toString(16).padStart(16, "0"), at, "latin1")
+      tail.copy(out, at)
+      return out
+    }
+  }
+}
