@@ -28,7 +28,7 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     // while a storm goes on, up to the longer wait (Announcer)
     const linger = yield* Config.duration("PRESENCE_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(50)))
     const maxLinger = yield* Config.duration("PRESENCE_BATCH_MAX_LINGER").pipe(
-      Config.withDefault(Duration.millis(500))
+      Config.withDefault(Duration.seconds(2))
     )
     const types = yield* Cache.make({
       capacity: 100_000,
