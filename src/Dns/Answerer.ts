@@ -31,11 +31,15 @@ export interface AnswererOptions {
  */
 export const makeAnswerer = (options: AnswererOptions) => {
   const { cache, limiter, source } = options
+  let limited = 0
 
   /** The bytes to send for `message` from `address`: null for nothing (dropped, undecodable), or Pending. */
   const respond = (message: Buffer, address: string): Buffer | null | Pending => {
     // a flooding prefix with nothing left to send: not even decoded (a flood costs a receive per datagram, no more)
-    if (limiter !== null && limiter.exhausted(address)) return null
+    if (limiter !== null && limiter.exhausted(address)) {
+      limited++
+      return null
+    }
     const plain = plainQuery(message)
     if (plain !== null) {
       const hit = cache.get(plain.key)
@@ -59,7 +63,10 @@ export const makeAnswerer = (options: AnswererOptions) => {
 
   const serve = (answer: CachedAnswer, plain: PlainQuery, message: Buffer, address: string): Buffer | null => {
     const verdict = limiter === null ? "send" : limiter.take(address)
-    if (verdict === "drop") return null
+    if (verdict === "drop") {
+      limited++
+      return null
+    }
     return verdict === "send" && answer.full.length <= plain.limit
       ? patch(answer.full, answer.fullNames, message, plain.nameEnd)
       : patch(answer.truncated, answer.truncatedNames, message, plain.nameEnd)
@@ -68,13 +75,23 @@ export const makeAnswerer = (options: AnswererOptions) => {
   /** The UDP bytes for `response` to `query`, through the rate limiter. */
   const reply = (query: Packet, response: Packet, address: string): Buffer | null => {
     const verdict = limiter === null ? "send" : limiter.take(address)
-    if (verdict === "drop") return null
+    if (verdict === "drop") {
+      limited++
+      return null
+    }
     return verdict === "slip"
       ? Wire.encode(query, Wire.truncate(response))
       : Wire.encode(query, response, Wire.udpLimit(query))
   }
 
-  return { respond, reply } as const
+  return {
+    respond,
+    reply,
+    /** Replies the rate limiter dropped so far (the UDP flood brake watches it). */
+    get limited() {
+      return limited
+    }
+  } as const
 }
 
 export type Answerer = ReturnType<typeof makeAnswerer>

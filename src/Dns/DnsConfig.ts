@@ -1,4 +1,5 @@
 import { Config, Option } from "effect"
+import { defaultFloodBrake, type FloodBrakeOptions } from "./FloodBrake.js"
 import type { RateLimitOptions } from "./RateLimit.js"
 
 const port = (name: string, fallback: number) =>
@@ -17,6 +18,13 @@ const rateLimit: Config.Config<RateLimitOptions | false> = Config.all({
   slip: nonNegative(Config.integer("DNS_RRL_SLIP").pipe(Config.withDefault(2)))
 }).pipe(Config.map((options) => options.perSecond > 0 && options.burst > 0 ? options : false))
 
+/** `DNS_FLOOD_DROPS=0` turns the flood brake off (src/Dns/FloodBrake.ts). */
+const floodBrake: Config.Config<FloodBrakeOptions> = Config.all({
+  drops: nonNegative(Config.integer("DNS_FLOOD_DROPS").pipe(Config.withDefault(defaultFloodBrake.drops))),
+  windowMs: nonNegative(Config.integer("DNS_FLOOD_WINDOW_MS").pipe(Config.withDefault(defaultFloodBrake.windowMs))),
+  pauseMs: nonNegative(Config.integer("DNS_FLOOD_PAUSE_MS").pipe(Config.withDefault(defaultFloodBrake.pauseMs)))
+})
+
 /** The responder's settings, from the environment through `Config`. */
 export const DnsConfig = Config.all({
   host: Config.string("DNS_HOST").pipe(Config.withDefault("127.0.0.1")),
@@ -26,6 +34,7 @@ export const DnsConfig = Config.all({
     Config.validate({ message: "a non-empty zone name", validation: (zone) => zone.replace(/\./g, "").length > 0 })
   ),
   rateLimit,
+  floodBrake,
   tcpIdleMs: nonNegative(Config.integer("DNS_TCP_IDLE_MS").pipe(Config.withDefault(10_000))),
   nsAddress: Config.option(Config.string("DNS_NS_IPV4")).pipe(Config.map(Option.getOrUndefined))
 })

@@ -4,6 +4,7 @@ import { Clock, Context, Data, Duration, Effect, Layer, type Scope } from "effec
 import { makeAnswerCache } from "./AnswerCache.js"
 import { makeAnswerer } from "./Answerer.js"
 import { DnsConfig } from "./DnsConfig.js"
+import type { FloodBrakeOptions } from "./FloodBrake.js"
 import { makeRateLimiter, type RateLimitOptions } from "./RateLimit.js"
 import { RecordSource } from "./RecordSource.js"
 import { answer } from "./Responder.js"
@@ -19,6 +20,8 @@ export interface DnsServerOptions {
   readonly zone: string
   /** Per-prefix UDP response limit; false turns it off. */
   readonly rateLimit?: RateLimitOptions | false | undefined
+  /** When dropped datagrams make a flood, UDP stops reading for a while (FloodBrake.ts). */
+  readonly floodBrake?: FloodBrakeOptions | undefined
   readonly tcpIdleMs?: number | undefined
   readonly nsAddress?: string | undefined
   /** A query whose lookup takes longer is answered SERVFAIL (default 2 seconds). */
@@ -67,7 +70,13 @@ export const make = (options: DnsServerOptions): Effect.Effect<Bound, DnsBindErr
     )
     const answerer = makeAnswerer({ zone, answer: answerOptions, source, cache, limiter })
 
-    const udpPort = yield* bindUdp({ host: options.host, port: options.port, answerer, runner }).pipe(
+    const udpPort = yield* bindUdp({
+      host: options.host,
+      port: options.port,
+      answerer,
+      runner,
+      floodBrake: options.floodBrake
+    }).pipe(
       Effect.mapError((cause) => new DnsBindError({ transport: "udp", cause }))
     )
     const tcpPort = yield* bindTcp({

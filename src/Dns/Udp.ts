@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import * as Dgram from "node:dgram"
 import * as Net from "node:net"
 import type { Answerer } from "./Answerer.js"
+import { defaultFloodBrake, type FloodBrakeOptions, makeFloodBrake } from "./FloodBrake.js"
 import type { RecordSource } from "./RecordSource.js"
 import { resolve } from "./Responder.js"
 import type { Runner } from "./Runner.js"
@@ -13,6 +14,8 @@ export interface UdpOptions {
   /** Answers in the 'message' callback all it can; what needs a lookup runs on `runner`. */
   readonly answerer: Answerer
   readonly runner: Runner<RecordSource>
+  /** Stop reading for a while when dropped datagrams make a flood (FloodBrake.ts); default `defaultFloodBrake`. */
+  readonly floodBrake?: FloodBrakeOptions | undefined
 }
 
 /** Binds the UDP listener; the socket closes with the scope. Resolves to the bound port. */
@@ -34,6 +37,7 @@ export const bindUdp = (options: UdpOptions) =>
     }),
     (socket) =>
       Effect.async<void>((resume) => {
+        brakes.get(socket)?.close()
         try {
           socket.close(() => resume(Effect.void))
         } catch {
@@ -42,15 +46,28 @@ export const bindUdp = (options: UdpOptions) =>
       })
   ).pipe(
     Effect.tap((socket) =>
-      Effect.sync(() => socket.on("message", (message, peer) => onMessage(options, socket, message, peer)))
+      Effect.sync(() => {
+        const brake = makeFloodBrake(socket, options.floodBrake ?? defaultFloodBrake)
+        brakes.set(socket, brake)
+        socket.on("message", (message, peer) => onMessage(options, socket, message, peer, brake.dropped))
+      })
     ),
     Effect.map((socket) => socket.address().port)
   )
 
-const onMessage = (options: UdpOptions, socket: Dgram.Socket, message: Buffer, peer: Dgram.RemoteInfo) => {
+const brakes = new WeakMap<Dgram.Socket, ReturnType<typeof makeFloodBrake>>()
+
+const onMessage = (
+  options: UdpOptions,
+  socket: Dgram.Socket,
+  message: Buffer,
+  peer: Dgram.RemoteInfo,
+  dropped: () => void
+) => {
   const { answerer } = options
+  const limited = answerer.limited
   const step = answerer.respond(message, peer.address)
-  if (step === null) return
+  if (step === null) return answerer.limited !== limited ? dropped() : undefined
   if (Buffer.isBuffer(step)) return send(socket, step, peer)
   // the records must be read first: the answer and the deadline race; whichever comes first is the only reply
   let settled = false
