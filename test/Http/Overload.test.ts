@@ -11,13 +11,15 @@ const WRITES = 150
 // One write at a time and a queue judged standing after 5 ms above 1 ms: offered a comment every 2 ms, which the
 // write path cannot keep up with, the server must shed. Each comment carries its own Idempotency-Key, so a shed one
 // can be retried as it is and is seen to be new (not a replay): nothing of it was stored.
-describeApp({
+const oneWriteAtATime = {
   RATE_LIMIT_PER_MINUTE: "1000000",
   WRITE_CONCURRENCY: "1",
   WRITE_QUEUE_TARGET: "1 millis",
   WRITE_QUEUE_INTERVAL: "5 millis",
   WRITE_LATENCY_TARGET: "30 seconds"
-})("overload: writes past what the write path absorbs are shed at once", (it) => {
+}
+
+describeApp(oneWriteAtATime)("overload: writes past what the write path absorbs are shed at once", (it) => {
   it.effect(
     "503 unavailable with Retry-After: 1 and details.reason overloaded; nothing applied; retry applies once",
     () =>
@@ -84,13 +86,7 @@ describeApp({
 
 // A write the queue sheds at once is answered at the front door (src/Http/WriteAdmission.ts `admissionGate`), before
 // Effect's server takes it: the same answer as the general path's shed, which answers it when the door has no gate.
-describeApp({
-  RATE_LIMIT_PER_MINUTE: "1000000",
-  WRITE_CONCURRENCY: "1",
-  WRITE_QUEUE_TARGET: "1 millis",
-  WRITE_QUEUE_INTERVAL: "5 millis",
-  WRITE_LATENCY_TARGET: "30 seconds"
-})("overload: a write shed at once is answered at the front door", (it) => {
+describeApp(oneWriteAtATime)("overload: a write shed at once is answered at the front door", (it) => {
   it.effect(
     "the door's 503 is the general path's; the writes queued before it are applied",
     () =>
