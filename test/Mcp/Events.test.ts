@@ -3,6 +3,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Effect } from "effect"
 import { humanWithAgent } from "../Projects/support.js"
 import { rawRequest } from "../support/Raw.js"
+import { waitForEffect } from "../support/Realtime.js"
 import { describeApp } from "../support/TestApp.js"
 import { mcp } from "./support.js"
 
@@ -19,6 +20,20 @@ describeApp()("mcp events resource", (it) => {
       const { resourceTemplates } = yield* Effect.promise(() => client.listResourceTemplates())
       expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["shoal://events/after/{after}"])
 
+      // the MCP session turns the agent connected: its presence.changed is stored a linger later (Announcer), and
+      // must be in before the pages below are compared, or it lands between two reads
+      yield* waitForEffect(
+        "the agent's own presence.changed",
+        Effect.map(
+          rawRequest("GET", "/api/agent/events", { key: agent.api_key }),
+          (r) =>
+            (r.body as { events: Array<{ type: string; data: { handle?: string } }> }).events.some((e) =>
+                e.type === "presence.changed" && e.data.handle === agent.agent.handle
+              )
+              ? true
+              : undefined
+        )
+      )
       for (const n of [1, 2, 3]) {
         yield* human.client.messages.sendMessage({
           payload: { recipient_handle: agent.agent.handle, content: `ping ${n}` },
