@@ -37,7 +37,6 @@ export const bindUdp = (options: UdpOptions) =>
     }),
     (socket) =>
       Effect.async<void>((resume) => {
-        brakes.get(socket)?.close()
         try {
           socket.close(() => resume(Effect.void))
         } catch {
@@ -45,17 +44,19 @@ export const bindUdp = (options: UdpOptions) =>
         }
       })
   ).pipe(
+    // the brake's pause timer is cleared before the socket closes (finalizers run in reverse)
     Effect.tap((socket) =>
-      Effect.sync(() => {
-        const brake = makeFloodBrake(socket, options.floodBrake ?? defaultFloodBrake)
-        brakes.set(socket, brake)
-        socket.on("message", (message, peer) => onMessage(options, socket, message, peer, brake.dropped))
-      })
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          const brake = makeFloodBrake(socket, options.floodBrake ?? defaultFloodBrake)
+          socket.on("message", (message, peer) => onMessage(options, socket, message, peer, brake.dropped))
+          return brake
+        }),
+        (brake) => Effect.sync(brake.close)
+      )
     ),
     Effect.map((socket) => socket.address().port)
   )
-
-const brakes = new WeakMap<Dgram.Socket, ReturnType<typeof makeFloodBrake>>()
 
 const onMessage = (
   options: UdpOptions,

@@ -50,7 +50,10 @@ export const polledEventJson = (e: EventRow) =>
 export const eventFrame = (e: EventRow) => `{"type":"event","cursor":${e.cursor},"event":${envelopeJson(e)}}`
 
 /** The id stored with an event: its cursor in hex and the emit's random salt (see EventsRepo.insertBlock). */
-export const eventId = (cursor: number, salt: string) => `evt_${cursor.toString(16).padStart(16, "0")}${salt}`
+export const eventId = (cursor: number, salt: string) => `evt_${cursorHex(cursor)}${salt}`
+
+/** An event id's cursor part: 16 hex digits. */
+export const cursorHex = (cursor: number) => cursor.toString(16).padStart(16, "0")
 
 /** The rows of one emit as inserted: cursors `lo`, `lo + 1`, … in recipient order. */
 export interface Block {

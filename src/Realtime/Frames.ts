@@ -1,4 +1,4 @@
-import { type Block, eventId, type EventRow, quotedType } from "./EventRow.js"
+import { type Block, cursorHex, eventId, type EventRow, quotedType } from "./EventRow.js"
 
 // `eventFrame`'s text around the two per-event parts, the cursor and the id's hex cursor; what follows the hex
 // cursor (the salt, type, time and data) is the block's tail, the same bytes for every event of a one-payload block
@@ -60,7 +60,7 @@ export const blockFrames = (b: Block): BlockFrames => {
       let at = header + HEAD.copy(out, header)
       at += out.write(decimal, at, "latin1")
       at += MID.copy(out, at)
-      at += out.write(cursor.toString(16).padStart(16, "0"), at, "latin1")
+      at += out.write(cursorHex(cursor), at, "latin1")
       tail.copy(out, at)
       return out
     }
