@@ -10,7 +10,7 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { cpuMs, freePort, type Proc, report, seconds, startTs, waitFor } from "./support.js"
+import { cpuMs, freePort, listenOverflows, type Proc, report, seconds, startTs, waitFor } from "./support.js"
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50)
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -21,6 +21,7 @@ interface Answer {
   readonly status: number
   readonly ms: number
   readonly reason: string | undefined
+  readonly at: number
 }
 
 // node:http with a keep-alive agent (as many sockets as requests in flight), not fetch: at the server's 1,380/s
@@ -34,7 +35,8 @@ const send = (url: string, key: string | undefined, body: unknown): Promise<Answ
   const text = JSON.stringify(body)
   const { hostname, pathname, port } = new URL(url)
   return new Promise<Answer>((resolve) => {
-    const done = (status: number, reason: string | undefined) => resolve({ status, ms: performance.now() - t0, reason })
+    const done = (status: number, reason: string | undefined) =>
+      resolve({ status, ms: performance.now() - t0, reason, at: t0 })
     const req = Http.request({
       host: hostname,
       port,
@@ -146,6 +148,7 @@ const sustainable = async (s: Server, secs: number) => {
 const openLoop = async (s: Server, rate: number, secs: number) => {
   const pending: Array<Promise<Answer>> = []
   const cpu0 = cpuMs(s.proc.child.pid)
+  const dropped0 = listenOverflows()
   const t0 = performance.now()
   await new Promise<void>((resolve) => {
     const tick = setInterval(() => {
@@ -159,8 +162,17 @@ const openLoop = async (s: Server, rate: number, secs: number) => {
     }, 5)
   })
   const answers = await Promise.all(pending)
+  // BENCH_OVERLOAD_TRACE=<prefix>: every request of the open loop (sent at, ms after the start; took, ms; status) to
+  // <prefix>-<start, epoch ms>.csv, to see when in the run a tail happens
+  if (process.env.BENCH_OVERLOAD_TRACE) {
+    Fs.writeFileSync(
+      process.env.BENCH_OVERLOAD_TRACE + `-${Math.round(performance.timeOrigin + t0)}.csv`,
+      answers.map((a) => `${(a.at - t0).toFixed(1)},${a.ms.toFixed(1)},${a.status}`).join("\n")
+    )
+  }
   const wall = (performance.now() - t0) / 1000
   const cpu1 = cpuMs(s.proc.child.pid)
+  const dropped1 = listenOverflows()
   const admitted = answers.filter((a) => a.status >= 200 && a.status < 300).map((a) => a.ms).sort((a, b) => a - b)
   const shed = answers.filter((a) => a.status === 503 && a.reason === "overloaded").length
   const failed = answers.length - admitted.length - shed
@@ -179,7 +191,8 @@ const openLoop = async (s: Server, rate: number, secs: number) => {
         answers.filter((a) => a.status !== 200 && a.reason !== "overloaded").map((a) => `${a.status} ${a.reason ?? ""}`)
       )
     ],
-    cpu: cpu0 !== undefined && cpu1 !== undefined ? ((cpu1 - cpu0) * 1000) / answers.length : undefined
+    cpu: cpu0 !== undefined && cpu1 !== undefined ? ((cpu1 - cpu0) * 1000) / answers.length : undefined,
+    dropped: dropped0 !== undefined && dropped1 !== undefined ? dropped1 - dropped0 : undefined
   }
 }
 
@@ -231,6 +244,7 @@ const measure = async (database: string | undefined) => {
         `p99 ${r.p99.toFixed(0).padStart(5)} ms; shed ${r.shed} of ${r.offered}; failed ${r.failed}` +
         (r.failed > 0 ? ` (${r.failures.join(", ")})` : "") +
         (r.cpu !== undefined ? `; server CPU ${r.cpu.toFixed(0)} µs/request` : "") +
+        (r.dropped !== undefined ? `; SYNs dropped (accept queue full) ${r.dropped}` : "") +
         `; drained in ${r.wall.toFixed(1)}s; load ${load.toFixed(1)}`
     )
   line("without admission (WRITE_CONCURRENCY=0)", beforeRun, loadBefore)
@@ -249,8 +263,9 @@ const measure = async (database: string | undefined) => {
   })
 }
 
+// BENCH_OVERLOAD_EMBEDDED=0: the PostgreSQL server's figure alone
 export const run = async () => {
-  await measure(undefined)
+  if (process.env.BENCH_OVERLOAD_EMBEDDED !== "0") await measure(undefined)
   if (process.env.BENCH_DATABASE_URL) await measure(process.env.BENCH_DATABASE_URL)
 }
 

@@ -114,6 +114,23 @@ export const cpuMs = (pid: number | undefined): number | undefined => {
 }
 
 /**
+ * Connections the kernel dropped because a listening socket's accept queue was full (TcpExt ListenOverflows, the
+ * whole machine), so far; undefined where /proc is not available. A dropped SYN is retransmitted by the client 1, 3,
+ * 7 … s later: that wait is in its latency, and no server-side measure sees it.
+ */
+export const listenOverflows = (): number | undefined => {
+  try {
+    const lines = Fs.readFileSync("/proc/net/netstat", "utf8").split("\n").filter((l) => l.startsWith("TcpExt:"))
+    const names = lines[0]!.split(/\s+/)
+    const values = lines[1]!.split(/\s+/)
+    const at = names.indexOf("ListenOverflows")
+    return at < 0 ? undefined : Number(values[at])
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * A checkout of another commit of this repository, to run its server beside this one in the same bench run: a
  * detached git worktree whose `node_modules` links to this one's packages, except the workspace packages, which
  * point into that checkout (its own `@shoal/domain`). Removed by the returned function.

@@ -16,7 +16,7 @@ export interface ServerTimeouts {
 }
 
 export interface ServerLimits {
-  /** open connections at most (node drops the ones past it at once); 0: no cap */
+  /** open connections at most (reset past it); 0: no cap */
   readonly maxConnections: number
   /** open connections at most from one client address, event sockets included (reset past it); 0: no cap */
   readonly maxConnectionsPerIp: number
@@ -40,23 +40,27 @@ export const closeListenersToKeep = (socket: Socket) =>
   socket.listeners("close").filter((l) => (l as { [keep]?: true })[keep] === true) as Array<() => void>
 
 /**
- * At most `perIp` open connections per client address: a client opening thousands (slowloris, unauthenticated
- * event sockets) is reset past it, and the others are served. Counted on the socket, so an upgraded socket counts
- * until it closes. `refused` says how many were reset.
+ * At most `total` open connections (0: no cap), and at most `perIp` from one client address (0: no cap): a client
+ * opening thousands (slowloris, unauthenticated event sockets) is reset past it, and the others are served.
+ * Counted on the socket, so an upgraded socket counts until it closes; counted on the server's "connection" event
+ * rather than by Node's `maxConnections`, which sees only what the server's own descriptor accepted, not the
+ * connections its other descriptors hand it (src/Http/AcceptHandles.ts). `refused` says how many were reset.
  */
-const capPerAddress = (server: Server, perIp: number) => {
+const capConnections = (server: Server, total: number, perIp: number) => {
   const open = new Map<string, number>()
-  const stats = { refused: 0, open }
+  const stats = { refused: 0, open, total: 0 }
   server.on("connection", (socket: Socket) => {
     const address = socket.remoteAddress ?? ""
     const count = (open.get(address) ?? 0) + 1
-    if (count > perIp) {
+    if ((total > 0 && stats.total >= total) || (perIp > 0 && count > perIp)) {
       stats.refused++
       socket.destroy()
       return
     }
     open.set(address, count)
+    stats.total++
     const release = Object.assign(() => {
+      stats.total--
       const left = (open.get(address) ?? 1) - 1
       if (left <= 0) open.delete(address)
       else open.set(address, left)
@@ -177,8 +181,9 @@ export const createHoldingServer = (
     // how often node looks for connections past those timeouts (30 s by default, which makes 10 s up to 40)
     connectionsCheckingInterval: Math.max(100, Math.min(1_000, timeouts.headersTimeoutMs / 4))
   })
-  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections
-  if (limits.maxConnectionsPerIp > 0) capPerAddress(server, limits.maxConnectionsPerIp)
+  if (limits.maxConnections > 0 || limits.maxConnectionsPerIp > 0) {
+    capConnections(server, limits.maxConnections, limits.maxConnectionsPerIp)
+  }
   if (strikes !== undefined && strikes.options.threshold > 0) guard(server, strikes, limits.maxConnectionsPerIp)
   server.on("clientError", onClientError(strikes))
   if (timeouts.handlerTimeoutMs > 0) server.on("request", answerInTime(server, timeouts.handlerTimeoutMs))

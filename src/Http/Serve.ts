@@ -8,8 +8,9 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpPlatform from "@effect/platform/HttpPlatform"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
-import { Config, Context, Data, Duration, Effect, Layer, Option, Scope } from "effect"
+import { Config, Context, Data, Duration, Effect, Layer, Option, Runtime, Scope } from "effect"
 import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
+import * as AcceptHandles from "./AcceptHandles.js"
 import { DocsLive } from "./Docs.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { type Lane, lanesEnabled, withLanes } from "./FastLane.js"
@@ -117,6 +118,14 @@ export class ListenError
 {
 }
 
+// connections the kernel holds for the server to accept (capped by net.core.somaxconn); past them a client's SYN
+// is dropped and retried 1, 3, 7 s later, so a burst of new connections that lands while the loop is busy waits
+// seconds rather than the iteration it takes to accept them (bench/README.md, overload)
+const defaultListenBacklog = 4096
+
+// descriptors of the listening socket, each accepting one connection per loop turn (src/Http/AcceptHandles.ts)
+const defaultAcceptHandles = 8
+
 const reason = (cause: unknown): string => {
   const inner = (cause as { cause?: { code?: string; message?: string } } | undefined)?.cause
   if (inner?.code === "EADDRINUSE") return "EADDRINUSE: the address is already in use by another process"
@@ -131,7 +140,10 @@ const reason = (cause: unknown): string => {
  * `HTTP_HANDLER_TIMEOUT` (default 30 seconds) gets a JSON 503. At most `HTTP_MAX_CONNECTIONS` connections are open
  * (default 10 000), `HTTP_MAX_CONNECTIONS_PER_IP` from one client address (default 1 000; 0 turns either off), and
  * an idle keep-alive connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT` (default 5 seconds). An address boxed for
- * breaking the protocol (`HTTP_PENALTY_*`, src/Http/PenaltyBox.ts) has its new connections held unserved.
+ * breaking the protocol (`HTTP_PENALTY_*`, src/Http/PenaltyBox.ts) has its new connections held unserved. The
+ * kernel holds up to `HTTP_LISTEN_BACKLOG` (4096) connections not yet accepted, and `HTTP_ACCEPT_HANDLES` (8)
+ * descriptors of the listening socket accept them, each one per loop turn (src/Http/AcceptHandles.ts; 1: Node's
+ * one).
  */
 export const listen = (name: string, portVariable: string, defaultPort: number) =>
   Layer.unwrapEffect(Effect.gen(function*() {
@@ -155,6 +167,11 @@ export const listen = (name: string, portVariable: string, defaultPort: number) 
     const keepAlive = yield* Config.duration("HTTP_KEEP_ALIVE_TIMEOUT").pipe(
       Config.withDefault(Duration.millis(defaultLimits.keepAliveTimeoutMs))
     )
+    const backlog = yield* Config.integer("HTTP_LISTEN_BACKLOG").pipe(Config.withDefault(defaultListenBacklog))
+    const acceptHandles = yield* Config.integer("HTTP_ACCEPT_HANDLES").pipe(Config.withDefault(defaultAcceptHandles))
+    const runtime = yield* Effect.runtime<never>()
+    const warn = (reason: string) =>
+      Runtime.runFork(runtime)(Effect.logWarning(`the ${name} accepts through one descriptor: ${reason}`))
     const limits = { maxConnections, maxConnectionsPerIp, keepAliveTimeoutMs: Duration.toMillis(keepAlive) }
     const timeouts = {
       headersTimeoutMs: Duration.toMillis(headers),
@@ -164,9 +181,16 @@ export const listen = (name: string, portVariable: string, defaultPort: number) 
     const door = FrontDoor.make()
     // the process's penalty box, when it has one (src/Http/PenaltyBox.ts)
     const box = Option.getOrUndefined(yield* Effect.serviceOption(PenaltyBox))?.strikes
-    return NodeHttpServer.layer(() => FrontDoor.install(createHoldingServer(timeouts, limits, box), door), {
+    const make = () =>
+      AcceptHandles.install(FrontDoor.install(createHoldingServer(timeouts, limits, box), door), {
+        count: acceptHandles,
+        backlog,
+        onFailure: warn
+      }).server
+    return NodeHttpServer.layer(make, {
       host,
-      port
+      port,
+      backlog
     })
       .pipe(
         Layer.merge(Layer.succeed(FrontDoor.FrontDoor, door)),
