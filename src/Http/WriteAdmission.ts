@@ -18,7 +18,9 @@ import { type NodeGate, type NodeLane, writeJson } from "./FrontDoor.js"
  * shed on arrival is answered at the front door (`admissionGate`), before Effect's server: offered three times what
  * it absorbs, the server sheds two writes of three, and answered through Effect those sheds took as much CPU as the
  * applied writes; a server short of CPU accepts and reads connections late, and that wait, which no queue in the
- * app sees, lands on the admitted writes too (bench/README.md "overload", fourth round).
+ * app sees, lands on the admitted writes too (bench/README.md "overload", fourth round). A loaded loop also accepted
+ * one connection per turn, ~150 a second, which an overload's new connections waited out for seconds: each listening
+ * socket now accepts through several descriptors (src/Http/AcceptHandles.ts; fifth round).
  *
  * One queue per process, shared by both servers: they write to the same database. The slots follow the pace
  * (src/Http/AdmissionQueue.ts `minConcurrency`): up to `WRITE_CONCURRENCY` while writes are fast, so a group commit

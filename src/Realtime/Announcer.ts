@@ -1,6 +1,6 @@
 import type { Ids } from "@shoal/domain"
 import { Clock, Duration, Effect, Exit, Queue, type Scope } from "effect"
-import { realSleep } from "./Batcher.js"
+import { lingerWhileMore } from "./Batcher.js"
 import type { Presence } from "./Presence.js"
 
 /** The fields of an AgentHub entry that announcing it touches. */
@@ -45,13 +45,16 @@ export const make = <A extends Announceable>(
       // their `ready` first, and its presence is written once it calms, in transactions of 500, rather than a
       // transaction every few hundred connects taking the one thread from the upgrades still waiting (bench/README.md,
       // fanout, conn5). A lone connect is announced after one linger, as before.
-      let waited = 0
-      let before = 0
-      while (waited < maxLinger && announcing.size > before) {
-        before = announcing.size
-        yield* realSleep(Math.min(linger, maxLinger - waited))
-        waited += linger
-      }
+      let before = announcing.size
+      yield* lingerWhileMore(
+        linger,
+        maxLinger,
+        Effect.sync(() => {
+          const grew = announcing.size > before
+          before = announcing.size
+          return grew
+        })
+      )
       const all = [...announcing]
       announcing = new Set()
       for (let i = 0; i < all.length; i += 500) {

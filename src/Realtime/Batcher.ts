@@ -21,6 +21,27 @@ export const realSleep = (ms: number) =>
     return Effect.sync(() => clearTimeout(t))
   })
 
+/**
+ * Waits `linger` ms, then again while the last wait brought more (`more` takes what came and says whether it is
+ * worth another wait), up to `maxLinger` ms in all. A lone request waits one linger; a storm still arriving keeps
+ * the batch open until it calms or the budget is spent. The batcher below and the presence announcer
+ * (src/Realtime/Announcer.ts) gather by this one rule.
+ */
+export const lingerWhileMore = (
+  linger: number,
+  maxLinger: number,
+  more: Effect.Effect<boolean>
+): Effect.Effect<void> => {
+  const wait = (waited: number): Effect.Effect<void> =>
+    linger <= 0 || waited >= maxLinger
+      ? Effect.void
+      : Effect.zipRight(
+        realSleep(Math.min(linger, maxLinger - waited)),
+        Effect.flatMap(more, (again) => again ? wait(waited + linger) : Effect.void)
+      )
+  return wait(0)
+}
+
 /** A batcher's two doors: an Effect that waits for its result, and a callback for code outside any fiber. */
 export interface Batched<A, B> {
   readonly request: (item: A) => Effect.Effect<B>
@@ -39,15 +60,17 @@ export const makeBatched = <A, B>(
     const queue = yield* Queue.unbounded<Request>()
     const ms = Duration.toMillis(Duration.decode(linger))
     const maxMs = Math.max(ms, Duration.toMillis(Duration.decode(maxLinger)))
-    /** lingers again while each linger brought more, up to `max` requests or `maxLinger` in all */
-    const gather = (batch: Array<Request>, waited: number): Effect.Effect<ReadonlyArray<Request>> =>
-      ms <= 0 || batch.length >= max || waited >= maxMs
-        ? Effect.succeed(batch)
-        : Effect.flatMap(
-          Effect.zipRight(realSleep(Math.min(ms, maxMs - waited)), Queue.takeUpTo(queue, max - batch.length)),
-          (more) => more.length === 0 ? Effect.succeed(batch) : gather([...batch, ...more], waited + ms)
-        )
-    const take = Effect.flatMap(Queue.takeBetween(queue, 1, max), (first) => gather([...first], 0))
+    // lingers again while each linger brought more, up to `max` requests or `maxLinger` in all
+    const take = Effect.flatMap(Queue.takeBetween(queue, 1, max), (first) => {
+      const batch: Array<Request> = [...first]
+      const more = Effect.suspend(() =>
+        Effect.map(Queue.takeUpTo(queue, max - batch.length), (taken) => {
+          batch.push(...taken)
+          return taken.length > 0 && batch.length < max
+        })
+      )
+      return batch.length >= max ? Effect.succeed(batch) : Effect.as(lingerWhileMore(ms, maxMs, more), batch)
+    })
     yield* take.pipe(
       Effect.flatMap((requests) =>
         run(requests.map(([a]) => a)).pipe(
