@@ -65,7 +65,9 @@ export const install = <S extends Net.Server>(
   let closed = false
 
   const adopt = (handle: unknown) => {
-    const copy = { server: new Net.Server(), accepted: 0 }
+    // Node sets a socket's options as the server that accepted it has them: Nagle off, as node:http's own server
+    // (without it a WebSocket's `ready`, written right after the 101, waited for the client's delayed ACK)
+    const copy = { server: new Net.Server({ noDelay: true }), accepted: 0 }
     copy.server.on("connection", (socket: Net.Socket) => {
       copy.accepted++
       server.emit("connection", socket)
