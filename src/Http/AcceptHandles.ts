@@ -1,29 +1,7 @@
 import { spawn } from "node:child_process"
 import * as Net from "node:net"
 
-/**
- * More descriptors of one listening socket, so that a busy event loop accepts more than one connection per turn.
- *
- * Since libuv 1.45 (Node 20) a listening handle accepts one connection each time the poll reports it readable, that
- * is once per loop iteration (libuv#3696, "don't accept() connections in a loop": level-triggered polling reports it
- * again next turn). An idle loop turns in microseconds, so nothing is lost; a loaded one turns every 10–20 ms, and
- * then it accepts 50–100 connections a second whatever arrives: measured at the start of the overload bench, 1,038
- * connections made by the client in the first second, 178 accepted by then, the rest waiting in the kernel's accept
- * queue for up to 3 s while the loop itself never lagged more than 20 ms (bench/README.md, "overload"). Those waits
- * are in the client's latency and in no measure the server takes.
- *
- * Each descriptor is polled on its own, so `count` descriptors of the same socket accept up to `count` connections a
- * turn. Node 20 has no `reusePort` (22.12 has) and no way to duplicate a descriptor, but it passes handles between
- * processes as its cluster module does, and the receiving side gets its own descriptor (SCM_RIGHTS): so a helper
- * process is given the listening handle and sends it back `count - 1` times, then exits. It never listens on it (a
- * raw handle is passed, which the receiver does not start), so it never takes a connection. Each copy's connections
- * are handed to `server` as its own ("connection" is the documented way in): the HTTP server, its timeouts and the
- * per-address and total caps (src/Http/HoldingServer.ts) see them as any other. `server.close()` closes the copies
- * too, and calls back once every connection of every copy has ended.
- *
- * Best effort: if the helper cannot be started, or does not answer within a few seconds, the server goes on with
- * its one descriptor, and `onFailure` says why.
- */
+/** What `install` has done: for tests and logs. */
 export interface AcceptHandleStats {
   /** descriptors listening besides the server's own */
   readonly extra: number
@@ -49,6 +27,29 @@ process.on("message", (_, handle) => {
 
 const helperTimeoutMs = 10_000
 
+/**
+ * More descriptors of one listening socket, so that a busy event loop accepts more than one connection per turn.
+ *
+ * Since libuv 1.45 (Node 20) a listening handle accepts one connection each time the poll reports it readable, that
+ * is once per loop iteration (libuv#3696, "don't accept() connections in a loop": level-triggered polling reports it
+ * again next turn). An idle loop turns in microseconds, so nothing is lost; a loaded one turns every 10–20 ms, and
+ * then it accepts 50–100 connections a second whatever arrives: measured at the start of the overload bench, 1,038
+ * connections made by the client in the first second, 178 accepted by then, the rest waiting in the kernel's accept
+ * queue for up to 3 s while the loop itself never lagged more than 20 ms (bench/README.md, "overload"). Those waits
+ * are in the client's latency and in no measure the server takes.
+ *
+ * Each descriptor is polled on its own, so `count` descriptors of the same socket accept up to `count` connections a
+ * turn. Node 20 has no `reusePort` (22.12 has) and no way to duplicate a descriptor, but it passes handles between
+ * processes as its cluster module does, and the receiving side gets its own descriptor (SCM_RIGHTS): so a helper
+ * process is given the listening handle and sends it back `count - 1` times, then exits. It never listens on it (a
+ * raw handle is passed, which the receiver does not start), so it never takes a connection. Each copy's connections
+ * are handed to `server` as its own ("connection" is the documented way in): the HTTP server, its timeouts and the
+ * per-address and total caps (src/Http/HoldingServer.ts) see them as any other. `server.close()` closes the copies
+ * too, and calls back once every connection of every copy has ended.
+ *
+ * Best effort: if the helper cannot be started, or does not answer within a few seconds, the server goes on with
+ * its one descriptor, and `onFailure` says why.
+ */
 export const install = <S extends Net.Server>(
   server: S,
   options: {
