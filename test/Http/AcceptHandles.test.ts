@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import type { AddressInfo } from "node:net"
@@ -7,14 +8,11 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as AcceptHandles from "../../src/Http/AcceptHandles.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "../../src/Http/HoldingServer.js"
+import { waitFor } from "../support/Realtime.js"
 
-const until = async (what: string, check: () => boolean, ms = 20_000) => {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
+// the project's poll (test/support/Realtime.ts), for a plain promise test
+const until = (what: string, check: () => boolean, ms = 20_000) =>
+  Effect.runPromise(waitFor(what, () => (check() ? true : undefined), ms))
 
 const listen = async <S extends Net.Server>(server: S) => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
