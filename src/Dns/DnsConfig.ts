@@ -22,7 +22,10 @@ const rateLimit: Config.Config<RateLimitOptions | false> = Config.all({
 const floodBrake: Config.Config<FloodBrakeOptions> = Config.all({
   drops: nonNegative(Config.integer("DNS_FLOOD_DROPS").pipe(Config.withDefault(defaultFloodBrake.drops))),
   windowMs: nonNegative(Config.integer("DNS_FLOOD_WINDOW_MS").pipe(Config.withDefault(defaultFloodBrake.windowMs))),
-  pauseMs: nonNegative(Config.integer("DNS_FLOOD_PAUSE_MS").pipe(Config.withDefault(defaultFloodBrake.pauseMs)))
+  pauseMs: nonNegative(Config.integer("DNS_FLOOD_PAUSE_MS").pipe(Config.withDefault(defaultFloodBrake.pauseMs))),
+  maxPauseMs: nonNegative(
+    Config.integer("DNS_FLOOD_MAX_PAUSE_MS").pipe(Config.withDefault(defaultFloodBrake.maxPauseMs))
+  )
 })
 
 /** The responder's settings, from the environment through `Config`. */

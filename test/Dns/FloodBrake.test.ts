@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as DnsPacket from "dns-packet"
 import { Effect } from "effect"
 import * as Dgram from "node:dgram"
-import { makeFloodCounter } from "../../src/Dns/FloodBrake.js"
+import { makeFloodCounter, makePauseSchedule } from "../../src/Dns/FloodBrake.js"
 import { flood, query } from "./client.js"
 import { server, source, zone } from "./fixtures.js"
 
@@ -32,7 +32,7 @@ const timed = (port: number, id: number, source = "127.0.1.1") =>
 describe("FloodBrake", () => {
   it("sees a flood in `drops` drops within the window, and starts counting again after one", () => {
     let now = 0
-    const counter = makeFloodCounter({ drops: 3, windowMs: 100, pauseMs: 50 }, () => now)
+    const counter = makeFloodCounter({ drops: 3, windowMs: 100, pauseMs: 50, maxPauseMs: 400 }, () => now)
     expect([counter(), counter(), counter()]).toEqual([false, false, true])
     expect([counter(), counter()]).toEqual([false, false])
     now = 150 // a new window: the two before it do not count
@@ -41,12 +41,28 @@ describe("FloodBrake", () => {
 
   it("counts nothing when drops come slower than the window", () => {
     let now = 0
-    const counter = makeFloodCounter({ drops: 2, windowMs: 100, pauseMs: 50 }, () => now)
+    const counter = makeFloodCounter({ drops: 2, windowMs: 100, pauseMs: 50, maxPauseMs: 400 }, () => now)
     const seen = Array.from({ length: 10 }, () => {
       now += 100
       return counter()
     })
     expect(seen.every((flooded) => !flooded)).toBe(true)
+  })
+
+  it("doubles the pause while the flood outlasts it, up to the longest, and starts over after a calm window", () => {
+    const next = makePauseSchedule({ drops: 2, windowMs: 100, pauseMs: 50, maxPauseMs: 400 })
+    // the first flood: no pause before it
+    expect(next(Number.POSITIVE_INFINITY)).toBe(50)
+    // seen again 5 ms after each resume: the flood outlasted the pause
+    expect([next(5), next(5), next(5), next(5), next(99)]).toEqual([100, 200, 400, 400, 400])
+    // a window without one after the resume: a new flood
+    expect(next(100)).toBe(50)
+    expect(next(20)).toBe(100)
+  })
+
+  it("never pauses longer than the first pause when that is the longer one", () => {
+    const next = makePauseSchedule({ drops: 2, windowMs: 100, pauseMs: 500, maxPauseMs: 100 })
+    expect([next(Number.POSITIVE_INFINITY), next(5), next(5)]).toEqual([500, 500, 500])
   })
 
   // the rate limiter drops one source's queries past its burst; 50 drops make a flood and UDP stops reading for
@@ -55,7 +71,7 @@ describe("FloodBrake", () => {
     Effect.gen(function*() {
       const bound = yield* server({
         rateLimit: { perSecond: 10, burst: 20, slip: 0 },
-        floodBrake: { drops: 50, windowMs: 10_000, pauseMs: 1_500 }
+        floodBrake: { drops: 50, windowMs: 10_000, pauseMs: 1_500, maxPauseMs: 1_500 }
       })
       const queries = Array.from({ length: 100 }, (_, i) => query(`alice.${zone}`, "TXT", { id: i }))
       const first = yield* flood(bound.udpPort, queries, 200)
@@ -70,7 +86,7 @@ describe("FloodBrake", () => {
     Effect.gen(function*() {
       const bound = yield* server({
         rateLimit: { perSecond: 10, burst: 20, slip: 0 },
-        floodBrake: { drops: 0, windowMs: 10_000, pauseMs: 1_500 }
+        floodBrake: { drops: 0, windowMs: 10_000, pauseMs: 1_500, maxPauseMs: 1_500 }
       })
       const queries = Array.from({ length: 100 }, (_, i) => query(`alice.${zone}`, "TXT", { id: i }))
       yield* flood(bound.udpPort, queries, 200)
