@@ -3,10 +3,13 @@
 // Every attacker connects from 127.0.<block>.2–5 (loopback; block 0 by default), the measured client from 127.0.0.1.
 // The bench gives each attack a block of its own: the server's penalty box (src/Http/PenaltyBox.ts) keys by address,
 // so an attack from the previous one's addresses would start boxed and measure the box, not the attack.
+// `dns-flood-sink` is dns-flood's baseline: the same flood, at a UDP socket of this process that never reads, so the
+// kernel delivers and drops every datagram with no Shoal in it; what it costs the normal client is the machine's.
 import * as DnsPacket from "dns-packet"
 import * as Dgram from "node:dgram"
 import * as Net from "node:net"
 import WebSocket from "ws"
+import { handleOf } from "../src/Dns/FloodBrake.js"
 
 const [attack = "", portText = "0", dnsText = "0", secondsText = "5", blockText = "0"] = process.argv.slice(2)
 const port = Number(portText)
@@ -101,7 +104,21 @@ const dnsFlood = (dnsPort: number) => {
   return socket
 }
 
+/** A socket bound on loopback that never reads: its receive buffer fills and the kernel drops the rest. */
+const sink = () =>
+  new Promise<Dgram.Socket>((resolve, reject) => {
+    const socket = Dgram.createSocket("udp4")
+    socket.on("error", reject)
+    socket.bind(0, "127.0.0.1", () => {
+      const handle = handleOf(socket)
+      if (handle === undefined) return reject(new Error("no UDP handle to stop reading"))
+      handle.recvStop()
+      resolve(socket)
+    })
+  })
+
 let dns: Dgram.Socket | undefined
+let sunk: Dgram.Socket | undefined
 switch (attack) {
   case "slowloris-headers":
     slowloris(1000, "GET /api/agent/me HTTP/1.1\r\nhost: x\r\n", (n) => `x-drip-${n}: 1\r\n`, 1000)
@@ -123,6 +140,10 @@ switch (attack) {
   case "dns-flood":
     dns = dnsFlood(Number(dnsText))
     break
+  case "dns-flood-sink":
+    sunk = await sink()
+    dns = dnsFlood(sunk.address().port)
+    break
   default:
     console.error(`unknown attack ${attack}`)
     process.exit(2)
@@ -130,6 +151,7 @@ switch (attack) {
 
 setTimeout(() => {
   dns?.close()
+  sunk?.close()
   // the attacker's own CPU: it shares the machine's 2 cores with the server and the measured client
   const cpu = process.cpuUsage()
   process.stdout.write(JSON.stringify({ ...stats, attackerCpuMs: Math.round((cpu.user + cpu.system) / 1000) }) + "\n")

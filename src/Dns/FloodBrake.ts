@@ -56,7 +56,7 @@ interface RecvHandle {
 
 // Node's dgram has no public pause: its UDP handle (the socket's state, behind a symbol) has recvStop/recvStart,
 // which libuv's uv_udp_recv_stop/start are. Where it cannot be found the brake does nothing.
-const handleOf = (socket: Dgram.Socket): RecvHandle | undefined => {
+export const handleOf = (socket: Dgram.Socket): RecvHandle | undefined => {
   const symbol = Object.getOwnPropertySymbols(socket).find((s) => s.description === "state symbol")
   const state = symbol === undefined ? undefined : (socket as any)[symbol]
   const handle = state?.handle
