@@ -162,8 +162,12 @@ export const run = async () => {
       "webhook-stuck",
       "dns-flood",
       // dns-flood's baseline: the same flood at a socket nobody reads (hostile-attacks.ts), the machine's own cost
-      "dns-flood-sink"
-    ].filter((a) => (process.env.BENCH_ATTACKS ?? "").split(",").some((w) => w === "" || w === a))
+      "dns-flood-sink",
+      // only when named: ws-unauthenticated through the `ws` client, as the bench ran it until session 15
+      "ws-unauthenticated-ws"
+    ].filter((a) =>
+      (process.env.BENCH_ATTACKS ?? "").split(",").some((w) => (w === "" && a !== "ws-unauthenticated-ws") || w === a)
+    )
     await measure(2_000) // warm-up
     for (const attack of attacks) {
       const loadBefore = load1()
