@@ -46,7 +46,14 @@ export const startTs = (
   const profile = process.env.BENCH_PROFILE && entry !== "bench/hello-server.ts"
     ? ["--cpu-prof", `--cpu-prof-dir=${Path.resolve(process.env.BENCH_PROFILE)}`]
     : []
-  return startNode([...nodeArgs, ...profile, "--import", "tsx", entry, ...args], { ...process.env, ...env }, cwd)
+  // BENCH_NODE_ARGS="--trace-gc --max-semi-space-size=8": more node arguments for the servers under test, after
+  // the bench's own (a V8 flag given twice takes the later), to try a flag or trace the collector
+  const extra = (process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== "")
+  return startNode(
+    [...nodeArgs, ...extra, ...profile, "--import", "tsx", entry, ...args],
+    { ...process.env, ...env },
+    cwd
+  )
 }
 
 /** A node process with its output collected, stopped with SIGTERM (SIGKILL after 10 s). */
@@ -63,6 +70,13 @@ export const startNode = (
   let out = ""
   child.stdout!.on("data", (d) => (out += d))
   child.stderr!.on("data", (d) => (out += d))
+  // BENCH_SERVER_OUT=/tmp/srv: each process's output also goes to /tmp/srv.<pid> (what --trace-gc prints, say)
+  if (process.env.BENCH_SERVER_OUT) {
+    const file = Fs.createWriteStream(`${process.env.BENCH_SERVER_OUT}.${child.pid}`)
+    child.stdout!.pipe(file, { end: false })
+    child.stderr!.pipe(file, { end: false })
+    child.once("exit", () => file.end())
+  }
   return {
     child,
     output: () => out,

@@ -2,14 +2,15 @@
 // rate (BENCH_RATE, default 1,000/s) whether or not earlier ones were answered, each agent's key in turn
 // (BENCH_AGENTS, default 500), and the bench reports completed/s, p50/p99 latency (from each request's scheduled
 // send time, so a server that falls behind is charged for the queue it builds) and errors, with the server's CPU per
-// completed write. Goal: ≥ 600 completed/s at 1,000/s offered, embedded database. BENCH_BASE=<git ref> runs that
+// completed write, the server run with `npm start`'s V8 heap flags. Goal: ≥ 600 completed/s at 1,000/s offered,
+// embedded database. BENCH_BASE=<git ref> runs that
 // commit's server too, in alternating slices; BENCH_DATABASE_URL (a fresh database) runs this one on a PostgreSQL
 // server instead; GROUP_COMMIT=false is passed through to the server under test.
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { checkoutOf, cpuMs, freePort, type Proc, report, seconds, startTs, waitFor } from "./support.js"
+import { checkoutOf, cpuMs, freePort, npmStartFlags, type Proc, report, seconds, startTs, waitFor } from "./support.js"
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 500)
 const RATE = Number(process.env.BENCH_RATE ?? 1_000)
@@ -152,7 +153,10 @@ const startServer = async (label: string, database: string | undefined, cwd?: st
       DATABASE_URL: database ?? ""
     },
     [],
-    cwd
+    cwd,
+    // V8's heap as `npm start` sizes it: its small young generation costs this path a fifth more CPU per write
+    // than V8's defaults (more of each request's objects live to be promoted; bench/README.md, "writes")
+    npmStartFlags
   )
   await waitFor(`http://127.0.0.1:${port}/health`, proc)
   const keys = await createAgents(`http://127.0.0.1:${port}`)
