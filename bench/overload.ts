@@ -4,13 +4,24 @@
 // The sustainable rate is measured first, closed-loop (BENCH_CONNECTIONS workers, default 32, each sending its next
 // transfer when the last is answered), on the server without admission. Printed for each: admitted (2xx)
 // completed/s, their p50/p99 latency, how many were shed (503 overloaded), other failures, the server's CPU per
-// answered request and the load average. Embedded database; with BENCH_DATABASE_URL also on a PostgreSQL server.
+// answered request and the load average. The server runs with `npm start`'s V8 heap flags. Embedded database; with
+// BENCH_DATABASE_URL also on a PostgreSQL server.
 // Findings: bench/README.md. The load generator is this file's own: a tick every 5 ms sends what is due.
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { cpuMs, freePort, listenOverflows, type Proc, report, seconds, startTs, waitFor } from "./support.js"
+import {
+  cpuMs,
+  freePort,
+  listenOverflows,
+  npmStartFlags,
+  type Proc,
+  report,
+  seconds,
+  startTs,
+  waitFor
+} from "./support.js"
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50)
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -96,16 +107,22 @@ interface Server {
 const server = async (database: string | undefined, env: Record<string, string>): Promise<Server> => {
   const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-overload-"))
   const [port, walletPort] = [await freePort(), await freePort()]
-  const proc = startTs("src/main.ts", {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    WALLET_PORT: String(walletPort),
-    HOST: "127.0.0.1",
-    RATE_LIMIT_PER_MINUTE: String(1e9),
-    DNS_PORT: "0",
-    DATABASE_URL: database ?? "",
-    ...env
-  })
+  const proc = startTs(
+    "src/main.ts",
+    {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      WALLET_PORT: String(walletPort),
+      HOST: "127.0.0.1",
+      RATE_LIMIT_PER_MINUTE: String(1e9),
+      DNS_PORT: "0",
+      DATABASE_URL: database ?? "",
+      ...env
+    },
+    [],
+    undefined,
+    npmStartFlags
+  ) // V8's heap as `npm start` sizes it (its young generation costs writes CPU)
   const stop = async () => {
     await proc.stop()
     Fs.rmSync(dataDir, { recursive: true, force: true })
