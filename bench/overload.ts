@@ -107,6 +107,7 @@ interface Server {
 const server = async (database: string | undefined, env: Record<string, string>): Promise<Server> => {
   const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-overload-"))
   const [port, walletPort] = [await freePort(), await freePort()]
+  // V8's heap as `npm start` sizes it (its young generation costs writes CPU; bench/README.md, writes)
   const proc = startTs(
     "src/main.ts",
     {
@@ -122,7 +123,7 @@ const server = async (database: string | undefined, env: Record<string, string>)
     [],
     undefined,
     npmStartFlags
-  ) // V8's heap as `npm start` sizes it (its young generation costs writes CPU)
+  )
   const stop = async () => {
     await proc.stop()
     Fs.rmSync(dataDir, { recursive: true, force: true })

@@ -3,9 +3,9 @@
 // (BENCH_AGENTS, default 500), and the bench reports completed/s, p50/p99 latency (from each request's scheduled
 // send time, so a server that falls behind is charged for the queue it builds) and errors, with the server's CPU per
 // completed write, the server run with `npm start`'s V8 heap flags. Goal: ≥ 600 completed/s at 1,000/s offered,
-// embedded database. BENCH_BASE=<git ref> runs that
-// commit's server too, in alternating slices; BENCH_DATABASE_URL (a fresh database) runs this one on a PostgreSQL
-// server instead; GROUP_COMMIT=false is passed through to the server under test.
+// embedded database. BENCH_BASE=<git ref> runs that commit's server too, in alternating slices; BENCH_DATABASE_URL
+// (a fresh database) runs this one on a PostgreSQL server instead; GROUP_COMMIT=false is passed through to the
+// server under test.
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
