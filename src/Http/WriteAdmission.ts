@@ -29,8 +29,8 @@ import { type NodeGate, type NodeLane, writeJson } from "./FrontDoor.js"
  * never shed. Off by default (`WRITE_CONCURRENCY=0`; 64 is the setting the overload bench measures): on by default
  * it shed bursts of creates that clients had sent without retrying, and on the embedded database a pace measured
  * at few slots (small group commits) keeps the slots few: at 1,000 PATCHes/s offered, near what the embedded
- * database absorbs, the writes bench completes 598–682/s with admission on against 817–882/s off (2026-11-24;
- * 291/s when the default was turned off; bench/README.md "overload").
+ * database absorbs, the writes bench completes 598–682/s with admission on against 817–882/s off (2026-11-24, on
+ * V8's default heap, as that bench then ran; 291/s when the default was turned off; bench/README.md "overload").
  *
  * Gated: every method but GET, HEAD and OPTIONS, except the heartbeat. A heartbeat writes nothing on the request
  * path (a touch in memory, flushed in one batched UPDATE every few seconds, src/Auth/Heartbeat.ts), so it takes
