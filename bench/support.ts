@@ -5,6 +5,7 @@ import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import pg from "pg"
 
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -172,6 +173,38 @@ export const checkoutOf = (ref: string): { readonly dir: string; readonly remove
 }
 
 /** What `alternatingSlices` measured of one server: mean req/s, worst p99, server CPU per request as text. */
+/**
+ * A database of its own on a PostgreSQL server, created for one bench run and dropped after: on BENCH_DATABASE_URL's
+ * server, or when that is unset on the local one (LOCAL_SERVER, PostgreSQL's usual port) if it answers within 2 s.
+ * BENCH_SERVER=0 skips the server figures. Undefined (with a notice) when there is no server to use; `on` names the
+ * server to use, and then a failure throws.
+ */
+export const LOCAL_SERVER = "postgres://postgres@127.0.0.1:5432/postgres"
+export const freshDatabase = async (label: string, on?: string) => {
+  const url = on ?? process.env.BENCH_DATABASE_URL ?? LOCAL_SERVER
+  if (on === undefined && process.env.BENCH_SERVER === "0") return undefined
+  const name = `shoal_bench_${label}_${Date.now()}`
+  const query = async (text: string) => {
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 })
+    await c.connect()
+    try {
+      await c.query(text)
+    } finally {
+      await c.end()
+    }
+  }
+  try {
+    await query(`CREATE DATABASE ${name}`)
+  } catch (e) {
+    if (on !== undefined) throw e
+    console.log(`  no PostgreSQL server at ${new URL(url).host} (${(e as Error).message}): its figure is skipped`)
+    return undefined
+  }
+  const own = new URL(url)
+  own.pathname = `/${name}`
+  return { url: own.toString(), drop: () => query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+}
+
 export interface SliceSummary {
   readonly mean: number
   readonly p99: number

@@ -17,7 +17,7 @@ import * as Database from "../src/Database/Database.js"
 import { runMigrations } from "../src/Database/Migrations.js"
 import * as PgliteClient from "../src/Database/PgliteClient.js"
 import { inlineParams } from "../src/Database/SqlArrays.js"
-import { cpuMs, freePort, report, seconds, startTs, waitFor } from "./support.js"
+import { cpuMs, freePort, freshDatabase, report, seconds, startTs, waitFor } from "./support.js"
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50)
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -267,7 +267,8 @@ const measure = async (database: string | undefined) => {
     // the floor under any authenticated call: auth and one keyed read (the balance), through the same server
     const balanceUrl = new URL(`${wallet}/api/gems/balance`)
     const balance = (i: number) => send(balanceUrl, agents[pair(i).from]!.key)
-    const fresh = database ? await freshDatabase(database) : undefined
+    // the direct run gets a database of its own beside the server's, so the two never share rows or locks
+    const fresh = database ? await freshDatabase("wallet", database) : undefined
     const driver = fresh ? await pgDriver(fresh.url) : await pgliteDriver(rawDir)
     const api = { done: 0, failed: 0, cpu: 0, client: 0 }
     const full = { done: 0, failed: 0, cpu: 0, client: 0 }
@@ -352,24 +353,6 @@ const measure = async (database: string | undefined) => {
     Fs.rmSync(dataDir, { recursive: true, force: true })
     Fs.rmSync(rawDir, { recursive: true, force: true })
   }
-}
-
-/** The direct run gets a database of its own beside BENCH_DATABASE_URL's, so the two never share rows or locks. */
-const freshDatabase = async (url: string) => {
-  const name = `shoal_bench_wallet_${Date.now()}`
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const own = new URL(url)
-  own.pathname = `/${name}`
-  const drop = async () => {
-    const c = new pg.Client({ connectionString: url })
-    await c.connect()
-    await c.query(`DROP DATABASE IF EXISTS ${name}`)
-    await c.end()
-  }
-  return { url: own.toString(), drop }
 }
 
 export const run = async () => {
