@@ -102,6 +102,14 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
         ? Effect.void
         : Effect.asVoid(sql`UPDATE webhook_deliveries SET locked_until = NULL WHERE id IN ${sql.in(ids)}`)
 
+    /**
+     * Gives back every lease: only for a database one process owns (the embedded one, its data directory locked),
+     * where a lease found at start was taken by a process that died during its attempt.
+     */
+    const releaseAll = Effect.asVoid(
+      sql`UPDATE webhook_deliveries SET locked_until = NULL WHERE state = 'pending' AND locked_until IS NOT NULL`
+    )
+
     /** When the next pending delivery after `horizon` falls due (leases included), or null. */
     const nextDue = (horizon: number) =>
       Effect.map(
@@ -177,6 +185,6 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
         (rows) => rows.length > 0
       )
 
-    return { claim, release, nextDue, record, list, find, reschedule } as const
+    return { claim, release, releaseAll, nextDue, record, list, find, reschedule } as const
   })
 }) {}

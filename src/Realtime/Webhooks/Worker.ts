@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
-import { Clock, Config, Duration, Effect, FiberSet, Layer, Queue } from "effect"
+import { Clock, Config, Duration, Effect, FiberSet, Layer, Option, Queue } from "effect"
+import { Pglite } from "../../Database/PgliteClient.js"
 import { envelopeJson } from "../EventRow.js"
 import { WebhooksChannel } from "../EventsRepo.js"
 import { Notifier } from "../Notifier.js"
@@ -21,9 +22,11 @@ export const RETRY_DELAYS: ReadonlyArray<number> = [
   Duration.hours(10)
 ].map(Duration.toMillis)
 
-// a claimed row is attempted at once (10 s request timeout): the lease outlives its attempt unless the node died
-// during it, and another node takes the row over within a minute of that
-const LEASE_MS = 45_000
+// a claimed row is attempted at once (10 s request timeout): the lease (`WEBHOOK_LEASE`, 45 s, and always 5 s
+// longer than `WEBHOOK_TIMEOUT`) outlives its attempt unless the node died during it, and another node takes the row
+// over within a minute of that. On the embedded database the process restarting is the only one: it gives every
+// lease back at start, and what the dead process was sending goes out again at once.
+const LEASE = Duration.seconds(45)
 // new rows arrive with a NOTIFY (and the Notifier polls on a real server): the cap is only a safety net
 const IDLE_MAX_MS = 5 * 60_000
 
@@ -55,6 +58,14 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
       1,
       Math.min(concurrency, yield* Config.integer("WEBHOOK_PER_RECEIVER").pipe(Config.withDefault(2)))
     )
+    const leaseMs = Math.max(
+      Duration.toMillis(yield* Config.duration("WEBHOOK_LEASE").pipe(Config.withDefault(LEASE))),
+      Duration.toMillis(timeout) + 5_000
+    )
+    if (Option.isSome(yield* Effect.serviceOption(Pglite))) {
+      // not fatal: a lease left is still taken over when it runs out
+      yield* repo.releaseAll.pipe(Effect.catchAllCause((cause) => Effect.logWarning("webhook leases kept", cause)))
+    }
     const retention = Duration.toMillis(Duration.days(
       yield* Config.integer("EVENT_RETENTION_DAYS").pipe(Config.withDefault(30))
     ))
@@ -123,7 +134,7 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
       if (free <= 0) return yield* Queue.take(ended)
       const now = yield* Clock.currentTimeMillis
       const busy = [...inFlight].filter(([, n]) => n >= perReceiver).map(([user]) => user)
-      const claimed = yield* repo.claim(now, now - retention, now + LEASE_MS, free, perReceiver, busy)
+      const claimed = yield* repo.claim(now, now - retention, now + leaseMs, free, perReceiver, busy)
       // the query caps an account at perReceiver rows; one with attempts already in flight gets what is left
       const release: Array<string> = []
       for (const d of claimed) {

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Clock, Effect, Layer, TestClock } from "effect"
 import { Singletons } from "../../../src/main.js"
 import { WebhookSecrets } from "../../../src/Realtime/Webhooks/Secrets.js"
 import { WebhookWorkerLive } from "../../../src/Realtime/Webhooks/Worker.js"
@@ -113,5 +113,38 @@ layer(
         const [state] = yield* sql<{ state: string }>`SELECT state FROM webhook_deliveries WHERE user_id = ${user!.id}`
         expect(state!.state).toBe("succeeded")
       }))
+
+    it.scoped(
+      "a lease left by a process killed mid-attempt: the embedded database's next start sends at once, a server's after the lease",
+      () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const hook = yield* receiver(() => 200)
+          const [user] = yield* sql<{ id: string }>`INSERT INTO users (handle, user_type, display_name, webhook_url)
+            VALUES (${uniqueHandle("wl")}, 'agent', 'Lease', ${hook.url}) RETURNING id`
+          yield* emit([user!.id], "test.lease")
+          // what a worker's claim leaves behind when its process dies before the attempt is recorded
+          const now = yield* Clock.currentTimeMillis
+          yield* sql`UPDATE webhook_deliveries SET locked_until = ${new Date(now + 45_000).toISOString()}::timestamptz
+            WHERE user_id = ${user!.id}`
+          yield* Effect.scoped(Effect.gen(function*() {
+            yield* Layer.build(WebhookWorkerLive)
+            if (process.env.DATABASE_URL) {
+              // another node may still be sending it: it waits for the lease
+              yield* realSleep(300)
+              expect(hook.requests).toHaveLength(0)
+              yield* TestClock.adjust("45 seconds")
+            }
+            yield* waitForEffect(
+              "the delivery recorded",
+              Effect.map(
+                sql<{ state: string }>`SELECT state FROM webhook_deliveries WHERE user_id = ${user!.id}`,
+                (rows) => rows[0]?.state === "succeeded" || undefined
+              )
+            )
+          }))
+          expect(hook.requests).toHaveLength(1)
+        })
+    )
   }
 )
