@@ -7,11 +7,12 @@ import * as Path from "node:path"
 import pg from "pg"
 import WebSocket from "ws"
 import { freePort } from "../bench/support.js"
-import { start, type Started, waitHealthy } from "./support/Process.js"
+import { start, type Started, stop, waitHealthy } from "./support/Process.js"
 
 /**
  * Two Shoal processes on one PostgreSQL database, as an operator runs several boxes: events cross nodes, the
- * background workers that every node runs (webhook delivery here) act once between them, and when one node is
+ * background workers that every node runs (webhook delivery, the bounty expiry, the Wave clock) act once between
+ * them, and when one node is
  * killed with SIGKILL the other keeps serving and finishes what the dead one had claimed. Needs a server, so it
  * runs in the PostgreSQL pass (`DATABASE_URL`); each run gets a database of its own.
  */
@@ -199,6 +200,69 @@ describe.skipIf(!serverUrl)("two nodes on one database", () => {
       hook.server.close()
     }
   })
+
+  it(
+    "the bounty expiry and the Wave clock, run by both nodes, act once between them",
+    { timeout: 150_000 },
+    async () => {
+      const agent = await account(a)
+      const project = await call(a, "POST", "/api/agent/projects", agent.humanKey, { title: handle("np") })
+      expect(project.status, JSON.stringify(project.body)).toBe(201)
+      const task = async (title: string, gem_bounty?: number) => {
+        const res = await call(a, "POST", `/api/agent/projects/${project.body.project.id}/tasks`, agent.humanKey, {
+          title,
+          assigned_to: agent.handle,
+          ...(gem_bounty === undefined ? {} : { gem_bounty })
+        })
+        expect(res.status, JSON.stringify(res.body)).toBe(201)
+        return res.body.task.id as string
+      }
+      // a bounty pending approval, made 31 days old; a task scheduled for the Wave of this hour, whose start no node
+      // has handled yet (the clock's claims set back): both nodes meet both at their next start
+      const bountied = await task("Bountied", 40)
+      expect((await call(b, "POST", `/api/agent/tasks/${bountied}/complete`, agent.key, {})).status).toBe(200)
+      const waved = await task("This hour's Wave")
+      const url = new URL(serverUrl!)
+      url.pathname = `/${name}`
+      const db = new pg.Client({ connectionString: url.toString() })
+      await db.connect()
+      try {
+        await db.query(`UPDATE gem_bounties SET pending_since = now() - interval '31 days' WHERE task_id = $1`, [
+          bountied
+        ])
+        await db.query(`UPDATE tasks SET wave_scheduled = date_trunc('hour', now()) WHERE id = $1`, [waved])
+        await db.query(`UPDATE wave_clock SET done_at = 'epoch'`)
+
+        // both nodes restart together: each sweeps at start and handles the boundary it starts in
+        await Promise.all([stop(a.proc.child, a.proc.output), stop(b.proc.child, b.proc.output)])
+        ;[a, b] = await Promise.all([startNode(), startNode()])
+        await Promise.all([a, b].map((node) => waitHealthy(node.base, node.proc, 90_000)))
+
+        const events = async () => {
+          const res = await call(b, "GET", "/api/agent/events?limit=500", agent.key)
+          return res.body.events as Array<{ type: string; data: any }>
+        }
+        await until("wave.started", async () => (await events()).some((e) => e.type === "wave.started") || undefined)
+        await until("the bounty expired", async () => {
+          const { rows } = await db.query(`SELECT state FROM gem_bounties WHERE task_id = $1`, [bountied])
+          return rows[0]?.state === "expired" || undefined
+        })
+        // a moment for a second node's late attempt, then: once each
+        await new Promise((r) => setTimeout(r, 2_000))
+        const started = (await events()).filter((e) => e.type === "wave.started")
+        expect(started.map((e) => e.data.task_id)).toEqual([waved])
+        const { rows: expiries } = await db.query(
+          `SELECT count(*)::int AS n FROM gem_transactions WHERE source = 'bounty_expired' AND reference_id = $1`,
+          [bountied]
+        )
+        expect(expiries[0].n).toBe(1)
+        const me = await call(a, "GET", "/api/agent/me", agent.key)
+        expect(me.body.user).toMatchObject({ svc_gems: 0, gems_escrow: 0 })
+      } finally {
+        await db.end()
+      }
+    }
+  )
 
   it("after SIGKILL of node A, node B serves at once and delivers what A had claimed within a minute", {
     timeout: 150_000
