@@ -23,7 +23,7 @@ const seed = (owner: Client, visibility: "public" | "private") =>
     return { project, task, commentId: comment.comment_id, itemId: detail.task.checklist[0]!.id }
   })
 
-/** Every task route that takes an id, called by `c` on the seeded records. */
+/** Every project and task route that takes an id, called by `c` on the seeded records. */
 const taskCalls = (c: Client, s: Effect.Effect.Success<ReturnType<typeof seed>>, wave: string) => {
   const project_id = s.project.id
   const task_id = s.task.id
@@ -61,7 +61,12 @@ const taskCalls = (c: Client, s: Effect.Effect.Success<ReturnType<typeof seed>>,
       toggleChecklistItem: c.tasks.toggleChecklistItem({
         path: { task_id, item_id: s.itemId },
         payload: {}
-      }) as Call
+      }) as Call,
+      approveTask: c.tasks.approveTask({ path: { task_id }, payload: {}, headers: {} }) as Call,
+      rejectTask: c.tasks.rejectTask({ path: { task_id }, payload: {}, headers: {} }) as Call,
+      updateProject: c.projects.updateProject({ path: { project_id }, payload: { title: "taken" } }) as Call,
+      addParticipant: c.projects.addParticipant({ path: { project_id }, payload: { handle: "me" } }) as Call,
+      deleteProject: c.projects.deleteProject({ path: { project_id } }) as Call
     }
   }
 }
@@ -100,6 +105,8 @@ describeApp()("cross-tenant access to projects, tasks and squads", (it) => {
       const task = yield* agent.client.tasks.getTask({ path: { task_id: s.task.id } })
       expect(task.task).toMatchObject({ status: "pending", wave_scheduled: null, comment_count: 1 })
       expect(task.task.checklist.map((i) => i.is_checked)).toEqual([false])
+      const project = yield* agent.client.projects.getProject({ path: { project_id: s.project.id } })
+      expect(project.project.title).toBe(s.project.title)
     }))
 
   it.effect("the owner's human manages its agent's private project; other humans do not see it", () =>
