@@ -107,9 +107,27 @@ describe("the service process", () => {
       // heartbeats held in memory until the shutdown flush
       for (let i = 0; i < 5; i++) await fetch(`${base}/api/agent/me`, { headers: { "x-api-key": api_key } })
       const exited = new Promise<number | null>((resolve) => npm.once("exit", (code) => resolve(code)))
-      // a shutdown may finish before the later signals (on a server it takes milliseconds): a group already gone
-      // is not a failure, its exit code says how it ended
+      // the server under npm (`sh -c "exec node …"`: npm's one child)
+      let server = NaN
+      try {
+        server = Number(Fs.readFileSync(`/proc/${npm.pid}/task/${npm.pid}/children`, "utf8").trim().split(/\s+/)[0])
+      } catch {
+        // no /proc children list here
+      }
+      const alive = (pid: number) => {
+        if (!Number.isInteger(pid) || pid <= 0) return true // not found in /proc: signal as before
+        try {
+          process.kill(pid, 0)
+          return true
+        } catch {
+          return false
+        }
+      }
+      // a shutdown may finish before the later signals (on a server it takes milliseconds): those are for a
+      // shutdown still under way, so they go only while the server runs. Sent after it exited, they reached npm
+      // between its child's exit and its own, with its handlers gone, and ended npm by the signal (exit code null)
       const signal = (name: NodeJS.Signals) => {
+        if (!alive(server)) return
         try {
           process.kill(-npm.pid!, name)
         } catch (e) {
