@@ -172,7 +172,6 @@ export const checkoutOf = (ref: string): { readonly dir: string; readonly remove
   }
 }
 
-/** What `alternatingSlices` measured of one server: mean req/s, worst p99, server CPU per request as text. */
 /**
  * A database of its own on a PostgreSQL server, created for one bench run and dropped after: on BENCH_DATABASE_URL's
  * server, or when that is unset on the local one (LOCAL_SERVER, PostgreSQL's usual port) if it answers within 2 s.
@@ -205,6 +204,7 @@ export const freshDatabase = async (label: string, on?: string) => {
   return { url: own.toString(), drop: () => query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
 }
 
+/** What `alternatingSlices` measured of one server: mean req/s, worst p99, server CPU per request as text. */
 export interface SliceSummary {
   readonly mean: number
   readonly p99: number
