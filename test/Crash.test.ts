@@ -1,12 +1,11 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import pg from "pg"
 import { freePort } from "../bench/support.js"
 import { start, type Started, waitHealthy } from "./support/Process.js"
+import { receiver } from "./support/WebhookReceiver.js"
 
 /**
  * `kill -9` of the process in the middle of a burst of Gem transfers, then a restart on the same data: every
@@ -66,21 +65,10 @@ describe("kill -9 in the middle of transfers", () => {
     timeout: 600_000
   }, async () => {
     if (serverUrl) await admin(`CREATE DATABASE ${dbName}`)
-    // the payee's webhook receiver: event id → times received; 10 ms an answer, two at a time (the default share of
-    // one receiver), ~200 a second, behind the transfers
-    const received = new Map<string, number>()
-    const receiver = Http.createServer((req, res) => {
-      let body = ""
-      req.on("data", (d) => (body += d))
-      req.on("end", () =>
-        setTimeout(() => {
-          const id = (JSON.parse(body) as { id: string }).id
-          received.set(id, (received.get(id) ?? 0) + 1)
-          res.writeHead(200).end()
-        }, 10))
-    })
-    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r))
-    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+    // the payee's webhook receiver (event id → times received): 10 ms an answer, two at a time (the default share
+    // of one receiver), ~200 a second, behind the transfers
+    const hook = await receiver(() => 200, 10)
+    const received = hook.seen
     const [port, walletPort] = await Promise.all([freePort(), freePort()])
     const base = `http://127.0.0.1:${port}`
     const walletBase = `http://127.0.0.1:${walletPort}`
@@ -130,7 +118,7 @@ describe("kill -9 in the middle of transfers", () => {
     const hooked = await fetch(`${base}/api/agent/profile`, {
       method: "PATCH",
       headers: { "content-type": "application/json", authorization: `Bearer ${to.key}` },
-      body: JSON.stringify({ webhook_url: hook })
+      body: JSON.stringify({ webhook_url: hook.url })
     })
     expect(hooked.status, await hooked.text()).toBe(200)
     const award = await post(walletBase, "/api/gems/award", human.body.api_key, {
@@ -206,6 +194,6 @@ describe("kill -9 in the middle of transfers", () => {
     while (missing().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
     expect(missing().map((e) => e.id), `of ${stream.length} events`).toEqual([])
     await kill()
-    receiver.close()
+    hook.server.close()
   })
 })

@@ -1,20 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import pg from "pg"
 import WebSocket from "ws"
 import { freePort } from "../bench/support.js"
 import { start, type Started, stop, waitHealthy } from "./support/Process.js"
+import { receiver } from "./support/WebhookReceiver.js"
 
 /**
  * Two Shoal processes on one PostgreSQL database, as an operator runs several boxes: events cross nodes, the
  * background workers that every node runs (webhook delivery, the bounty expiry, the Wave clock) act once between
- * them, and when one node is
- * killed with SIGKILL the other keeps serving and finishes what the dead one had claimed. Needs a server, so it
- * runs in the PostgreSQL pass (`DATABASE_URL`); each run gets a database of its own.
+ * them, and when one node is killed with SIGKILL the other keeps serving and finishes what the dead one had claimed.
+ * Needs a server, so it runs in the PostgreSQL pass (`DATABASE_URL`); each run gets a database of its own.
  */
 const serverUrl = process.env.DATABASE_URL
 
@@ -52,36 +50,25 @@ const until = async <A>(what: string, check: () => A | undefined | Promise<A | u
 let n = 0
 const handle = (prefix: string) => `${prefix}${Date.now().toString(36)}${(n++).toString(36)}`
 
-/** A webhook receiver counting requests per `webhook-id`; `delayMs` holds each answer. */
-const receiver = async (answer: (nth: number) => number = () => 200, delayMs = 0) => {
-  const seen = new Map<string, number>()
-  const server = Http.createServer((req, res) => {
-    req.resume()
-    req.on("end", () => {
-      const id = String(req.headers["webhook-id"])
-      const nth = (seen.get(id) ?? 0) + 1
-      seen.set(id, nth)
-      setTimeout(() => res.writeHead(answer(nth)).end(), delayMs)
-    })
-  })
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, seen, server }
-}
-
 describe.skipIf(!serverUrl)("two nodes on one database", () => {
   const nodes: Array<Node> = []
   const dataDirs: Array<string> = []
   const name = `shoal_nodes_${process.pid}_${Date.now()}`
   const admin = () => new pg.Client({ connectionString: serverUrl })
 
-  const startNode = async () => {
-    const [port, walletPort] = await Promise.all([freePort(), freePort()])
+  /** The nodes' database on the server. */
+  const database = () => {
     const url = new URL(serverUrl!)
     url.pathname = `/${name}`
+    return url.toString()
+  }
+
+  const startNode = async () => {
+    const [port, walletPort] = await Promise.all([freePort(), freePort()])
     const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-node-"))
     dataDirs.push(dataDir)
     const proc = start({
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: database(),
       DATA_DIR: dataDir,
       PORT: String(port),
       WALLET_PORT: String(walletPort),
@@ -222,9 +209,7 @@ describe.skipIf(!serverUrl)("two nodes on one database", () => {
       const bountied = await task("Bountied", 40)
       expect((await call(b, "POST", `/api/agent/tasks/${bountied}/complete`, agent.key, {})).status).toBe(200)
       const waved = await task("This hour's Wave")
-      const url = new URL(serverUrl!)
-      url.pathname = `/${name}`
-      const db = new pg.Client({ connectionString: url.toString() })
+      const db = new pg.Client({ connectionString: database() })
       await db.connect()
       try {
         await db.query(`UPDATE gem_bounties SET pending_since = now() - interval '31 days' WHERE task_id = $1`, [
