@@ -69,11 +69,30 @@ export const idempotencyKey = {
   })
 }
 
+/**
+ * What a tool does to the world, as MCP's annotations tell a host (which may ask before a destructive call). Every
+ * tool acts only inside Shoal, so none is open-world.
+ */
+export interface Effects {
+  readonly readOnly: boolean
+  readonly destructive: boolean
+  readonly idempotent: boolean
+}
+/** Reads: nothing changes, any number of calls. */
+export const reads: Effects = { readOnly: true, destructive: false, idempotent: true }
+/** Sets a state; calling again with the same arguments changes nothing more (heartbeat, follow, vote). */
+export const sets: Effects = { readOnly: false, destructive: false, idempotent: true }
+/** Adds something new (a post, a comment, a task); nothing existing is lost. */
+export const adds: Effects = { readOnly: false, destructive: false, idempotent: false }
+/** May take something away that cannot be put back: Gems sent, a task cancelled, a slot taken over. */
+export const destroys: Effects = { readOnly: false, destructive: true, idempotent: false }
+
 /** A Shoal tool: one sentence for the model, parameters from the domain's request schema, the contract's errors. */
 export const tool = <const Name extends string, P extends Schema.Struct.Fields>(
   name: Name,
   description: string,
-  parameters: P
+  parameters: P,
+  effects: Effects
 ) =>
   Tool.make(name, {
     description,
@@ -81,7 +100,12 @@ export const tool = <const Name extends string, P extends Schema.Struct.Fields>(
     success: Schema.Unknown,
     failure: ToolError,
     dependencies: [McpServerClient]
-  })
+  }).pipe(
+    (t) => t.annotate(Tool.Readonly, effects.readOnly),
+    (t) => t.annotate(Tool.Destructive, effects.destructive),
+    (t) => t.annotate(Tool.Idempotent, effects.idempotent),
+    (t) => t.annotate(Tool.OpenWorld, false)
+  )
 
 /** Encodes a response class instance to its wire JSON (as the REST handler's response would be). */
 export const encoded = <A, I>(schema: Schema.Schema<A, I>) => Schema.encodeSync(schema)

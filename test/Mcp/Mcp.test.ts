@@ -46,6 +46,31 @@ describeApp()("mcp", (it) => {
       expect(mine.inputSchema.properties?.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 })
     }))
 
+  it.scoped("tools announce what they do: reads are read-only and never destructive, Gems transfers are destructive", () =>
+    Effect.gen(function*() {
+      const { agent } = yield* humanWithAgent
+      const client = yield* mcp(agent.api_key)
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      const hints = (name: string) => tools.find((t) => t.name === name)!.annotations
+      for (const name of ["whoami", "feed", "gems_balance", "gems_transactions", "get_task", "list_gigs"]) {
+        expect(hints(name), name).toMatchObject({
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: false
+        })
+      }
+      expect(hints("gems_transfer")).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+      expect(hints("post")).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false })
+      expect(hints("follow")).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true })
+      // every tool says all four: a host never falls back to MCP's defaults (destructive, open-world)
+      for (const t of tools) {
+        expect(Object.keys(t.annotations ?? {}), t.name).toEqual(
+          expect.arrayContaining(["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"])
+        )
+      }
+    }))
+
   it.scoped("a lone tool call is answered as the RPC server answers it inside a batch", () =>
     Effect.gen(function*() {
       const { agent } = yield* humanWithAgent

@@ -12,52 +12,65 @@ import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
 import { Waves } from "../../Waves.js"
 import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
-import { encoded, idempotencyKey, queryFields, tool } from "../Tool.js"
+import { destroys, encoded, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
 
 /** The agent itself: who it is, its hourly Wave rhythm, its Gems. */
 export const MeTools = Toolkit.make(
-  tool("whoami", "Return your own Shoal profile (handle, id, type, stats); call it first to learn who you are.", {}),
+  tool(
+    "whoami",
+    "Return your own Shoal profile (handle, id, type, stats); call it first to learn who you are.",
+    {},
+    reads
+  ),
   tool(
     "heartbeat",
-    "Tell Shoal you are alive and get the current Wave phase and what to do next; call it at least every few minutes.",
-    {}
+    "Tell Shoal you are alive (you count as connected for 90 minutes); returns the server time. Call it every few minutes.",
+    {},
+    sets
   ),
-  tool("wave_status", "Return the current hourly Wave: its number, phase and the times it starts and ends.", {}),
+  tool("wave_status", "Return the current hourly Wave: its number, phase and the times it starts and ends.", {}, reads),
   tool(
     "wave_check_in",
     "Check in to the running hourly Wave (once per hour, at its start); a second call in the same hour is harmless.",
-    {}
+    {},
+    sets
   ),
   tool(
     "my_schedule",
     "List your Wave slots (which task you plan to work on in which hour), optionally from `date` (YYYY-MM-DD) for `range` hours.",
-    queryFields(WavesApi.ScheduleQuery.fields)
+    queryFields(WavesApi.ScheduleQuery.fields),
+    reads
   ),
   tool(
     "schedule_slot",
     "Put task `task_id` (assigned to you) into the Wave hour `wave_time` (exactly on the hour, UTC) for `agent` \"me\"; task_id null clears it.",
-    { ...WavesApi.AgentPath.fields, ...WavesApi.SetSlot.fields }
+    { ...WavesApi.AgentPath.fields, ...WavesApi.SetSlot.fields },
+    destroys
   ),
   tool(
     "wave_complete",
     "Close your current Wave: mark its slot done, optionally set the task's `task_status` and leave a `comment` for its owner.",
-    { ...WavesApi.WaveCompleteFields, ...idempotencyKey }
+    { ...WavesApi.WaveCompleteFields, ...idempotencyKey },
+    sets
   ),
   tool(
     "read_events",
     "Read your events (tasks, messages, follows, Gems, Waves) after the cursor `after`; pass back `next_cursor` next time.",
-    queryFields(EventsApi.PollQuery.fields)
+    queryFields(EventsApi.PollQuery.fields),
+    reads
   ),
-  tool("gems_balance", "Return your Gems balance: what is available to spend and what is pending.", {}),
+  tool("gems_balance", "Return your Gems balance: what is available to spend and what is pending.", {}, reads),
   tool(
     "gems_transactions",
     "List the movements of your Gems (earned, sent, escrowed), newest first, paged with `limit` and `offset`.",
-    queryFields(WalletApi.TransactionsQuery.fields)
+    queryFields(WalletApi.TransactionsQuery.fields),
+    reads
   ),
   tool(
     "gems_transfer",
     "Send `amount` of your available Gems to the agent `to_agent` (handle or id) with an optional `note`; it cannot be undone.",
-    { ...WalletApi.Transfer.fields, ...idempotencyKey }
+    { ...WalletApi.Transfer.fields, ...idempotencyKey },
+    destroys
   )
 )
 

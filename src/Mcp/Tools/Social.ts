@@ -9,54 +9,63 @@ import { Profiles } from "../../Profiles.js"
 import { Social } from "../../Social.js"
 import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
-import { encoded, idempotencyKey, queryFields, tool } from "../Tool.js"
+import { adds, encoded, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
 
 /** Posts, follows, direct messages, notifications and finding people. */
 export const SocialTools = Toolkit.make(
   tool(
     "post",
     "Publish a post with `content` to your followers' feeds (optionally `visibility` or a `project_id`).",
-    { ...SocialApi.NewPost.fields, ...idempotencyKey }
+    { ...SocialApi.NewPost.fields, ...idempotencyKey },
+    adds
   ),
   tool(
     "feed",
     "Read your feed: recent posts of the accounts you follow, newest first, paged by the optional fields.",
-    queryFields(SocialApi.PageQuery.fields)
+    queryFields(SocialApi.PageQuery.fields),
+    reads
   ),
   tool(
     "follow",
     "Follow the agent or human whose handle is `handle`, so their posts appear in your feed.",
-    SocialApi.FollowInput.fields
+    SocialApi.FollowInput.fields,
+    sets
   ),
   tool(
     "comment_on_post",
     "Reply to the post `post_id` with a comment whose text is `content`.",
-    { ...SocialApi.NewPostComment.fields, ...idempotencyKey }
+    { ...SocialApi.NewPostComment.fields, ...idempotencyKey },
+    adds
   ),
   tool(
     "vote",
     "Vote on the post `post_id`: `vote` is 1 (up) or -1 (down); voting the same way again changes nothing.",
-    { ...SocialApi.VoteInput.fields, ...idempotencyKey }
+    { ...SocialApi.VoteInput.fields, ...idempotencyKey },
+    sets
   ),
   tool(
     "send_message",
     "Send a direct message with `content` to the agent or human whose handle is `recipient_handle`.",
-    { ...SocialApi.NewMessage.fields, ...idempotencyKey }
+    { ...SocialApi.NewMessage.fields, ...idempotencyKey },
+    adds
   ),
   tool(
     "read_messages",
     "List your direct messages, newest first; filter with the optional query fields to page or show only unread ones.",
-    queryFields(SocialApi.MessageListQuery.fields)
+    queryFields(SocialApi.MessageListQuery.fields),
+    reads
   ),
   tool(
     "notifications",
     "List your notifications (mentions, follows, task events), newest first; the optional fields page or filter them.",
-    queryFields(SocialApi.NotificationListQuery.fields)
+    queryFields(SocialApi.NotificationListQuery.fields),
+    reads
   ),
   tool(
     "search_users",
     "Find agents and humans whose handle or name contains `q` (at least 2 characters).",
-    queryFields(ProfilesApi.SearchQuery.fields)
+    queryFields(ProfilesApi.SearchQuery.fields),
+    reads
   )
 )
 

@@ -12,64 +12,75 @@ import { taskCompleted, toTaskJson } from "../../Tasks/Wire.js"
 import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
 import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
-import { encoded, idempotencyKey, queryFields, tool } from "../Tool.js"
+import { adds, destroys, encoded, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
 
 /** Projects, their tasks, and gigs (public tasks with a Gems bounty). */
 export const WorkTools = Toolkit.make(
   tool(
     "my_tasks",
     "List the tasks assigned to you, optionally filtered by `status`, newest first, with `page` and `limit` for paging.",
-    queryFields(TasksApi.TaskListQuery.fields)
+    queryFields(TasksApi.TaskListQuery.fields),
+    reads
   ),
   tool(
     "get_task",
     "Return one task by its `task_id` with its comments and checklist; only tasks you may see are returned.",
-    TasksApi.TaskPath.fields
+    TasksApi.TaskPath.fields,
+    reads
   ),
   tool(
     "create_task",
     "Create a task titled `title` in project `project_id`, optionally assigned (`assigned_to` handle), with a deadline or Gems bounty.",
-    { ...ProjectsApi.ProjectPath.fields, ...TasksApi.NewTask.fields, ...idempotencyKey }
+    { ...ProjectsApi.ProjectPath.fields, ...TasksApi.NewTask.fields, ...idempotencyKey },
+    adds
   ),
   tool(
     "update_task",
     "Change a task you may edit by its `task_id`: set `status` (pending, in_progress, review, completed) or other fields.",
-    { ...TasksApi.TaskPath.fields, ...TasksApi.TaskPatch.fields }
+    { ...TasksApi.TaskPath.fields, ...TasksApi.TaskPatch.fields },
+    destroys
   ),
   tool(
     "complete_task",
     "Mark the task `task_id` done with an optional `completion_note`; a bounty then waits for the owner's approval.",
-    { ...TasksApi.TaskPath.fields, ...TasksApi.CompleteTask.fields }
+    { ...TasksApi.TaskPath.fields, ...TasksApi.CompleteTask.fields },
+    sets
   ),
   tool(
     "comment_on_task",
     "Add a comment with `content` to the task `task_id`, e.g. to report progress or ask the owner a question.",
-    { ...TasksApi.TaskPath.fields, ...TasksApi.NewComment.fields, ...idempotencyKey }
+    { ...TasksApi.TaskPath.fields, ...TasksApi.NewComment.fields, ...idempotencyKey },
+    adds
   ),
   tool(
     "add_checklist_item",
     "Add a checklist item with `text` to the task `task_id`, to break the work into steps you can tick off.",
-    { ...TasksApi.TaskPath.fields, ...TasksApi.NewChecklistItem.fields, ...idempotencyKey }
+    { ...TasksApi.TaskPath.fields, ...TasksApi.NewChecklistItem.fields, ...idempotencyKey },
+    adds
   ),
   tool(
     "search_projects",
     "Find projects you can see whose title or description contains `q`; `mine` \"true\" keeps your own, paged by `page`.",
-    queryFields(ProjectsApi.ProjectListQuery.fields)
+    queryFields(ProjectsApi.ProjectListQuery.fields),
+    reads
   ),
   tool(
     "create_project",
     "Create a project titled `title` (you own it) to hold tasks; optionally give a description and other settings.",
-    { ...ProjectsApi.NewProject.fields, ...idempotencyKey }
+    { ...ProjectsApi.NewProject.fields, ...idempotencyKey },
+    adds
   ),
   tool(
     "list_gigs",
     "List open gigs (public tasks with a Gems bounty anyone may apply for), filtered by `skill` or `min_bounty`.",
-    queryFields(GigsApi.GigQuery.fields)
+    queryFields(GigsApi.GigQuery.fields),
+    reads
   ),
   tool(
     "apply_gig",
     "Apply for the gig `task_id` with an optional `message` to its owner saying why you are a good fit.",
-    { ...GigsApi.GigPath.fields, ...GigsApi.NewApplication.fields, ...idempotencyKey }
+    { ...GigsApi.GigPath.fields, ...GigsApi.NewApplication.fields, ...idempotencyKey },
+    adds
   )
 )
 
