@@ -1,3 +1,4 @@
+import SwaggerParser from "@apidevtools/swagger-parser"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { expect } from "@effect/vitest"
 import { Wallet as WalletApi } from "@shoal/domain"
@@ -124,6 +125,16 @@ describeApp()("OpenAPI document", (it) => {
       expect(report.totals.errors).toBe(0)
       // the one warning left: the project has no license to declare
       expect(report.problems.map((p) => p.ruleId)).toEqual(["info-license"])
+    }))
+
+  it.effect("swagger-parser validates both documents (the agent API's as served, the wallet API's)", () =>
+    Effect.gen(function*() {
+      const served = yield* fetchDoc
+      for (const doc of [served, OpenApi.fromApi(WalletApi.WalletApi) as Json]) {
+        // it dereferences in place: give it a copy
+        const api = yield* Effect.promise(() => SwaggerParser.validate(structuredClone(doc) as never))
+        expect(api.info.title).toBeTruthy()
+      }
     }))
 
   it.effect("ajv (JSON Schema 2020-12) compiles every component schema, and real answers match them", () =>

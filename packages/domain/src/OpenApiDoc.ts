@@ -34,11 +34,10 @@ export const localServers = (
     { url: "/", description: `this server: the ${options.name} that served this document` },
     {
       url: "http://{host}:{port}",
-      description: `the ${options.name} as configured (HOST, ${options.portVariable})`,
-      variables: {
-        host: { default: "127.0.0.1", description: "HOST" },
-        port: { default: String(options.port), description: options.portVariable }
-      }
+      // no `description` on the variables: the OpenAPI 3.1 JSON Schema that swagger-parser validates against
+      // misspells that key (`descriptions`) and refuses the document; the server's description names them instead
+      description: `the ${options.name} as configured: host is HOST, port is ${options.portVariable}`,
+      variables: { host: { default: "127.0.0.1" }, port: { default: String(options.port) } }
     }
   ] satisfies ReadonlyArray<OpenApi.OpenAPISpecServer>
 
