@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Teams as Api } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
+import { joinsBySelf } from "./Messages/Policy.js"
 import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import { TeamsRepo } from "./Teams/Repo.js"
 
@@ -75,7 +76,7 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
         const role = input.role ?? "member"
         yield* requireManager(caller, id, role)
         const user = yield* person(input.handle)
-        yield* repo.addMember(id, user.id, role, yield* now)
+        yield* repo.addMember(id, user.id, role, yield* now, joinsBySelf(caller.id, user))
         return yield* withMembers(id)
       }
     )
