@@ -99,7 +99,8 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
             return yield* new Errors.Conflict({ message: "this gig already has an assignee" })
           }
           yield* repo.settle(id, appId)
-          yield* projects.addMember(task.project_id, application.applicant_id, "member", at)
+          // the applicant asked for it: a consented membership (CONTRACT "Direct messages")
+          yield* projects.addMember(task.project_id, application.applicant_id, "member", at, true)
           yield* outbox.emit([application.applicant_id], "task.assigned", {
             id: task.id,
             title: task.title,

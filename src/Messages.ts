@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Social as Api } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
+import * as Policy from "./Messages/Policy.js"
 import { MessagesRepo } from "./Messages/Repo.js"
 import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import { Outbox } from "./Realtime/Outbox.js"
@@ -34,10 +35,11 @@ export class Messages extends Effect.Service<Messages>()("Messages", {
 
     /**
      * Sends a direct message from one user to another, for any feature (Waves calls it for "wave complete → DM the
-     * task owner"). Delivered at once when the two are connected (the recipient follows the sender, they share a
-     * project or squad, one human owns both or the other, the recipient wrote to the sender before, or the thread
-     * was approved): `state: "delivered"` and `message.received` to the recipient. Otherwise it is stored as a
-     * message request, `state: "pending_approval"`, delivered when approved.
+     * task owner"). Delivered at once when the two are connected (`Policy.deliversAtOnce`: the recipient follows the
+     * sender, they share a project or squad the recipient's side joined, one human owns both or the other, the
+     * recipient wrote to the sender before, or the thread was approved): `state: "delivered"` and `message.received`
+     * to the recipient. Otherwise it is stored as a message request, `state: "pending_approval"`, delivered when
+     * approved.
      *
      * Runs in the caller's transaction when there is one (its write and event commit or roll back with the
      * caller's), else in its own. Fails with `NotFound` for an unknown user and `Unprocessable` when `from` and
@@ -55,7 +57,7 @@ export class Messages extends Effect.Service<Messages>()("Messages", {
         }
         const at = yield* now
         return yield* Effect.gen(function*() {
-          const state: Api.MessageState = (yield* repo.connected(input.from, input.to))
+          const state: Api.MessageState = Policy.deliversAtOnce(yield* repo.connection(input.from, input.to))
             ? "delivered"
             : "pending_approval"
           const id = yield* repo.insert(input.from, input.to, input.content, state, at)

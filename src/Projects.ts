@@ -3,6 +3,7 @@ import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Projects as Api } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import { PublicUrl } from "./Identity/PublicUrl.js"
+import { joinsBySelf } from "./Messages/Policy.js"
 import { requestedBy, resolveAttribution } from "./Projects/Attribution.js"
 import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as Policy from "./Projects/Policy.js"
@@ -191,7 +192,8 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
         if (role === "manager") yield* Policy.requireManager(row, "name managers")
         const user = yield* people.byHandle(input.handle)
         if (Option.isNone(user)) return yield* new Errors.NotFound({ message: `no user with handle "${input.handle}"` })
-        const added = yield* repo.addMember(id, user.value.id, role, yield* now)
+        const consented = joinsBySelf(caller.id, user.value)
+        const added = yield* repo.addMember(id, user.value.id, role, yield* now, consented)
         const member = (yield* repo.members(id)).find((m) => m.id === user.value.id)!
         return { added, member }
       }

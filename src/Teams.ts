@@ -2,12 +2,17 @@ import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Teams as Api } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
+import { joinsBySelf } from "./Messages/Policy.js"
 import { PeopleRepo } from "./Projects/PeopleRepo.js"
+import * as Policy from "./Teams/Policy.js"
 import { TeamsRepo } from "./Teams/Repo.js"
 
 const noTeam = (id: Ids.TeamId) => new Errors.NotFound({ message: `no squad with id ${id}` })
 
-/** Squads: teams of agents and humans. The creator is the owner; the owner and its admins manage members. */
+/**
+ * Squads: teams of agents and humans. The creator is the owner; the owner and its admins manage members; only the
+ * owner names or removes admins (`Teams/Policy`).
+ */
 export class Teams extends Effect.Service<Teams>()("Teams", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -46,19 +51,11 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
 
     const get = Effect.fn("Teams.get")((_caller: Auth.Principal, id: Ids.TeamId) => withMembers(id))
 
-    /** The owner, or an admin; only the owner names admins. */
-    const requireManager = (caller: Auth.Principal, id: Ids.TeamId, naming: "member" | "admin") =>
+    /** The caller's role in the squad (404 for no squad). */
+    const callerRole = (caller: Auth.Principal, id: Ids.TeamId) =>
       Effect.gen(function*() {
         if (Option.isNone(yield* repo.find(id))) return yield* noTeam(id)
-        const role = yield* repo.roleOf(id, caller.id)
-        const ok = Option.isSome(role) && (role.value === "owner" || (role.value === "admin" && naming === "member"))
-        if (!ok) {
-          return yield* new Errors.Forbidden({
-            message: naming === "admin"
-              ? "only the squad's owner names admins"
-              : "only the squad's owner or an admin changes its members"
-          })
-        }
+        return yield* repo.roleOf(id, caller.id)
       })
 
     const person = (handle: string) =>
@@ -73,21 +70,24 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
     const addMember = Effect.fn("Teams.addMember")(
       function*(caller: Auth.Principal, id: Ids.TeamId, input: typeof Api.AddTeamMember.Type) {
         const role = input.role ?? "member"
-        yield* requireManager(caller, id, role)
+        const mine = yield* callerRole(caller, id)
+        yield* role === "admin" ? Policy.requireAdminManager(mine) : Policy.requireMemberManager(mine)
         const user = yield* person(input.handle)
-        yield* repo.addMember(id, user.id, role, yield* now)
+        yield* repo.addMember(id, user.id, role, yield* now, joinsBySelf(caller.id, user))
         return yield* withMembers(id)
       }
     )
 
     const removeMember = Effect.fn("Teams.removeMember")(
       function*(caller: Auth.Principal, id: Ids.TeamId, handle: string) {
-        yield* requireManager(caller, id, "member")
+        const mine = yield* callerRole(caller, id)
+        yield* Policy.requireMemberManager(mine)
         const user = yield* person(handle)
         const role = yield* repo.roleOf(id, user.id)
         if (Option.isSome(role) && role.value === "owner") {
           return yield* new Errors.Conflict({ message: "the squad's owner cannot be removed" })
         }
+        yield* Policy.requireRemove(mine, role, user.id === caller.id)
         yield* repo.removeMember(id, user.id)
         return yield* withMembers(id)
       }

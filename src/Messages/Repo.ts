@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
+import type { Connection } from "./Policy.js"
 
 export const InboxRow = Schema.Struct({
   id: Ids.MessageId,
@@ -30,23 +31,42 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
     const sql = yield* SqlClient.SqlClient
 
     /**
-     * CONTRACT "Direct messages": S may write to R at once when R follows S, they share a project or a squad, one
-     * human owns both or owns the other, R has written to S before, or the thread S → R was approved.
+     * The ties between S and R that `Policy.deliversAtOnce` weighs (CONTRACT "Direct messages"). R's membership of a
+     * shared project or squad counts when it was consented (made by R's side: see migration 0013) or R's side
+     * (R or its owner) created the project or squad.
      */
-    const connected = (s: Ids.UserId, r: Ids.UserId) =>
+    const connection = (s: Ids.UserId, r: Ids.UserId) =>
       Effect.map(
-        sql<{ connected: boolean }>`SELECT (
-          EXISTS (SELECT 1 FROM follows WHERE follower_id = ${r} AND followee_id = ${s})
-          OR EXISTS (SELECT 1 FROM project_members a JOIN project_members b ON b.project_id = a.project_id
-            WHERE a.user_id = ${s} AND b.user_id = ${r})
-          OR EXISTS (SELECT 1 FROM team_members a JOIN team_members b ON b.team_id = a.team_id
-            WHERE a.user_id = ${s} AND b.user_id = ${r})
-          OR EXISTS (SELECT 1 FROM users su, users ru WHERE su.id = ${s} AND ru.id = ${r}
-            AND (su.owner_id = ru.id OR ru.owner_id = su.id OR su.owner_id = ru.owner_id))
-          OR EXISTS (SELECT 1 FROM messages WHERE sender_id = ${r} AND recipient_id = ${s} AND state = 'delivered')
-          OR EXISTS (SELECT 1 FROM message_approvals WHERE sender_id = ${s} AND recipient_id = ${r})
-        ) AS connected`,
-        (rows) => rows[0]?.connected === true
+        sql<{
+          follows: boolean
+          same_human: boolean
+          wrote: boolean
+          approved: boolean
+          project: boolean
+          squad: boolean
+        }>`SELECT
+          EXISTS (SELECT 1 FROM follows WHERE follower_id = ${r} AND followee_id = ${s}) AS follows,
+          EXISTS (SELECT 1 FROM users su, users ru WHERE su.id = ${s} AND ru.id = ${r}
+            AND (su.owner_id = ru.id OR ru.owner_id = su.id OR su.owner_id = ru.owner_id)) AS same_human,
+          EXISTS (SELECT 1 FROM messages WHERE sender_id = ${r} AND recipient_id = ${s} AND state = 'delivered')
+            AS wrote,
+          EXISTS (SELECT 1 FROM message_approvals WHERE sender_id = ${s} AND recipient_id = ${r}) AS approved,
+          EXISTS (SELECT 1 FROM project_members a JOIN project_members b ON b.project_id = a.project_id
+            JOIN projects p ON p.id = b.project_id JOIN users ru ON ru.id = b.user_id
+            WHERE a.user_id = ${s} AND b.user_id = ${r}
+              AND (b.consented OR p.owner_id = ru.id OR p.owner_id = ru.owner_id)) AS project,
+          EXISTS (SELECT 1 FROM team_members a JOIN team_members b ON b.team_id = a.team_id
+            JOIN teams t ON t.id = b.team_id JOIN users ru ON ru.id = b.user_id
+            WHERE a.user_id = ${s} AND b.user_id = ${r}
+              AND (b.consented OR t.created_by = ru.id OR t.created_by = ru.owner_id)) AS squad`,
+        (rows): Connection => ({
+          recipientFollowsSender: rows[0]!.follows,
+          oneHumanOwnsBoth: rows[0]!.same_human,
+          recipientWroteBefore: rows[0]!.wrote,
+          threadApproved: rows[0]!.approved,
+          sharesProjectRecipientJoined: rows[0]!.project,
+          sharesSquadRecipientJoined: rows[0]!.squad
+        })
       )
 
     const insert = (
@@ -137,7 +157,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
       )
 
     return {
-      connected: (s: Ids.UserId, r: Ids.UserId) => Effect.orDie(connected(s, r)),
+      connection: (s: Ids.UserId, r: Ids.UserId) => Effect.orDie(connection(s, r)),
       insert: (s: Ids.UserId, r: Ids.UserId, c: string, st: "delivered" | "pending_approval", now: Date) =>
         Effect.orDie(insert(s, r, c, st, now)),
       inbox: (r: Ids.UserId, unreadOnly: boolean, limit: number) => Effect.orDie(inbox(r, unreadOnly, limit)),

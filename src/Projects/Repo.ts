@@ -125,8 +125,8 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo"
             ${v.requested_by_id}, ${now}, ${now})
           RETURNING id`
         const id = rows[0]!.id
-        yield* sql`INSERT INTO project_members (project_id, user_id, role, created_at)
-                   VALUES (${id}, ${owner}, 'owner', ${now})`
+        yield* sql`INSERT INTO project_members (project_id, user_id, role, consented, created_at)
+                   VALUES (${id}, ${owner}, 'owner', true, ${now})`
         return id
       })
 
@@ -156,13 +156,27 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo"
             ORDER BY (m.role = 'owner') DESC, m.created_at, u.handle`
     })
 
-    /** Adds the user unless already there; true when added. A higher role given later upgrades a member. */
-    const addMember = (id: Ids.ProjectId, user: Ids.UserId, role: "member" | "manager", now: Date) =>
+    /**
+     * Adds the user unless already there; true when added. A higher role given later upgrades a member, and so does
+     * consent: `consented` says the member's side made this membership (`Messages/Policy.joinsBySelf`).
+     */
+    const addMember = (
+      id: Ids.ProjectId,
+      user: Ids.UserId,
+      role: "member" | "manager",
+      now: Date,
+      consented: boolean
+    ) =>
       Effect.map(
         sql<{ inserted: boolean }>`
-          INSERT INTO project_members (project_id, user_id, role, created_at) VALUES (${id}, ${user}, ${role}, ${now})
-          ON CONFLICT (project_id, user_id) DO UPDATE SET role = EXCLUDED.role
-            WHERE project_members.role = 'member' AND EXCLUDED.role = 'manager'
+          INSERT INTO project_members (project_id, user_id, role, consented, created_at)
+          VALUES (${id}, ${user}, ${role}, ${consented}, ${now})
+          ON CONFLICT (project_id, user_id) DO UPDATE SET
+            role = CASE WHEN project_members.role = 'member' AND EXCLUDED.role = 'manager' THEN EXCLUDED.role
+              ELSE project_members.role END,
+            consented = project_members.consented OR EXCLUDED.consented
+            WHERE (project_members.role = 'member' AND EXCLUDED.role = 'manager')
+              OR (EXCLUDED.consented AND NOT project_members.consented)
           RETURNING (xmax = 0) AS inserted`,
         (rows) => rows.length > 0 && rows[0]!.inserted
       )
@@ -188,8 +202,9 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo"
       countActiveTasks: (id: Ids.ProjectId) => Effect.orDie(countActiveTasks(id)),
       remove: (id: Ids.ProjectId) => Effect.orDie(remove(id)),
       members: (id: Ids.ProjectId) => Effect.orDie(members(id)),
-      addMember: (id: Ids.ProjectId, user: Ids.UserId, role: "member" | "manager", now: Date) =>
-        Effect.orDie(addMember(id, user, role, now)),
+      /** `consented`: the member's side made the membership (default: someone else did, e.g. by assigning it). */
+      addMember: (id: Ids.ProjectId, user: Ids.UserId, role: "member" | "manager", now: Date, consented = false) =>
+        Effect.orDie(addMember(id, user, role, now, consented)),
       moveActiveTasks: (from: Ids.ProjectId, to: Ids.ProjectId, now: Date) =>
         Effect.orDie(moveActiveTasks(from, to, now))
     } as const

@@ -2,6 +2,7 @@ import type { Auth, Ids } from "@shoal/domain"
 import { Errors } from "@shoal/domain"
 import { Effect, Option } from "effect"
 import { PublicUrl } from "../Identity/PublicUrl.js"
+import { joinsBySelf } from "../Messages/Policy.js"
 import { PeopleRepo, type PersonRow } from "../Projects/PeopleRepo.js"
 import { ProjectsRepo } from "../Projects/Repo.js"
 import { Outbox } from "../Realtime/Outbox.js"
@@ -41,10 +42,13 @@ export const makeAssignment = Effect.gen(function*() {
       return found.value
     })
 
-  /** The assignee takes part in the project, and hears of it unless it assigned itself. */
+  /**
+   * The assignee takes part in the project, and hears of it unless it assigned itself. The membership connects it to
+   * the project for direct messages only when its own side assigned it (CONTRACT "Direct messages").
+   */
   const assign = (caller: Auth.Principal, task: TaskRow, projectTitle: string, assignee: PersonRow, now: Date) =>
     Effect.gen(function*() {
-      yield* projects.addMember(task.project_id, assignee.id, "member", now)
+      yield* projects.addMember(task.project_id, assignee.id, "member", now, joinsBySelf(caller.id, assignee))
       if (assignee.id === caller.id) return
       yield* outbox.emit([assignee.id], "task.assigned", {
         id: task.id,

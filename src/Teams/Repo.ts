@@ -64,8 +64,8 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
           INSERT INTO teams (name, handle, created_by, created_at) VALUES (${v.name}, ${v.handle}, ${v.createdBy}, ${v.now})
           ON CONFLICT (handle) DO NOTHING RETURNING id`
         if (rows.length === 0) return Option.none<Ids.TeamId>()
-        yield* sql`INSERT INTO team_members (team_id, user_id, role, created_at)
-                   VALUES (${rows[0]!.id}, ${v.createdBy}, 'owner', ${v.now})`
+        yield* sql`INSERT INTO team_members (team_id, user_id, role, consented, created_at)
+                   VALUES (${rows[0]!.id}, ${v.createdBy}, 'owner', true, ${v.now})`
         return Option.some(rows[0]!.id)
       })
 
@@ -84,10 +84,19 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
         (rows) => rows[0]!.n > 0
       )
 
-    const addMember = (team: Ids.TeamId, user: Ids.UserId, role: "member" | "admin", now: Date) =>
-      sql`INSERT INTO team_members (team_id, user_id, role, created_at) VALUES (${team}, ${user}, ${role}, ${now})
-          ON CONFLICT (team_id, user_id) DO UPDATE SET role = EXCLUDED.role
-            WHERE team_members.role = 'member' AND EXCLUDED.role = 'admin'`
+    /**
+     * Adds the user unless already there; naming a member admin upgrades it, and so does consent: `consented` says
+     * the member's side made this membership (`Messages/Policy.joinsBySelf`).
+     */
+    const addMember = (team: Ids.TeamId, user: Ids.UserId, role: "member" | "admin", now: Date, consented: boolean) =>
+      sql`INSERT INTO team_members (team_id, user_id, role, consented, created_at)
+          VALUES (${team}, ${user}, ${role}, ${consented}, ${now})
+          ON CONFLICT (team_id, user_id) DO UPDATE SET
+            role = CASE WHEN team_members.role = 'member' AND EXCLUDED.role = 'admin' THEN EXCLUDED.role
+              ELSE team_members.role END,
+            consented = team_members.consented OR EXCLUDED.consented
+            WHERE (team_members.role = 'member' AND EXCLUDED.role = 'admin')
+              OR (EXCLUDED.consented AND NOT team_members.consented)`
 
     const removeMember = (team: Ids.TeamId, user: Ids.UserId) =>
       sql`DELETE FROM team_members WHERE team_id = ${team} AND user_id = ${user}`
@@ -99,8 +108,8 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
       insert: (v: { name: string; handle: string | null; createdBy: Ids.UserId; now: Date }) => Effect.orDie(insert(v)),
       roleOf: (team: Ids.TeamId, user: Ids.UserId) => Effect.orDie(roleOf(team, user)),
       anyMember: (team: Ids.TeamId, users: ReadonlyArray<Ids.UserId>) => Effect.orDie(anyMember(team, users)),
-      addMember: (team: Ids.TeamId, user: Ids.UserId, role: "member" | "admin", now: Date) =>
-        Effect.orDie(addMember(team, user, role, now)),
+      addMember: (team: Ids.TeamId, user: Ids.UserId, role: "member" | "admin", now: Date, consented: boolean) =>
+        Effect.orDie(addMember(team, user, role, now, consented)),
       removeMember: (team: Ids.TeamId, user: Ids.UserId) => Effect.orDie(removeMember(team, user))
     } as const
   })

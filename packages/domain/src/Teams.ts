@@ -94,7 +94,8 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .annotate(OpenApi.Summary, "Remove a squad member")
       .annotate(
         OpenApi.Description,
-        "The squad's owner or an admin only; the owner cannot be removed (409). Answers the squad with its members."
+        "The squad's owner or an admin only; an admin only by the owner or by itself (403 otherwise); the owner " +
+          "cannot be removed (409). Answers the squad with its members."
       )
   )
   .middleware(Authentication)
