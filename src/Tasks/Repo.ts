@@ -85,6 +85,10 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
             WHERE t.id = ${id}`
     })
 
+    // archiving replaces deletion (the spec): an archived task is listed only when `status=archived` is asked for
+    const statusFilter = (status: Tasks.TaskStatus | undefined) =>
+      status === undefined ? sql`status <> 'archived'` : sql`status = ${status}`
+
     /** One statement: the page (with its total) first, then the joins and comment counts for its rows only. */
     const page = (where: "project" | "assignee", id: string, q: PageQuery) =>
       SqlSchema.findAll({
@@ -92,7 +96,7 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
         Result: PageRow,
         execute: () => {
           const owner = where === "project" ? sql`project_id = ${id}` : sql`assigned_to_id = ${id}`
-          const filter = q.status === undefined ? owner : sql`${owner} AND status = ${q.status}`
+          const filter = sql`${owner} AND ${statusFilter(q.status)}`
           // the page through the index, then joins and comment counts for its rows only; the total is one
           // index-only count beside it, not a window over every row
           return sql`WITH t AS (
@@ -106,7 +110,7 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
       Effect.map(
         sql<{ n: number }>`SELECT count(*)::int AS n FROM tasks WHERE ${
           where === "project" ? sql`project_id = ${id}` : sql`assigned_to_id = ${id}`
-        } ${status === undefined ? sql`` : sql`AND status = ${status}`}`,
+        } AND ${statusFilter(status)}`,
         (rows) => rows[0]!.n
       )
 

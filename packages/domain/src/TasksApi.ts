@@ -9,7 +9,8 @@ import * as T from "./Tasks.js"
 const access = "A task of a private project is a 404 to anyone who does not take part in the project."
 const short = (path: string) => ` Also served at \`${path}\`.`
 
-const listDoc = "The project's tasks, oldest first, each with its assignee and comment count; `status` filters. " +
+const listDoc = "The project's tasks, oldest first, each with its assignee and comment count; `status` filters " +
+  "(archived tasks are listed only with `status=archived`). " +
   "`page` (default 1), `limit` (default 50, at most 1000) and `meta` as for projects. " + access
 const createDoc = "Project participants only (403 otherwise). `title` is required. `assigned_to` or `assign_to` " +
   "(a handle, `me` for the caller) or `assigned_to_id`; an assignee who does not take part yet is added to the " +
