@@ -10,6 +10,7 @@ import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { makeAssignment } from "./Tasks/Assignment.js"
 import * as Bounty from "./Tasks/Bounty.js"
+import { requestedDeadline } from "./Tasks/DueDate.js"
 import { makeNextOccurrence } from "./Tasks/NextOccurrence.js"
 import { NotesRepo } from "./Tasks/NotesRepo.js"
 import { TasksRepo, type TaskValues } from "./Tasks/Repo.js"
@@ -70,6 +71,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
 
     const create = Effect.fn("Tasks.create")(
       function*(caller: Auth.Principal, projectId: Ids.ProjectId, input: Api.NewTask) {
+        const deadline = yield* requestedDeadline(input)
         const project = yield* loadProject(caller, projectId)
         yield* Policy.requireParticipant(project, "create tasks")
         if ((input.gem_bounty ?? 0) > 0) yield* Bounty.requireFunder(caller)
@@ -82,7 +84,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           status: "pending",
           assigned_to_id: assignee?.id ?? null,
           recurrence: input.recurrence ?? null,
-          deadline: input.deadline ?? null,
+          deadline: deadline ?? null,
           // stored as its Wave hour
           wave_scheduled: input.wave_scheduled == null
             ? null
@@ -116,6 +118,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     })
 
     const update = Effect.fn("Tasks.update")(function*(caller: Auth.Principal, id: Ids.TaskId, patch: Api.TaskPatch) {
+      const deadline = yield* requestedDeadline(patch)
       const task = yield* load(caller, id)
       yield* Policy.requireParticipant(task, "change its tasks")
       let projectId = task.project_id
@@ -154,7 +157,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           status,
           assigned_to_id: assignee === undefined ? task.assigned_to_id : assignee?.id ?? null,
           recurrence: patch.recurrence !== undefined ? patch.recurrence : task.recurrence,
-          deadline: patch.deadline !== undefined ? patch.deadline : task.deadline,
+          deadline: deadline !== undefined ? deadline : task.deadline,
           wave_scheduled: task.wave_scheduled === null ? null : new Date(task.wave_scheduled),
           requested_by_id: attribution.id ?? task.rb_id,
           completion_note: task.completion_note
