@@ -8,6 +8,7 @@ import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as Policy from "./Projects/Policy.js"
 import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
+import { cursorParam, pageOf } from "./Social/Cursor.js"
 import { makeAssignment } from "./Tasks/Assignment.js"
 import * as Bounty from "./Tasks/Bounty.js"
 import { requestedDeadline } from "./Tasks/DueDate.js"
@@ -45,14 +46,21 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
 
     const page = (q: Api.TaskListQuery) => ({ page: q.page ?? 1, limit: q.limit ?? 50 })
 
+    // one cursor style for lists (the feed's): `cursor` in, `next_cursor` out; the legacy `page` still works
     const listing = (where: "project" | "assignee", id: string, q: Api.TaskListQuery) =>
       Effect.gen(function*() {
         const { limit, page: p } = page(q)
-        const rows = yield* repo.page(where, id, { status: q.status, limit, offset: (p - 1) * limit })
+        const after = yield* cursorParam(q.cursor)
+        const offset = after === undefined ? (p - 1) * limit : 0
+        const rows = yield* repo.page(where, id, { status: q.status, limit: limit + 1, offset, after })
         // past the last page the window count has no row to ride on
-        const total = rows.length > 0 ? rows[0]!.total : p > 1 ? yield* repo.count(where, id, q.status) : 0
+        const total = rows.length > 0 ? rows[0]!.total : after !== undefined || p > 1
+          ? yield* repo.count(where, id, q.status)
+          : 0
+        const { next_cursor, page: tasks } = pageOf(rows, limit)
         return {
-          tasks: rows.map((r) => toTaskJson(publicUrl, r)),
+          tasks: tasks.map((r) => toTaskJson(publicUrl, r)),
+          next_cursor,
           meta: { total, pages: Math.ceil(total / limit), page: p, limit }
         }
       })

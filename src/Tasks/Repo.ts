@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Projects, Tasks } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
+import type { Position } from "../Social/Cursor.js"
 
 export const TaskRow = Schema.Struct({
   id: Ids.TaskId,
@@ -55,6 +56,8 @@ export interface PageQuery {
   readonly status: Tasks.TaskStatus | undefined
   readonly limit: number
   readonly offset: number
+  /** the last task of the previous page: the page starts after it, oldest first */
+  readonly after?: Position | undefined
 }
 
 export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
@@ -99,8 +102,11 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
           const filter = sql`${owner} AND ${statusFilter(q.status)}`
           // the page through the index, then joins and comment counts for its rows only; the total is one
           // index-only count beside it, not a window over every row
+          const from = q.after === undefined
+            ? sql``
+            : sql`AND (created_at, id) > (${q.after.createdAt}::timestamptz, ${q.after.id}::uuid)`
           return sql`WITH t AS (
-              SELECT * FROM tasks WHERE ${filter} ORDER BY created_at, id LIMIT ${q.limit} OFFSET ${q.offset})
+              SELECT * FROM tasks WHERE ${filter} ${from} ORDER BY created_at, id LIMIT ${q.limit} OFFSET ${q.offset})
             SELECT ${columns}, (SELECT count(*)::int FROM tasks WHERE ${filter}) AS total
             FROM t ${joins} ORDER BY t.created_at, t.id`
         }

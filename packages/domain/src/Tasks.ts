@@ -129,7 +129,10 @@ export type TaskPatch = typeof TaskPatch.Type
 
 export const TaskListQuery = Schema.Struct({
   status: Schema.optional(TaskStatus),
-  page: Schema.optional(IntParam({ min: 1, message: "page is an integer from 1", description: "page, from 1" })),
+  cursor: Schema.optional(limited(200, 1).annotations({ description: "`next_cursor` of the previous page" })),
+  page: Schema.optional(
+    IntParam({ min: 1, message: "page is an integer from 1", description: "legacy: page, from 1 (prefer `cursor`)" })
+  ),
   limit: Schema.optional(IntParam({
     min: 1,
     max: 1000,
@@ -142,7 +145,8 @@ export type TaskListQuery = typeof TaskListQuery.Type
 export class TaskList extends Schema.Class<TaskList>("TaskList")({
   status: Success,
   tasks: Schema.Array(Task),
-  meta: PageMeta
+  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "null at the end" }),
+  meta: PageMeta.annotations({ description: "the whole list's total; `page` numbers the legacy `page` parameter" })
 }) {}
 
 export class TaskResponse extends Schema.Class<TaskResponse>("TaskResponse")({
