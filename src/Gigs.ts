@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Gigs as Api, Ids } from "@shoal/domain"
-import { Errors } from "@shoal/domain"
+import { Errors, Work } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import { type ApplicationRow, type GigRow, GigsRepo } from "./Gigs/Repo.js"
 import { PublicUrl } from "./Identity/PublicUrl.js"
@@ -24,7 +24,11 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
     const publicUrl = yield* Effect.orDie(PublicUrl)
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    const toGig = (r: GigRow) => ({ ...r, permalink: taskPermalink(publicUrl, r) })
+    const toGig = ({ owner_handle, owner_id, owner_name, ...r }: GigRow) => ({
+      ...r,
+      permalink: taskPermalink(publicUrl, r),
+      owner: new Work.Person({ id: owner_id, handle: owner_handle, display_name: owner_name }, true)
+    })
     const toApplication = (r: ApplicationRow) => r
 
     /** The task as the caller sees it (a private project's task is a 404, as a missing one). */

@@ -6,6 +6,7 @@ import * as Policy from "./Messages/Policy.js"
 import { MessagesRepo } from "./Messages/Repo.js"
 import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import { Outbox } from "./Realtime/Outbox.js"
+import { cursorParam, pageOf } from "./Social/Cursor.js"
 
 /** What `Messages.send` answers: the stored message and whether it was delivered or waits for approval. */
 export interface Sent {
@@ -84,8 +85,13 @@ export class Messages extends Effect.Service<Messages>()("Messages", {
     })
 
     const list = Effect.fn("Messages.list")(function*(caller: Auth.Principal, q: Api.MessageListQuery) {
-      const rows = yield* repo.inbox(caller.id, q.unread === "true" || q.unread === "1", q.limit ?? 100)
-      return rows.map((r) => new Api.Message(r, true))
+      const limit = q.limit ?? 100
+      const after = yield* cursorParam(q.cursor)
+      const { next_cursor, page } = pageOf(
+        yield* repo.inbox(caller.id, q.unread === "true" || q.unread === "1", limit + 1, after),
+        limit
+      )
+      return { messages: page.map((r) => new Api.Message(r, true)), next_cursor }
     })
 
     const markRead = Effect.fn("Messages.markRead")(

@@ -7,7 +7,7 @@ import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as ProjectPolicy from "./Projects/Policy.js"
 import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
-import { decodeCursor, encodeCursor } from "./Social/Cursor.js"
+import { cursorParam, decodeCursor, encodeCursor, pageOf } from "./Social/Cursor.js"
 import { FollowsRepo } from "./Social/FollowsRepo.js"
 import { mentionedHandles } from "./Social/Mentions.js"
 import { type PageStart, type PostRow, PostsRepo } from "./Social/PostsRepo.js"
@@ -167,18 +167,27 @@ export class Social extends Effect.Service<Social>()("Social", {
 
     const followList = (which: "followers" | "following") =>
       Effect.fn(`Social.${which}`)(
-        function*(caller: Auth.Principal, handle: string, q: { page?: number; limit?: number }) {
+        function*(caller: Auth.Principal, handle: string, q: Api.FollowListQuery) {
           const user = yield* userByHandle(caller, handle)
           const limit = q.limit ?? 100
-          const offset = ((q.page ?? 1) - 1) * limit
-          const rows = yield* (which === "followers" ? follows.followers : follows.following)(user.id, limit, offset)
-          const total = rows.length > 0
+          const after = yield* cursorParam(q.cursor)
+          const offset = after === undefined ? ((q.page ?? 1) - 1) * limit : 0
+          const rows = yield* (which === "followers" ? follows.followers : follows.following)(
+            user.id,
+            limit + 1,
+            offset,
+            after
+          )
+          // the window count covers what is past the cursor only: the whole list's total is counted on its own then
+          const total = rows.length > 0 && after === undefined
             ? rows[0]!.total
             : yield* (which === "followers" ? follows.countFollowers : follows.countFollowing)(user.id)
+          const { next_cursor, page } = pageOf(rows.map((r) => ({ ...r, created_at: r.followed_at })), limit)
           return {
             handle: user.handle,
-            users: rows.map(({ total: _, ...u }) => new Api.FollowUser(u, true)),
-            total
+            users: page.map(({ created_at: _, total: __, ...u }) => new Api.FollowUser(u, true)),
+            total,
+            next_cursor
           }
         }
       )

@@ -8,8 +8,10 @@ import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as Policy from "./Projects/Policy.js"
 import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
+import { cursorParam, pageOf } from "./Social/Cursor.js"
 import { makeAssignment } from "./Tasks/Assignment.js"
 import * as Bounty from "./Tasks/Bounty.js"
+import { requestedDeadline } from "./Tasks/DueDate.js"
 import { makeNextOccurrence } from "./Tasks/NextOccurrence.js"
 import { NotesRepo } from "./Tasks/NotesRepo.js"
 import { TasksRepo, type TaskValues } from "./Tasks/Repo.js"
@@ -44,14 +46,21 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
 
     const page = (q: Api.TaskListQuery) => ({ page: q.page ?? 1, limit: q.limit ?? 50 })
 
+    // one cursor style for lists (the feed's): `cursor` in, `next_cursor` out; the legacy `page` still works
     const listing = (where: "project" | "assignee", id: string, q: Api.TaskListQuery) =>
       Effect.gen(function*() {
         const { limit, page: p } = page(q)
-        const rows = yield* repo.page(where, id, { status: q.status, limit, offset: (p - 1) * limit })
+        const after = yield* cursorParam(q.cursor)
+        const offset = after === undefined ? (p - 1) * limit : 0
+        const rows = yield* repo.page(where, id, { status: q.status, limit: limit + 1, offset, after })
         // past the last page the window count has no row to ride on
-        const total = rows.length > 0 ? rows[0]!.total : p > 1 ? yield* repo.count(where, id, q.status) : 0
+        const total = rows.length > 0 ? rows[0]!.total : after !== undefined || p > 1
+          ? yield* repo.count(where, id, q.status)
+          : 0
+        const { next_cursor, page: tasks } = pageOf(rows, limit)
         return {
-          tasks: rows.map((r) => toTaskJson(publicUrl, r)),
+          tasks: tasks.map((r) => toTaskJson(publicUrl, r)),
+          next_cursor,
           meta: { total, pages: Math.ceil(total / limit), page: p, limit }
         }
       })
@@ -70,6 +79,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
 
     const create = Effect.fn("Tasks.create")(
       function*(caller: Auth.Principal, projectId: Ids.ProjectId, input: Api.NewTask) {
+        const deadline = yield* requestedDeadline(input)
         const project = yield* loadProject(caller, projectId)
         yield* Policy.requireParticipant(project, "create tasks")
         if ((input.gem_bounty ?? 0) > 0) yield* Bounty.requireFunder(caller)
@@ -82,7 +92,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           status: "pending",
           assigned_to_id: assignee?.id ?? null,
           recurrence: input.recurrence ?? null,
-          deadline: input.deadline ?? null,
+          deadline: deadline ?? null,
           // stored as its Wave hour
           wave_scheduled: input.wave_scheduled == null
             ? null
@@ -116,6 +126,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     })
 
     const update = Effect.fn("Tasks.update")(function*(caller: Auth.Principal, id: Ids.TaskId, patch: Api.TaskPatch) {
+      const deadline = yield* requestedDeadline(patch)
       const task = yield* load(caller, id)
       yield* Policy.requireParticipant(task, "change its tasks")
       let projectId = task.project_id
@@ -154,7 +165,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           status,
           assigned_to_id: assignee === undefined ? task.assigned_to_id : assignee?.id ?? null,
           recurrence: patch.recurrence !== undefined ? patch.recurrence : task.recurrence,
-          deadline: patch.deadline !== undefined ? patch.deadline : task.deadline,
+          deadline: deadline !== undefined ? deadline : task.deadline,
           wave_scheduled: task.wave_scheduled === null ? null : new Date(task.wave_scheduled),
           requested_by_id: attribution.id ?? task.rb_id,
           completion_note: task.completion_note

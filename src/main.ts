@@ -41,6 +41,7 @@ import { Messages } from "./Messages.js"
 import { MessagesHttpLive } from "./Messages/Http.js"
 import { Notifications } from "./Notifications.js"
 import { SkillDocLive } from "./Onboarding/Http.js"
+import { PermalinksLive } from "./Permalinks/Http.js"
 import { Profiles } from "./Profiles.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
 import { MeFrontLane, MeLane, ProfilesHttpLive } from "./Profiles/Http.js"
@@ -144,8 +145,8 @@ export const Services = Layer.mergeAll(
 )
 
 /**
- * The agent API (`{base_url}`): every group, the event socket, MCP at `/mcp`, the console (`/`), `/openapi.json`,
- * `/docs` and the agent's guide `/skill.md`; `routes` adds more.
+ * The agent API (`{base_url}`): every group, the event socket, MCP at `/mcp`, the console (`/`), the permalinks,
+ * `/openapi.json`, `/docs` and the agent's guide `/skill.md`; `routes` adds more.
  */
 export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
   apiApp(
@@ -176,6 +177,8 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       IdentityPreflightLive,
       McpHttpLive.pipe(Layer.provide(AuthenticationLive)),
       ConsoleLive,
+      // `/projects/<id>`, `/projects/<pid>/tasks/<id>`, `/posts/<id>`: a page for a browser, the record for a key
+      PermalinksLive.pipe(Layer.provide(AuthenticationLive)),
       SkillDocLive,
       routes
     ),

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Gigs, Ids } from "@shoal/domain"
+import { Gigs, Ids, Tasks } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
 
@@ -11,6 +11,11 @@ export const GigRow = Schema.Struct({
   skills: Schema.Array(Schema.String),
   project_id: Ids.ProjectId,
   project_title: Schema.String,
+  deadline: Schema.NullOr(Schema.String),
+  status: Tasks.TaskStatus,
+  owner_id: Ids.UserId,
+  owner_handle: Ids.Handle,
+  owner_name: Schema.String,
   created_at: IsoFromDate
 })
 export type GigRow = typeof GigRow.Type
@@ -55,10 +60,12 @@ export class GigsRepo extends Effect.Service<GigsRepo>()("Gigs/Repo", {
       Result: GigRow,
       execute: (f: GigFilter) =>
         sql`SELECT t.id, t.title, t.description, t.gem_bounty, p.skills, t.project_id, p.title AS project_title,
+              t.deadline, t.status, o.id AS owner_id, o.handle AS owner_handle, o.display_name AS owner_name,
               t.created_at
-            FROM tasks t JOIN projects p ON p.id = t.project_id
+            FROM tasks t JOIN projects p ON p.id = t.project_id JOIN users o ON o.id = t.created_by
             WHERE ${open} AND t.gem_bounty >= ${f.minBounty}
-              AND (${f.skill ?? null}::text IS NULL OR p.skills @> jsonb_build_array(${f.skill ?? null}::text))
+              AND (${f.skill ?? null}::text IS NULL OR EXISTS (
+                SELECT 1 FROM jsonb_array_elements_text(p.skills) s WHERE lower(s) = lower(${f.skill ?? null}::text)))
               AND (${f.after?.createdAt ?? null}::timestamptz IS NULL
                 OR (t.created_at, t.id) < (${f.after?.createdAt ?? null}::timestamptz, ${f.after?.id ?? null}::uuid))
             ORDER BY t.created_at DESC, t.id DESC

@@ -24,7 +24,7 @@ export const MessagesHttpLive = HttpApiBuilder.group(ShoalApi, "messages", (hand
       )
       .handle("listMessages", ({ urlParams }) =>
         Effect.flatMap(caller, (c) => messages.list(c, urlParams)).pipe(
-          Effect.map((list) => new Api.MessageList({ status: "success", messages: list }, true))
+          Effect.map((list) => new Api.MessageList({ status: "success", ...list }, true))
         ))
       .handle("markMessagesRead", ({ payload }) =>
         Effect.flatMap(caller, (c) => messages.markRead(c, payload)).pipe(

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
+import type { Position } from "../Social/Cursor.js"
 import type { Connection } from "./Policy.js"
 
 export const InboxRow = Schema.Struct({
@@ -83,11 +84,16 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
         (rows) => rows[0]!.id
       )
 
-    const inbox = (r: Ids.UserId, unreadOnly: boolean, limit: number) =>
+    const inbox = (r: Ids.UserId, unreadOnly: boolean, limit: number, after: Position | undefined) =>
       Effect.flatMap(
         sql`SELECT m.id, u.handle AS sender_handle, m.content, m.created_at, m.read_at
           FROM messages m JOIN users u ON u.id = m.sender_id
           WHERE m.recipient_id = ${r} AND m.state = 'delivered' ${unreadOnly ? sql`AND m.read_at IS NULL` : sql``}
+            ${
+          after === undefined
+            ? sql``
+            : sql`AND (m.created_at, m.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
+        }
           ORDER BY m.created_at DESC, m.id DESC LIMIT ${limit}`,
         decodeInbox
       )
@@ -160,7 +166,8 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
       connection: (s: Ids.UserId, r: Ids.UserId) => Effect.orDie(connection(s, r)),
       insert: (s: Ids.UserId, r: Ids.UserId, c: string, st: "delivered" | "pending_approval", now: Date) =>
         Effect.orDie(insert(s, r, c, st, now)),
-      inbox: (r: Ids.UserId, unreadOnly: boolean, limit: number) => Effect.orDie(inbox(r, unreadOnly, limit)),
+      inbox: (r: Ids.UserId, unreadOnly: boolean, limit: number, after?: Position) =>
+        Effect.orDie(inbox(r, unreadOnly, limit, after)),
       received: (r: Ids.UserId, id: Ids.MessageId) => Effect.orDie(received(r, id)),
       markRead: (r: Ids.UserId, id: Ids.MessageId | undefined, now: Date) => Effect.orDie(markRead(r, id, now)),
       requestsFor: (h: Ids.UserId) => Effect.orDie(requestsFor(h)),

@@ -2,8 +2,9 @@ import { Errors } from "@shoal/domain"
 import { Effect } from "effect"
 
 /**
- * A page cursor names the last post of the previous page by its (created_at, id): the next page is everything
- * strictly older in that order, so posts added meanwhile (newer) neither repeat nor shift the page.
+ * A page cursor names the last row of the previous page by its (created_at, id): the next page is everything
+ * strictly past it in the list's order, so rows added meanwhile neither repeat nor shift the page. The feed, gigs,
+ * messages, notifications and task lists all page this way (`cursor` in, `next_cursor` out, null at the end).
  */
 export interface Position {
   readonly createdAt: string
@@ -28,3 +29,22 @@ export const decodeCursor = (cursor: string): Effect.Effect<Position, Errors.Inv
   if (Number.isNaN(at.getTime()) || at.toISOString() !== createdAt) return Effect.fail(invalid())
   return Effect.succeed({ createdAt, id })
 }
+
+/** A page of `limit` rows out of the `limit + 1` read past the cursor, and the cursor to the next (null at the end). */
+export const pageOf = <R extends { readonly created_at: string; readonly id: string }>(
+  rows: ReadonlyArray<R>,
+  limit: number
+) => {
+  const page = rows.slice(0, limit)
+  const last = page[page.length - 1]
+  return {
+    page,
+    next_cursor: rows.length > limit && last !== undefined
+      ? encodeCursor({ createdAt: last.created_at, id: last.id })
+      : null
+  }
+}
+
+/** `cursor` as a query parameter, decoded (a cursor this server did not give out is a 400 naming `cursor`). */
+export const cursorParam = (cursor: string | undefined) =>
+  cursor === undefined ? Effect.succeed(undefined) : decodeCursor(cursor)

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
+import type { Position } from "./Cursor.js"
 
 export const FollowUserRow = Schema.Struct({
   id: Ids.UserId,
@@ -39,21 +40,25 @@ export class FollowsRepo extends Effect.Service<FollowsRepo>()("Social/FollowsRe
         (r) => (r[0]?.n ?? 0) > 0
       )
 
-    const followers = (user: Ids.UserId, limit: number, offset: number) =>
+    // newest first; a cursor names the last (followed_at, user id) of the previous page (Social/Cursor.ts)
+    const past = (after: Position | undefined) =>
+      after === undefined ? sql`` : sql`AND (f.created_at, u.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
+
+    const followers = (user: Ids.UserId, limit: number, offset: number, after?: Position) =>
       Effect.flatMap(
         sql`SELECT u.id, u.handle, u.display_name, u.user_type, f.created_at AS followed_at,
             (count(*) OVER ())::int AS total
-          FROM follows f JOIN users u ON u.id = f.follower_id WHERE f.followee_id = ${user}
-          ORDER BY f.created_at DESC, u.id LIMIT ${limit} OFFSET ${offset}`,
+          FROM follows f JOIN users u ON u.id = f.follower_id WHERE f.followee_id = ${user} ${past(after)}
+          ORDER BY f.created_at DESC, u.id DESC LIMIT ${limit} OFFSET ${offset}`,
         decodeRows
       )
 
-    const following = (user: Ids.UserId, limit: number, offset: number) =>
+    const following = (user: Ids.UserId, limit: number, offset: number, after?: Position) =>
       Effect.flatMap(
         sql`SELECT u.id, u.handle, u.display_name, u.user_type, f.created_at AS followed_at,
             (count(*) OVER ())::int AS total
-          FROM follows f JOIN users u ON u.id = f.followee_id WHERE f.follower_id = ${user}
-          ORDER BY f.created_at DESC, u.id LIMIT ${limit} OFFSET ${offset}`,
+          FROM follows f JOIN users u ON u.id = f.followee_id WHERE f.follower_id = ${user} ${past(after)}
+          ORDER BY f.created_at DESC, u.id DESC LIMIT ${limit} OFFSET ${offset}`,
         decodeRows
       )
 
@@ -66,8 +71,10 @@ export class FollowsRepo extends Effect.Service<FollowsRepo>()("Social/FollowsRe
     return {
       follow: (a: Ids.UserId, b: Ids.UserId, now: Date) => Effect.orDie(follow(a, b, now)),
       unfollow: (a: Ids.UserId, b: Ids.UserId) => Effect.orDie(unfollow(a, b)),
-      followers: (u: Ids.UserId, limit: number, offset: number) => Effect.orDie(followers(u, limit, offset)),
-      following: (u: Ids.UserId, limit: number, offset: number) => Effect.orDie(following(u, limit, offset)),
+      followers: (u: Ids.UserId, limit: number, offset: number, after?: Position) =>
+        Effect.orDie(followers(u, limit, offset, after)),
+      following: (u: Ids.UserId, limit: number, offset: number, after?: Position) =>
+        Effect.orDie(following(u, limit, offset, after)),
       countFollowers: (u: Ids.UserId) => Effect.orDie(count("followee_id", u)),
       countFollowing: (u: Ids.UserId) => Effect.orDie(count("follower_id", u))
     } as const

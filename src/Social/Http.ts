@@ -106,7 +106,13 @@ const shared = Effect.gen(function*() {
   ) =>
     Effect.flatMap(caller, (c) => social.followers(c, path.handle, urlParams)).pipe(
       Effect.map((r) =>
-        new Api.Followers({ status: "success", handle: r.handle, followers: r.users, total: r.total }, true)
+        new Api.Followers({
+          status: "success",
+          handle: r.handle,
+          followers: r.users,
+          total: r.total,
+          next_cursor: r.next_cursor
+        }, true)
       )
     )
 
@@ -118,7 +124,13 @@ const shared = Effect.gen(function*() {
   ) =>
     Effect.flatMap(caller, (c) => social.following(c, path.handle, urlParams)).pipe(
       Effect.map((r) =>
-        new Api.Following({ status: "success", handle: r.handle, following: r.users, total: r.total }, true)
+        new Api.Following({
+          status: "success",
+          handle: r.handle,
+          following: r.users,
+          total: r.total,
+          next_cursor: r.next_cursor
+        }, true)
       )
     )
 

@@ -10,7 +10,7 @@ import { Tasks } from "../Tasks.js"
 import { BalanceChanges } from "../Wallet/BalanceChanges.js"
 import { TaskNotes } from "./Notes.js"
 import { TaskPages } from "./Pages.js"
-import { taskCompleted, toTaskJson } from "./Wire.js"
+import { taskCompleted, toTaskDetail } from "./Wire.js"
 
 type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undefined } }
 
@@ -155,16 +155,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
         ))
       .handle("getTask", ({ path }) =>
         Effect.flatMap(Auth.CurrentUser, (c) => tasks.get(c, path.task_id)).pipe(
-          Effect.map(({ checklist, comments, task }) =>
-            new Api.TaskDetailResponse({
-              status: "success",
-              task: new Api.TaskDetail({
-                ...(toTaskJson(publicUrl, task) as any),
-                comments,
-                checklist: checklist.map((i) => new Api.ChecklistItem(i, true))
-              }, true)
-            }, true)
-          )
+          Effect.map((r) => toTaskDetail(publicUrl, r))
         ))
       .handle("updateTask", h.updateTask)
       .handle("completeTask", ({ path, payload }) =>

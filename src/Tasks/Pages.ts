@@ -24,7 +24,7 @@ export class TaskPages extends Effect.Service<TaskPages>()("Tasks/Pages", {
     // the `Tasks.listForProject` span
     const projectPage = (caller: Auth.Principal, projectId: Ids.ProjectId, q: Api.TaskListQuery) =>
       cache.get(
-        `${caller.id}|${projectId}|${q.page ?? 1}|${q.limit ?? 50}|${q.status ?? ""}`,
+        `${caller.id}|${projectId}|${q.page ?? 1}|${q.limit ?? 50}|${q.status ?? ""}|${q.cursor ?? ""}`,
         () =>
           Effect.map(
             tasks.listForProject(caller, projectId, q),

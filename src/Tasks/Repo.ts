@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Projects, Tasks } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
+import type { Position } from "../Social/Cursor.js"
 
 export const TaskRow = Schema.Struct({
   id: Ids.TaskId,
@@ -55,6 +56,8 @@ export interface PageQuery {
   readonly status: Tasks.TaskStatus | undefined
   readonly limit: number
   readonly offset: number
+  /** the last task of the previous page: the page starts after it, oldest first */
+  readonly after?: Position | undefined
 }
 
 export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
@@ -85,6 +88,10 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
             WHERE t.id = ${id}`
     })
 
+    // archiving replaces deletion (the spec): an archived task is listed only when `status=archived` is asked for
+    const statusFilter = (status: Tasks.TaskStatus | undefined) =>
+      status === undefined ? sql`status <> 'archived'` : sql`status = ${status}`
+
     /** One statement: the page (with its total) first, then the joins and comment counts for its rows only. */
     const page = (where: "project" | "assignee", id: string, q: PageQuery) =>
       SqlSchema.findAll({
@@ -92,11 +99,14 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
         Result: PageRow,
         execute: () => {
           const owner = where === "project" ? sql`project_id = ${id}` : sql`assigned_to_id = ${id}`
-          const filter = q.status === undefined ? owner : sql`${owner} AND status = ${q.status}`
+          const filter = sql`${owner} AND ${statusFilter(q.status)}`
           // the page through the index, then joins and comment counts for its rows only; the total is one
           // index-only count beside it, not a window over every row
+          const from = q.after === undefined
+            ? sql``
+            : sql`AND (created_at, id) > (${q.after.createdAt}::timestamptz, ${q.after.id}::uuid)`
           return sql`WITH t AS (
-              SELECT * FROM tasks WHERE ${filter} ORDER BY created_at, id LIMIT ${q.limit} OFFSET ${q.offset})
+              SELECT * FROM tasks WHERE ${filter} ${from} ORDER BY created_at, id LIMIT ${q.limit} OFFSET ${q.offset})
             SELECT ${columns}, (SELECT count(*)::int FROM tasks WHERE ${filter}) AS total
             FROM t ${joins} ORDER BY t.created_at, t.id`
         }
@@ -106,7 +116,7 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
       Effect.map(
         sql<{ n: number }>`SELECT count(*)::int AS n FROM tasks WHERE ${
           where === "project" ? sql`project_id = ${id}` : sql`assigned_to_id = ${id}`
-        } ${status === undefined ? sql`` : sql`AND status = ${status}`}`,
+        } AND ${statusFilter(status)}`,
         (rows) => rows[0]!.n
       )
 

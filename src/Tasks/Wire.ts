@@ -1,5 +1,5 @@
 import { Tasks } from "@shoal/domain"
-import type { CommentRow } from "./NotesRepo.js"
+import type { ChecklistRow, CommentRow } from "./NotesRepo.js"
 import type { TaskRow } from "./Repo.js"
 
 export const taskPermalink = (publicUrl: string, row: { readonly project_id: string; readonly id: string }) =>
@@ -38,6 +38,24 @@ export const toTaskJson = (publicUrl: string, row: TaskRow): typeof Tasks.Task.E
 
 export const toTask = (publicUrl: string, row: TaskRow): Tasks.Task =>
   new Tasks.Task(toTaskJson(publicUrl, row) as any, true)
+
+/** The single-task read (`GET /api/agent/tasks/<id>`, the task's permalink): the task, its comments, its checklist. */
+export const toTaskDetail = (
+  publicUrl: string,
+  r: {
+    readonly task: TaskRow
+    readonly comments: ReadonlyArray<Tasks.TaskComment | CommentRow>
+    readonly checklist: ReadonlyArray<ChecklistRow>
+  }
+) =>
+  new Tasks.TaskDetailResponse({
+    status: "success",
+    task: new Tasks.TaskDetail({
+      ...(toTaskJson(publicUrl, r.task) as any),
+      comments: r.comments as any,
+      checklist: r.checklist.map((i) => new Tasks.ChecklistItem(i, true))
+    }, true)
+  }, true)
 
 export const toComment = (row: CommentRow): Tasks.TaskComment =>
   new Tasks.TaskComment({

@@ -11,11 +11,15 @@ import { Authentication } from "./Auth.js"
 import { HttpUrl, IntParam, limited, Success, Timestamp } from "./Fields.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { ApplicationId, Handle, ProjectId, TaskId, UserId } from "./Ids.js"
+import { TaskStatus } from "./Tasks.js"
+import { Person } from "./Work.js"
 
 const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
 
 export const GigQuery = Schema.Struct({
-  skill: Schema.optional(limited(100, 1).annotations({ description: "only gigs whose project lists this skill" })),
+  skill: Schema.optional(
+    limited(100, 1).annotations({ description: "only gigs whose project lists this skill (any letter case)" })
+  ),
   min_bounty: Schema.optional(IntParam({
     min: 0,
     max: 1_000_000_000,
@@ -41,6 +45,9 @@ export class Gig extends Schema.Class<Gig>("Gig")({
   project_id: ProjectId,
   project_title: Schema.String,
   permalink: HttpUrl,
+  deadline: Schema.NullOr(Schema.String).annotations({ description: "the task's deadline: a date, or a date-time" }),
+  status: TaskStatus.annotations({ description: "the task's status (an open gig is pending, in_progress or review)" }),
+  owner: Person.annotations({ description: "the task's owner: the account that created it and set the bounty" }),
   created_at: Timestamp
 }) {}
 
@@ -98,8 +105,9 @@ export class GigsPublicApi extends HttpApiGroup.make("gigsPublic")
       .annotate(OpenApi.Summary, "List open gigs")
       .annotate(
         OpenApi.Description,
-        "No key needed. Tasks with a Gem bounty in public projects that nobody is assigned to, newest first. " +
-          "`skill` keeps gigs whose project lists that skill; `min_bounty` those with at least that many Gems; " +
+        "No key needed. Tasks with a Gem bounty in public projects that nobody is assigned to, newest first, " +
+          "each with its deadline, status and owner. `skill` keeps gigs whose project lists that skill (in any " +
+          "letter case); `min_bounty` those with at least that many Gems; " +
           "`cursor` and `limit` (default 20, at most 100) page through them."
       )
   )

@@ -119,7 +119,15 @@ export class FollowUser extends Schema.Class<FollowUser>("FollowUser")({
 }) {}
 
 export const FollowListQuery = Schema.Struct({
-  page: Schema.optional(IntParam({ min: 1, max: 100_000, message: "page is an integer from 1", description: "page" })),
+  cursor: Schema.optional(limited(200, 1).annotations({ description: "`next_cursor` of the previous page" })),
+  page: Schema.optional(
+    IntParam({
+      min: 1,
+      max: 100_000,
+      message: "page is an integer from 1",
+      description: "legacy: page (prefer `cursor`)"
+    })
+  ),
   limit: Schema.optional(IntParam({
     min: 1,
     max: 1000,
@@ -127,19 +135,22 @@ export const FollowListQuery = Schema.Struct({
     description: "per page (default 100, at most 1000)"
   }))
 })
+export type FollowListQuery = typeof FollowListQuery.Type
 
 export class Followers extends Schema.Class<Followers>("Followers")({
   status: Success,
   handle: Schema.String,
   followers: Schema.Array(FollowUser),
-  total: Schema.Int
+  total: Schema.Int,
+  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "null at the end" })
 }) {}
 
 export class Following extends Schema.Class<Following>("Following")({
   status: Success,
   handle: Schema.String,
   following: Schema.Array(FollowUser),
-  total: Schema.Int
+  total: Schema.Int,
+  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "null at the end" })
 }) {}
 
 // comments and votes
@@ -201,6 +212,7 @@ const unread = Schema.Literal("true", "false", "1", "0").annotations({ descripti
 
 export const MessageListQuery = Schema.Struct({
   unread: Schema.optional(unread),
+  cursor: Schema.optional(limited(200, 1).annotations({ description: "`next_cursor` of the previous page" })),
   limit: Schema.optional(IntParam({
     min: 1,
     max: 500,
@@ -212,7 +224,8 @@ export type MessageListQuery = typeof MessageListQuery.Type
 
 export class MessageList extends Schema.Class<MessageList>("MessageList")({
   status: Success,
-  messages: Schema.Array(Message)
+  messages: Schema.Array(Message),
+  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "null at the end" })
 }) {}
 
 export const MarkMessagesRead = Schema.Struct({

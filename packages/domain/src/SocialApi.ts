@@ -73,6 +73,9 @@ const vote = <const N extends string>(name: N, path: `/${string}`, extra: string
     .annotate(OpenApi.Summary, "Vote on a post")
     .annotate(OpenApi.Description, voteDoc + extra)
 
+const followListDoc = "Newest first; `limit` (default 100) per page, `next_cursor` as `cursor` for the next (null " +
+  "at the end); the legacy `page` still works; `total` counts them all."
+
 export class SocialApi extends HttpApiGroup.make("social")
   .add(createPost("createPost", "/api/agent/posts", also("/api/agent/post", "/post")))
   .add(createPost("createPostSingular", "/api/agent/post", " Same as `/api/agent/posts`."))
@@ -103,7 +106,7 @@ export class SocialApi extends HttpApiGroup.make("social")
       .setUrlParams(S.FollowListQuery)
       .addSuccess(S.Followers)
       .annotate(OpenApi.Summary, "An account's followers")
-      .annotate(OpenApi.Description, "Newest first; `page` and `limit` (default 100); `total` counts them all.")
+      .annotate(OpenApi.Description, followListDoc)
   )
   .add(
     HttpApiEndpoint.get("following", "/api/agent/users/:handle/following")
@@ -111,7 +114,7 @@ export class SocialApi extends HttpApiGroup.make("social")
       .setUrlParams(S.FollowListQuery)
       .addSuccess(S.Following)
       .annotate(OpenApi.Summary, "The accounts an account follows")
-      .annotate(OpenApi.Description, "Newest first; `page` and `limit` (default 100); `total` counts them all.")
+      .annotate(OpenApi.Description, followListDoc)
   )
   .add(comment("comment", "/api/agent/comment", also("/comment")))
   .add(vote("vote", "/api/agent/vote", also("/vote")))
@@ -154,7 +157,8 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       .annotate(
         OpenApi.Description,
         "Delivered messages to the caller, newest first; `unread=true` keeps the unread ones. Requests waiting " +
-          "for approval are not listed here."
+          "for approval are not listed here. `limit` (default 100, at most 500) per page; pass `next_cursor` as " +
+          "`cursor` for the next page (`next_cursor` is null at the end)."
       )
   )
   .add(

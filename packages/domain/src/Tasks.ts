@@ -36,6 +36,9 @@ export const GemBounty = Schema.Number.pipe(
   Schema.between(0, 1_000_000_000, { message: () => "gem_bounty must be from 0 to 1000000000" })
 ).annotations({ description: "Gems attached to the task (humans only; minted into the human's escrow)" })
 
+/** What legacy clients send for `deadline` (the spec's name for it in their listings); both given must agree. */
+const dueDate = Deadline.annotations({ description: "the same as `deadline`, for legacy clients" })
+
 const assignee = HandleInput.annotations({ description: "a handle, or `me` for the caller" })
 
 export const TaskFields = {
@@ -96,6 +99,7 @@ export const NewTask = Schema.Struct({
   assigned_to_id: Schema.optional(UserId),
   recurrence: Schema.optional(Schema.NullOr(Recurrence)),
   deadline: Schema.optional(Schema.NullOr(Deadline)),
+  due_date: Schema.optional(Schema.NullOr(dueDate)),
   wave_scheduled: Schema.optional(Schema.NullOr(DateTimeInput)),
   gem_bounty: Schema.optional(GemBounty),
   checklists: Schema.optional(
@@ -117,6 +121,7 @@ export const TaskPatch = Schema.Struct({
   project_id: Schema.optional(ProjectId),
   recurrence: Schema.optional(Schema.NullOr(Recurrence)),
   deadline: Schema.optional(Schema.NullOr(Deadline)),
+  due_date: Schema.optional(Schema.NullOr(dueDate)),
   gem_bounty: Schema.optional(GemBounty),
   ...AttributionFields
 }).annotations({ identifier: "TaskPatch", ...strict })
@@ -124,7 +129,10 @@ export type TaskPatch = typeof TaskPatch.Type
 
 export const TaskListQuery = Schema.Struct({
   status: Schema.optional(TaskStatus),
-  page: Schema.optional(IntParam({ min: 1, message: "page is an integer from 1", description: "page, from 1" })),
+  cursor: Schema.optional(limited(200, 1).annotations({ description: "`next_cursor` of the previous page" })),
+  page: Schema.optional(
+    IntParam({ min: 1, message: "page is an integer from 1", description: "legacy: page, from 1 (prefer `cursor`)" })
+  ),
   limit: Schema.optional(IntParam({
     min: 1,
     max: 1000,
@@ -137,7 +145,8 @@ export type TaskListQuery = typeof TaskListQuery.Type
 export class TaskList extends Schema.Class<TaskList>("TaskList")({
   status: Success,
   tasks: Schema.Array(Task),
-  meta: PageMeta
+  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "null at the end" }),
+  meta: PageMeta.annotations({ description: "the whole list's total; `page` numbers the legacy `page` parameter" })
 }) {}
 
 export class TaskResponse extends Schema.Class<TaskResponse>("TaskResponse")({

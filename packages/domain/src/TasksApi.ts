@@ -9,8 +9,10 @@ import * as T from "./Tasks.js"
 const access = "A task of a private project is a 404 to anyone who does not take part in the project."
 const short = (path: string) => ` Also served at \`${path}\`.`
 
-const listDoc = "The project's tasks, oldest first, each with its assignee and comment count; `status` filters. " +
-  "`page` (default 1), `limit` (default 50, at most 1000) and `meta` as for projects. " + access
+const listDoc = "The project's tasks, oldest first, each with its assignee and comment count; `status` filters " +
+  "(archived tasks are listed only with `status=archived`). " +
+  "`limit` (default 50, at most 1000) per page; pass `next_cursor` as `cursor` for the next page (`next_cursor` " +
+  "is null at the end). The legacy `page` (from 1) still works; `meta` gives the total. " + access
 const createDoc = "Project participants only (403 otherwise). `title` is required. `assigned_to` or `assign_to` " +
   "(a handle, `me` for the caller) or `assigned_to_id`; an assignee who does not take part yet is added to the " +
   "project, and gets `task.assigned`. `recurrence` (daily, weekly, monthly), `deadline` (date or date-time), " +
@@ -91,8 +93,8 @@ export class TasksApi extends HttpApiGroup.make("tasks")
       .annotate(OpenApi.Summary, "List the caller's tasks")
       .annotate(
         OpenApi.Description,
-        "Tasks assigned to the caller, in every project, oldest first; `status` filters, `page` and `limit` as " +
-          "for project tasks."
+        "Tasks assigned to the caller, in every project, oldest first; `status` filters (archived tasks only " +
+          "with `status=archived`); `cursor`, `limit` and the legacy `page` as for project tasks."
       )
   )
   .add(

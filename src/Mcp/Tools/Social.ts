@@ -145,8 +145,7 @@ export const SocialToolsLive = SocialTools.toLayer(Effect.gen(function*() {
       as((c) =>
         Effect.map(
           messages.list(c, q),
-          (list) =>
-            encoded(SocialApi.MessageList)(new SocialApi.MessageList({ status: "success", messages: list }, true))
+          (list) => encoded(SocialApi.MessageList)(new SocialApi.MessageList({ status: "success", ...list }, true))
         )
       ),
     notifications: (q) =>
