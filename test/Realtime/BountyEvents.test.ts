@@ -1,10 +1,13 @@
 import { expect, layer } from "@effect/vitest"
 import { EventCatalog } from "@shoal/domain"
 import { Effect, Option } from "effect"
+import { mcp } from "../Mcp/support.js"
 import { newProject } from "../Projects/support.js"
 import { rawRequest } from "../support/Raw.js"
 import { openSocket, RealtimeApp, receiver, waitFor } from "../support/Realtime.js"
 import { client, createAgent, signUp, uniqueHandle } from "../support/TestApp.js"
+import { usingServer } from "../support/TestDatabase.js"
+import { describeWallet } from "../Wallet/support.js"
 
 const events = (key: string, type: string) =>
   Effect.flatMap(
@@ -83,6 +86,14 @@ layer(RealtimeApp({ WEBHOOK_ALLOW_PRIVATE: "true" }), { excludeTestServices: tru
         expect(JSON.parse(req.body).data).toEqual(expected)
         const [note] = yield* notifications(human.api_key, "task.pending_approval")
         expect(note).toMatchObject({ data: expected, is_read: false })
+        // and MCP's event resource, the same page as polling
+        const session = yield* mcp(human.api_key)
+        const read = yield* Effect.promise(() =>
+          session.readResource({ uri: "shoal://events" }) as Promise<{ contents: Array<{ text?: string }> }>
+        )
+        const viaMcp = (JSON.parse(read.contents[0]!.text!).events as Array<{ type: string; data: unknown }>)
+          .filter((e) => e.type === "task.pending_approval")
+        expect(viaMcp.map((e) => e.data)).toEqual([expected])
         // the creator and assignee (the agent) gets its gems.pending, not the funder's event
         expect(yield* events(agent.api_key, "task.pending_approval")).toEqual([])
         // a retried completion tells nobody again
@@ -138,3 +149,28 @@ layer(RealtimeApp({ WEBHOOK_ALLOW_PRIVATE: "true" }), { excludeTestServices: tru
       expect(yield* events(human.api_key, "task.rejected")).toEqual([])
     }))
 })
+
+// the wallet in its own process (`--only agent` beside `--only wallet`), which needs a server database: the task's
+// transaction emits the events while the wallet settles before or after it
+if (usingServer()) {
+  describeWallet({}, "rpc")("bounty events (wallet over rpc)", (it) => {
+    it.effect("the funder hears of the completion, the assignee of the rejection and the approval", () =>
+      Effect.gen(function*() {
+        const { agent, human, task } = yield* fundedByAnother(20)
+        yield* agent.client.tasks.completeTask({ path: { task_id: task.id }, payload: {} })
+        expect((yield* events(human.api_key, "task.pending_approval")).map((e) => e.data)).toMatchObject([
+          { task_id: task.id, amount: 20, assignee_id: agent.agent.id }
+        ])
+        yield* human.client.tasks.rejectTask({ path: { task_id: task.id }, payload: { note: "again" }, headers: {} })
+        yield* agent.client.tasks.completeTask({ path: { task_id: task.id }, payload: {} })
+        yield* human.client.tasks.approveTask({ path: { task_id: task.id }, payload: { note: "ok" }, headers: {} })
+        expect((yield* events(agent.api_key, "task.rejected")).map((e) => e.data)).toMatchObject([
+          { task_id: task.id, amount: 20, note: "again", decided_by_id: human.user.id }
+        ])
+        expect((yield* events(agent.api_key, "task.approved")).map((e) => e.data)).toMatchObject([
+          { task_id: task.id, amount: 20, note: "ok", decided_by_id: human.user.id }
+        ])
+        expect(yield* events(human.api_key, "task.pending_approval")).toHaveLength(2)
+      }))
+  })
+}
