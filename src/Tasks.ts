@@ -11,6 +11,7 @@ import { Outbox } from "./Realtime/Outbox.js"
 import { cursorParam, pageOf } from "./Social/Cursor.js"
 import { makeAssignment } from "./Tasks/Assignment.js"
 import * as Bounty from "./Tasks/Bounty.js"
+import { makeBountyEvents } from "./Tasks/BountyEvents.js"
 import { requestedDeadline } from "./Tasks/DueDate.js"
 import { makeNextOccurrence } from "./Tasks/NextOccurrence.js"
 import { NotesRepo } from "./Tasks/NotesRepo.js"
@@ -43,6 +44,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
 
     const { assign, assigneeOf } = yield* makeAssignment
     const nextOccurrence = yield* makeNextOccurrence(assign)
+    const bountyEvents = yield* makeBountyEvents
 
     const page = (q: Api.TaskListQuery) => ({ page: q.page ?? 1, limit: q.limit ?? 50 })
 
@@ -199,6 +201,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
         // conditional, so concurrent completions settle a bounty once: only the one that made the transition does
         if (!done && (yield* repo.markCompleted(id, Bounty.completionStatus(task), note ?? null, now))) {
           yield* local(Bounty.settleOnCompletion(wallet, task, caller))
+          yield* bountyEvents.completed(caller, task, note)
         }
         // a retried completion finds the occurrence the first one made
         const next = yield* nextOccurrence(caller, task, now)
@@ -257,6 +260,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
         const amount = yield* Effect.gen(function*() {
           const amount = decided ?? (yield* call)
           yield* repo.decide(id, decision === "approve" ? "completed" : "in_progress", now)
+          yield* bountyEvents.decided(decision, caller, task, amount, note)
           if (decision === "reject" && note !== undefined && note.trim() !== "") {
             yield* notes.insertComment({
               task: id,

@@ -50,10 +50,13 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
     })
 
     const transactions = Effect.fn("Wallet.transactions")(
-      function*(userId: Ids.UserId, query: typeof Api.TransactionsQuery.Type) {
+      function*(caller: Auth.Principal, query: typeof Api.TransactionsQuery.Type) {
         const limit = query.limit ?? 50
         const offset = query.offset ?? 0
-        const { rows, total } = yield* repo.entries(userId, limit, offset)
+        // a human's Gems are the bounties it funds and the awards it makes, beside its own balance
+        const { rows, total } = caller.userType === "human"
+          ? yield* repo.ownerEntries(caller.id, limit, offset)
+          : yield* repo.entries(caller.id, limit, offset)
         return new Api.TransactionList({
           status: "success",
           transactions: rows.map((r) =>

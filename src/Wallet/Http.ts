@@ -29,7 +29,7 @@ export const WalletAccountHttpLive = HttpApiBuilder.group(
         Effect.flatMap(caller, (c) => actors.serialize(c.id, tracked(effect)))
       return handlers
         .handle("balance", () => Effect.flatMap(caller, (c) => wallet.balance(c.id)))
-        .handle("transactions", ({ urlParams }) => Effect.flatMap(caller, (c) => wallet.transactions(c.id, urlParams)))
+        .handle("transactions", ({ urlParams }) => Effect.flatMap(caller, (c) => wallet.transactions(c, urlParams)))
         .handle(
           "award",
           (request) =>

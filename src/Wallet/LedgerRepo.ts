@@ -160,10 +160,54 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
         return { rows, total: Number(count!.n) }
       })
 
+    /**
+     * A human's movements (CONTRACT "Owners' ledger and reads"): its available account's entries as above, and
+     * the Gems it puts out, each `spent` (negative) with its kind as `source`: bounties it funds (mint → its escrow),
+     * its awards (mint → an agent, it the actor), its bounties released to their assignee on approval, and burned
+     * (from its escrow or an assignee's pending: cancelled, removed, lowered or expired). A bounty's completion
+     * and rejection move its Gems between its escrow and the assignee's pending: still its bounty, not listed.
+     */
+    const ownerEntries = (user: Ids.UserId, limit: number, offset: number) =>
+      Effect.gen(function*() {
+        const available = sql`(SELECT id FROM gem_accounts WHERE user_id = ${user} AND kind = 'available')`
+        const escrow = sql`(SELECT id FROM gem_accounts WHERE user_id = ${user} AND kind = 'escrow')`
+        const mine = sql`
+          SELECT e.txn_seq AS seq, e.amount, t.source
+          FROM gem_entries e JOIN gem_transactions t ON t.id = e.transaction_id
+          WHERE e.account_id = ${available}
+          UNION ALL
+          SELECT e.txn_seq, -abs(e.amount), CASE WHEN e.amount > 0 THEN 'bounty_funding' ELSE 'bounty_burn' END
+          FROM gem_entries e JOIN gem_transactions t ON t.id = e.transaction_id
+          WHERE e.account_id = ${escrow} AND t.source IN ('bounty_funded', 'bounty_changed', 'bounty_cancelled')
+          UNION ALL
+          SELECT t.seq, -e.amount, 'award'
+          FROM gem_transactions t JOIN gem_entries e ON e.transaction_id = t.id AND e.amount > 0
+          WHERE t.source = 'award' AND t.actor_id = ${user}
+          UNION ALL
+          SELECT t.seq, -e.amount, CASE WHEN t.source = 'task_completion' THEN 'bounty_release' ELSE 'bounty_burn' END
+          FROM gem_bounties b
+          JOIN gem_transactions t ON t.reference_id = b.task_id::text
+            AND t.source IN ('task_completion', 'bounty_cancelled', 'bounty_expired')
+          JOIN gem_entries e ON e.transaction_id = t.id AND e.amount > 0
+          WHERE b.funder_id = ${user}
+            AND NOT EXISTS (SELECT 1 FROM gem_entries x WHERE x.transaction_id = t.id AND x.account_id = ${escrow})`
+        const rows = yield* SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: EntryRow,
+          execute: () =>
+            sql`SELECT t.id, m.amount::text AS amount, m.source, t.reference_id, t.note, t.created_at
+                FROM (${mine}) m JOIN gem_transactions t ON t.seq = m.seq
+                ORDER BY m.seq DESC LIMIT ${limit} OFFSET ${offset}`
+        })(undefined)
+        const [count] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM (${mine}) m`
+        return { rows, total: Number(count!.n) }
+      })
+
     return {
       move: (p: Posting) => Effect.orDie(move(p)),
       accounts: (user: Ids.UserId) => Effect.orDie(accounts(user)),
-      entries: (user: Ids.UserId, limit: number, offset: number) => Effect.orDie(entries(user, limit, offset))
+      entries: (user: Ids.UserId, limit: number, offset: number) => Effect.orDie(entries(user, limit, offset)),
+      ownerEntries: (user: Ids.UserId, limit: number, offset: number) => Effect.orDie(ownerEntries(user, limit, offset))
     } as const
   })
 }) {}

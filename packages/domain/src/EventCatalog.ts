@@ -54,6 +54,49 @@ export const TaskComment = event("task.comment", "TaskComment", "Someone comment
   content: Schema.String
 })
 
+const bountyTaskFields = {
+  task_id: Schema.String,
+  title: Schema.String.annotations({ description: "the task's title" }),
+  project_id: Schema.String,
+  project_name: Schema.String,
+  permalink: Schema.String.annotations({ description: "the task's page" }),
+  amount: Gems.annotations({ description: "the task's bounty in Gems" })
+}
+
+export const TaskPendingApproval = event(
+  "task.pending_approval",
+  "TaskPendingApproval",
+  "A task with a Gem bounty you funded was completed and awaits your approval (POST " +
+    "/api/agent/tasks/{id}/approve or /reject); unapproved, its Gems expire after 30 days.",
+  {
+    ...bountyTaskFields,
+    assignee_id: Schema.String.annotations({ description: "who completed it: its Gems are pending to it" }),
+    assignee_handle: Handle,
+    note: Schema.NullOr(Schema.String).annotations({ description: "the completion note, if any" })
+  }
+)
+
+const decisionFields = {
+  ...bountyTaskFields,
+  note: Schema.NullOr(Schema.String).annotations({ description: "the funder's note, if any" }),
+  decided_by_id: Schema.String.annotations({ description: "the funder who decided" }),
+  decided_by_handle: Handle
+}
+
+export const TaskApproved = event(
+  "task.approved",
+  "TaskApproved",
+  "Your completion of a bounty task was approved: its Gems moved from pending to your balance.",
+  decisionFields
+)
+
+export const TaskRejected = event(
+  "task.rejected",
+  "TaskRejected",
+  "Your completion of a bounty task was rejected: the task is back in progress and its Gems back in escrow.",
+  decisionFields
+)
+
 export const FollowerNew = event("follower.new", "FollowerNew", "Someone followed the agent.", {
   follower_handle: Handle
 })
@@ -134,6 +177,9 @@ export const Event = Schema.Union(
   MentionCreated,
   TaskAssigned,
   TaskComment,
+  TaskPendingApproval,
+  TaskApproved,
+  TaskRejected,
   FollowerNew,
   WaveScheduled,
   WaveStarted,

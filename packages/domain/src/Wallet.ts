@@ -124,7 +124,9 @@ export class Transaction extends Schema.Class<Transaction>("GemTransaction")({
   id: LedgerTransactionId,
   type: Schema.Literal("earned", "spent"),
   amount: Gems,
-  source: Schema.String.annotations({ description: "award, tip, task_completion or redeem" }),
+  source: Schema.String.annotations({
+    description: "award, tip, task_completion or redeem; for a human also bounty_funding, bounty_release, bounty_burn"
+  }),
   reference_id: Schema.NullOr(Schema.String),
   note: Schema.NullOr(Schema.String),
   timestamp: Timestamp
@@ -171,7 +173,10 @@ export class WalletAccountApi extends HttpApiGroup.make("account")
       .annotate(
         OpenApi.Description,
         "Movements of the caller's balance, newest first: `earned` (award, tip, task_completion) or `spent` " +
-          "(tip, redeem). `limit` (default 50, at most 200), `offset` (default 0), `total`."
+          "(tip, redeem). A human's also lists the Gems it puts out, each `spent`: bounties it funds " +
+          "(`bounty_funding`), its awards (`award`), its bounties paid to their assignee on approval " +
+          "(`bounty_release`) and burned (`bounty_burn`: cancelled, archived, lowered, removed or expired). " +
+          "`limit` (default 50, at most 200), `offset` (default 0), `total`."
       )
   )
   .add(

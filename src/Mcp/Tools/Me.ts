@@ -121,7 +121,7 @@ export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
     read_events: ({ after, limit }) =>
       as((c) => Effect.map(events.poll(c.id, after, limit), encoded(EventsApi.EventsPage))),
     gems_balance: () => as((c) => Effect.map(wallet.balance(c.id), encoded(WalletApi.Balance))),
-    gems_transactions: (q) => as((c) => Effect.map(wallet.transactions(c.id, q), encoded(WalletApi.TransactionList))),
+    gems_transactions: (q) => as((c) => Effect.map(wallet.transactions(c, q), encoded(WalletApi.TransactionList))),
     // as `POST /api/gems/transfer`: queued behind the caller's account actor, the touched balances marked for `/me`
     gems_transfer: ({ idempotency_key, ...payload }) =>
       as((c) =>
