@@ -26,9 +26,10 @@ export class BountiesRepo extends Effect.Service<BountiesRepo>()("Wallet/Bountie
       Request: Ids.TaskId,
       Result: BountyRow,
       execute: (task) =>
+        // the bounty is found even before its task exists: over RPC a task's bounty is funded first (Tasks/Bounty.ts)
         sql`WITH t AS (SELECT id FROM tasks WHERE id = ${task} FOR UPDATE)
             SELECT ${sql.literal(columns)} FROM gem_bounties
-            WHERE task_id = ${task} AND EXISTS (SELECT 1 FROM t) FOR UPDATE`
+            WHERE task_id = ${task} AND (SELECT count(*) FROM t) >= 0 FOR UPDATE`
     })
 
     const put = (row: {
