@@ -1,7 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Ids } from "@shoal/domain"
+import { Context, Effect, Layer, TestClock, TestContext } from "effect"
+import { randomUUID } from "node:crypto"
 import { agentApi, Services, Singletons } from "../../src/main.js"
+import { BalanceChanges } from "../../src/Wallet/BalanceChanges.js"
+import { Bounties, STRANDED_AFTER_MS } from "../../src/Wallet/Bounties.js"
+import { sweepExpired } from "../../src/Wallet/BountyExpiry.js"
 import { newProject } from "../Projects/support.js"
 import { makeProxy, type PgProxy } from "../support/PgProxy.js"
 import { expectError, rawRequest } from "../support/Raw.js"
@@ -144,5 +149,44 @@ layer(SplitApp, { excludeTestServices: true })("the wallet down in split mode", 
       expect(approved.body.task.status).toBe("completed")
       expect(yield* escrow(agent.api_key)).toBe(0)
       expect(yield* ledger(task.id)).toEqual(["bounty_funded", "bounty_pending", "task_completion"])
+    })))
+
+  it.effect("what no retry finishes, the wallet's sweep burns: a cancel's owed burn, escrow for a task never made", () =>
+    withInvariant(Effect.gen(function*() {
+      const human = yield* signUp(uniqueHandle("h"))
+      const project = yield* newProject(human.client, { visibility: "public" })
+      const { task } = yield* human.client.tasks.createTask({
+        path: { project_id: project.id },
+        payload: { title: "Cancelled, never retried", gem_bounty: 30 },
+        headers: {}
+      })
+      yield* down
+      expectWalletDown(
+        yield* rawRequest("POST", `/api/agent/tasks/${task.id}/update`, {
+          key: human.api_key,
+          body: JSON.stringify({ status: "cancelled" })
+        })
+      )
+      yield* up
+      yield* sweepExpired
+      expect(yield* ledger(task.id)).toEqual(["bounty_funded", "bounty_cancelled"])
+      expect(yield* escrow(human.api_key)).toBe(0)
+
+      // funded over RPC ahead of its task, which then never committed (and the undo did not reach the wallet)
+      const never = Ids.TaskId.make(randomUUID())
+      const sql = yield* SqlClient.SqlClient
+      const bounties = yield* Bounties
+      const { tracked } = yield* BalanceChanges
+      yield* bounties.fund(never, human.user.id, 25).pipe(sql.withTransaction, Effect.orDie, tracked)
+      expect(yield* escrow(human.api_key)).toBe(25)
+      // a task being created right now may still commit: left alone until STRANDED_AFTER_MS
+      yield* sweepExpired
+      expect(yield* escrow(human.api_key)).toBe(25)
+      yield* Effect.gen(function*() {
+        yield* TestClock.setTime(Date.now() + STRANDED_AFTER_MS + 60_000)
+        yield* sweepExpired
+      }).pipe(Effect.provide(TestContext.TestContext))
+      expect(yield* escrow(human.api_key)).toBe(0)
+      expect(yield* ledger(never)).toEqual(["bounty_funded", "bounty_cancelled"])
     })))
 })
