@@ -101,8 +101,9 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
             : new Date(Math.floor(new Date(input.wave_scheduled).getTime() / HOUR) * HOUR),
           requested_by_id: attribution.id
         }
+        const prefunded = yield* Bounty.prefund(wallet, caller.id, input.gem_bounty ?? 0)
         const row = yield* Effect.gen(function*() {
-          const id = (yield* repo.insert(projectId, caller.id, values, now))!
+          const id = (yield* repo.insert(projectId, caller.id, values, now, null, prefunded ?? null))!
           yield* notes.addItems(
             id,
             (input.checklists ?? []).map((i) => ({ ...i, is_checked: i.is_checked ?? false })),
@@ -115,8 +116,11 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           const row = yield* reread(id)
           if (assignee != null) yield* assign(caller, row, project.title, assignee, now)
           return row
-        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
-        if ((input.gem_bounty ?? 0) > 0) yield* remote(wallet.fund(row.id, caller.id, input.gem_bounty!))
+        }).pipe(
+          sql.withTransaction,
+          Effect.catchTag("SqlError", Effect.die),
+          Bounty.unfundOnFailure(wallet, prefunded, caller.id)
+        )
         return { task: toTask(publicUrl, row), warning: attribution.warning }
       }
     )
@@ -155,7 +159,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           message: "the task awaits approval: approve or reject it (POST .../approve or .../reject), or cancel it"
         })
       }
-      const closing = Bounty.burns(status) && !Bounty.burns(task.status)
+      const closing = Bounty.burnDue(status, task)
       const now = new Date(yield* Clock.currentTimeMillis)
       if (bountyChange) yield* remote(wallet.fund(id, caller.id, patch.gem_bounty!))
       const row = yield* Effect.gen(function*() {

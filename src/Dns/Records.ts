@@ -38,14 +38,15 @@ export const txt = (name: string, value: string): Answer => ({
   data: characterStrings(value)
 })
 
-export const soa = (zone: string, serial: number, ttl: number): Answer => ({
+/** `served`: the zone whose nameserver this is, when `zone` is a linked tld delegated to it. */
+export const soa = (zone: string, serial: number, ttl: number, served = zone): Answer => ({
   name: zone,
   type: "SOA",
   class: "IN",
   ttl,
   data: {
-    mname: `ns1.${zone}`,
-    rname: `hostmaster.${zone}`,
+    mname: `ns1.${served}`,
+    rname: `hostmaster.${served}`,
     serial,
     refresh: 3600,
     retry: 600,
@@ -55,7 +56,8 @@ export const soa = (zone: string, serial: number, ttl: number): Answer => ({
 })
 
 /** RFC 2308 §3: the SOA proving a negative answer is cached for its minimum. */
-export const negativeSoa = (zone: string, serial: number): Answer => soa(zone, serial, NEGATIVE_TTL)
+export const negativeSoa = (zone: string, serial: number, served = zone): Answer =>
+  soa(zone, serial, NEGATIVE_TTL, served)
 
 export const ns = (zone: string): Answer => ({ name: zone, type: "NS", class: "IN", ttl: TTL, data: `ns1.${zone}` })
 

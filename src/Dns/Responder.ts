@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import * as Records from "./Records.js"
 import { type IdentityRecords, RecordSource } from "./RecordSource.js"
 import { ednsOf, opcodeOf, Rcode, reply } from "./Wire.js"
-import { isEchoable, locate } from "./Zone.js"
+import { isEchoable, linkedKey, locate } from "./Zone.js"
 
 export interface AnswerOptions {
   /** SOA serial. */
@@ -17,9 +17,12 @@ const KNOWN_CLASSES = new Set(["IN", "CS", "CH", "HS", "ANY"])
 /** A query that needs the handle's records before it can be answered: `finish` it with them. */
 export interface Lookup {
   readonly _tag: "Lookup"
+  /** The record source's key: a handle, or a linked tld's `linkedKey`. */
   readonly handle: string
   readonly asked: Asked
   readonly proof: boolean
+  /** A name in a tld that may be linked: refused if it is not; below it (not `_identity.`), no such name. */
+  readonly linked?: { readonly below: boolean } | undefined
 }
 
 /**
@@ -48,6 +51,10 @@ export const isLookup = (step: Packet | null | Lookup): step is Lookup =>
 /** The reply to a Lookup, given the handle's records (none: no such handle). */
 export const finish = (lookup: Lookup, records: Option.Option<IdentityRecords>): Packet =>
   Option.isNone(records)
+    ? lookup.linked !== undefined
+      ? reply(lookup.asked.query, { rcode: Rcode.REFUSED, question: lookup.asked.question })
+      : negative(lookup.asked, Rcode.NXDOMAIN)
+    : lookup.linked?.below
     ? negative(lookup.asked, Rcode.NXDOMAIN)
     : found(lookup.asked, (lookup.proof ? proofAnswer : handleAnswers)(lookup.asked.question, records.value))
 
@@ -80,6 +87,8 @@ export interface Asked {
   readonly question: Question
   readonly zone: string
   readonly options: AnswerOptions
+  /** The linked tld the name is in, whose SOA proves a negative answer instead of the zone's. */
+  readonly origin?: string | undefined
 }
 
 // module-level rather than per-query closures: tsx (esbuild keepNames) wraps each named closure in __name,
@@ -89,7 +98,7 @@ const negative = (asked: Asked, rcode: number): Packet =>
     rcode,
     authoritative: true,
     question: asked.question,
-    authorities: [Records.negativeSoa(asked.zone, asked.options.serial)]
+    authorities: [Records.negativeSoa(asked.origin ?? asked.zone, asked.options.serial, asked.zone)]
   })
 
 const found = (asked: Asked, answers: ReadonlyArray<Answer>, additionals: ReadonlyArray<Answer> = []): Packet =>
@@ -104,6 +113,15 @@ const inZone = (query: Packet, question: Question, zone: string, options: Answer
     question.type === "AXFR" || question.type === "IXFR"
   if (refused) return reply(query, { rcode: Rcode.REFUSED, question })
 
+  if (place._tag === "Linked") {
+    return {
+      _tag: "Lookup",
+      handle: linkedKey(place.tld),
+      asked: { query, question, zone, options, origin: place.tld },
+      proof: place.part === "proof",
+      linked: { below: place.part === "other" }
+    }
+  }
   const asked: Asked = { query, question, zone, options }
   const type = qtype(question)
   switch (place._tag) {

@@ -1,6 +1,7 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Errors } from "@shoal/domain"
 import { describeReason, type Reason, retryAfterSeconds } from "../Database/Unavailable.js"
+import { type DependencyUnavailable, describeDependency } from "./DependencyUnavailable.js"
 
 /** The contract's error body, for errors written outside HttpApi's encoder. */
 export const errorResponse = (
@@ -30,5 +31,15 @@ export const unavailableResponse = (reason: Reason) =>
     "unavailable",
     `${describeReason(reason)}; retry after ${retryAfterSeconds} s`,
     { database: "down", reason },
+    { "retry-after": String(retryAfterSeconds) }
+  )
+
+/** The same 503 for a dependency of this process (the wallet over RPC) that is down; details name it. */
+export const dependencyUnavailableResponse = (e: DependencyUnavailable) =>
+  errorResponse(
+    503,
+    "unavailable",
+    `${describeDependency(e)}; retry after ${retryAfterSeconds} s`,
+    { [e.dependency]: "down", reason: e.reason },
     { "retry-after": String(retryAfterSeconds) }
   )

@@ -6,7 +6,14 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Cause, Effect, Option } from "effect"
 import { unavailableReason } from "../Database/Unavailable.js"
-import { apiErrorResponse, errorResponse, isApiError, unavailableResponse } from "./ErrorEnvelope.js"
+import { isDependencyUnavailable } from "./DependencyUnavailable.js"
+import {
+  apiErrorResponse,
+  dependencyUnavailableResponse,
+  errorResponse,
+  isApiError,
+  unavailableResponse
+} from "./ErrorEnvelope.js"
 import {
   declaresBody,
   isJsonMediaType,
@@ -118,6 +125,10 @@ const toResponse = (cause: Cause.Cause<unknown>) =>
       if (reason !== undefined) {
         yield* Effect.logWarning("database unavailable", cause)
         return unavailableResponse(reason)
+      }
+      if (isDependencyUnavailable(e)) {
+        yield* Effect.logWarning(`${e.dependency} unavailable`, cause)
+        return dependencyUnavailableResponse(e)
       }
     }
     yield* Effect.logError("unhandled failure", cause)

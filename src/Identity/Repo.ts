@@ -98,6 +98,23 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("Identity/Repo"
         Effect.catchIf(isUniqueViolation, () => Effect.succeed(taken))
       )
 
-    return { findByHandle, listDomains, putDomain, hnsOf, domainHolder, dropDomain, claimDomain } as const
+    /** The handle of the account that linked this naming-system tld (PATCH /api/agent/domains/<tld>), if any. */
+    const linkedHandle = (tld: string) =>
+      Effect.map(
+        sql<{ handle: string }>`SELECT u.handle FROM user_domains d JOIN users u ON u.id = d.user_id
+          WHERE d.tld = ${tld}`,
+        (rows) => Option.fromNullable(rows[0]?.handle)
+      )
+
+    return {
+      findByHandle,
+      listDomains,
+      putDomain,
+      hnsOf,
+      domainHolder,
+      dropDomain,
+      claimDomain,
+      linkedHandle
+    } as const
   })
 }) {}

@@ -125,14 +125,16 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
       createdBy: Ids.UserId,
       v: TaskValues,
       now: Date,
-      recurrenceOf: Ids.TaskId | null
+      recurrenceOf: Ids.TaskId | null,
+      id: Ids.TaskId | null
     ) =>
       Effect.map(
         sql<{ id: Ids.TaskId }>`
-          INSERT INTO tasks (project_id, created_by, title, description, status, assigned_to_id, recurrence, deadline,
-            wave_scheduled, requested_by_id, recurrence_of, created_at, updated_at)
-          VALUES (${project}, ${createdBy}, ${v.title}, ${v.description}, ${v.status}, ${v.assigned_to_id},
-            ${v.recurrence}, ${v.deadline}, ${v.wave_scheduled}, ${v.requested_by_id}, ${recurrenceOf}, ${now}, ${now})
+          INSERT INTO tasks (id, project_id, created_by, title, description, status, assigned_to_id, recurrence,
+            deadline, wave_scheduled, requested_by_id, recurrence_of, created_at, updated_at)
+          VALUES (COALESCE(${id}::uuid, gen_random_uuid()), ${project}, ${createdBy}, ${v.title}, ${v.description},
+            ${v.status}, ${v.assigned_to_id}, ${v.recurrence}, ${v.deadline}, ${v.wave_scheduled}, ${v.requested_by_id},
+            ${recurrenceOf}, ${now}, ${now})
           ON CONFLICT (recurrence_of) DO NOTHING
           RETURNING id`,
         (rows) => rows[0]?.id
@@ -194,8 +196,10 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
         createdBy: Ids.UserId,
         v: TaskValues,
         now: Date,
-        recurrenceOf: Ids.TaskId | null = null
-      ) => Effect.orDie(insert(project, createdBy, v, now, recurrenceOf)),
+        recurrenceOf: Ids.TaskId | null = null,
+        // the id a bounty was funded under before the task existed (src/Tasks/Bounty.ts, `prefund`)
+        id: Ids.TaskId | null = null
+      ) => Effect.orDie(insert(project, createdBy, v, now, recurrenceOf, id)),
       update: (
         id: Ids.TaskId,
         v: TaskValues & { readonly project_id: Ids.ProjectId; readonly completion_note: string | null },

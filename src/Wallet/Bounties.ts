@@ -8,6 +8,9 @@ import { Ledger, system, user } from "./Ledger.js"
 /** Pending Gems not approved within this long are burned (to the expiry account). */
 export const PENDING_EXPIRY_MS = 30 * 24 * 60 * 60_000
 
+/** How long a bounty funded ahead of its task (over RPC) may wait for that task to commit before it is burned. */
+export const STRANDED_AFTER_MS = 10 * 60_000
+
 /**
  * Task bounties on the ledger (CONTRACT "Bounties"): funding mints into the funder's escrow, completion moves them
  * to the assignee's pending, approval to its balance, rejection back to escrow, cancellation burns them and 30
@@ -182,7 +185,29 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
         return due.length
       })
 
-    return { fund, toPending, approve, reject, burn, expireDue } as const
+    /**
+     * Stranded bounties (`BountiesRepo.stranded`) are burned: escrow funded for a task that never committed, once
+     * `STRANDED_AFTER_MS` old, and what a cancel or archive owed while the wallet was down; a batch.
+     */
+    const burnStranded = (limit = 100) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const rows = yield* repo.stranded(new Date(at.getTime() - STRANDED_AFTER_MS), limit)
+        for (const row of rows) {
+          const from = row.state === "escrow" ? user(row.funder_id, "escrow") : user(row.assignee_id!, "pending")
+          yield* move({
+            source: "bounty_cancelled",
+            actorId: null,
+            referenceId: row.task_id,
+            legs: [{ account: from, amount: -row.amount }, { account: system("burn"), amount: row.amount }]
+          })
+          yield* repo.put({ ...put(row), state: "burned", now: at })
+          yield* repo.setTaskBounty(row.task_id, 0)
+        }
+        return rows.length
+      })
+
+    return { fund, toPending, approve, reject, burn, expireDue, burnStranded } as const
   }),
   dependencies: [BountiesRepo.Default, Ledger.Default]
 }) {}

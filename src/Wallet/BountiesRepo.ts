@@ -26,9 +26,10 @@ export class BountiesRepo extends Effect.Service<BountiesRepo>()("Wallet/Bountie
       Request: Ids.TaskId,
       Result: BountyRow,
       execute: (task) =>
+        // the bounty is found even before its task exists: over RPC a task's bounty is funded first (Tasks/Bounty.ts)
         sql`WITH t AS (SELECT id FROM tasks WHERE id = ${task} FOR UPDATE)
             SELECT ${sql.literal(columns)} FROM gem_bounties
-            WHERE task_id = ${task} AND EXISTS (SELECT 1 FROM t) FOR UPDATE`
+            WHERE task_id = ${task} AND (SELECT count(*) FROM t) >= 0 FOR UPDATE`
     })
 
     const put = (row: {
@@ -57,6 +58,21 @@ export class BountiesRepo extends Effect.Service<BountiesRepo>()("Wallet/Bountie
             ORDER BY pending_since LIMIT ${limit} FOR UPDATE SKIP LOCKED`
     })
 
+    /**
+     * Bounties still held that no task will ever release: funded over RPC for a task that never committed (none
+     * with its id, older than `before`), or whose task was cancelled or archived while the wallet was unreachable.
+     */
+    const stranded = SqlSchema.findAll({
+      Request: Schema.Struct({ before: Schema.DateFromSelf, limit: Schema.Number }),
+      Result: BountyRow,
+      execute: ({ before, limit }) =>
+        sql`SELECT ${sql.literal(columns)} FROM gem_bounties b
+            WHERE state IN ('escrow', 'pending') AND (
+              (updated_at <= ${before} AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = b.task_id))
+              OR EXISTS (SELECT 1 FROM tasks t WHERE t.id = b.task_id AND t.status IN ('cancelled', 'archived')))
+            ORDER BY updated_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`
+    })
+
     /** An expired bounty's task leaves `pending_approval` (back in progress, without a bounty) instead of waiting forever. */
     const reopenExpired = (task: Ids.TaskId, now: Date) =>
       sql`UPDATE tasks SET gem_bounty = 0, status = 'in_progress', completed_at = NULL, updated_at = ${now}
@@ -69,6 +85,7 @@ export class BountiesRepo extends Effect.Service<BountiesRepo>()("Wallet/Bountie
       lock: (task: Ids.TaskId) => Effect.map(Effect.orDie(lock(task)), (rows) => rows[0]),
       put: (row: Parameters<typeof put>[0]) => Effect.orDie(put(row)),
       due: (before: Date, limit: number) => Effect.orDie(due({ before, limit })),
+      stranded: (before: Date, limit: number) => Effect.orDie(stranded({ before, limit })),
       setTaskBounty: (task: Ids.TaskId, amount: number) => Effect.orDie(setTaskBounty(task, amount)),
       reopenExpired: (task: Ids.TaskId, now: Date) => Effect.orDie(reopenExpired(task, now))
     } as const

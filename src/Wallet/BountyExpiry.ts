@@ -6,7 +6,8 @@ import { Bounties } from "./Bounties.js"
 const BATCH = 100
 
 /**
- * One sweep: pending bounties past 30 days expire, batch by batch (each batch one transaction) until none is due.
+ * One sweep: pending bounties past 30 days expire, batch by batch (each batch one transaction) until none is due;
+ * then stranded bounties burn (`Bounties.burnStranded`).
  * Works from the stored `pending_since`, so a restart loses nothing; rows are taken `FOR UPDATE SKIP LOCKED` and
  * moved only from `pending`, so several processes sweeping at once expire each bounty once.
  */
@@ -17,6 +18,12 @@ export const sweepExpired = Effect.gen(function*() {
   let total = 0
   while (true) {
     const n = yield* bounties.expireDue(BATCH).pipe(sql.withTransaction, Effect.orDie, tracked)
+    total += n
+    if (n < BATCH) break
+  }
+  // and bounties no task will release (src/Tasks/Bounty.ts: funded ahead of a task that never came, or owed a burn)
+  while (true) {
+    const n = yield* bounties.burnStranded(BATCH).pipe(sql.withTransaction, Effect.orDie, tracked)
     total += n
     if (n < BATCH) return total
   }

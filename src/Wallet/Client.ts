@@ -11,6 +11,7 @@ import type { Ids } from "@shoal/domain"
 import { Errors, WalletRpc } from "@shoal/domain"
 import { Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
+import { DependencyUnavailable } from "../Http/DependencyUnavailable.js"
 import { BalanceChanges } from "./BalanceChanges.js"
 import { Bounties } from "./Bounties.js"
 
@@ -52,13 +53,21 @@ export const layerRemote = (url: string, secret: Redacted.Redacted) =>
     WalletClient,
     Effect.gen(function*() {
       const client = yield* RpcClient.make(WalletRpc.WalletRpcs)
-      // a transport failure or a silent wallet is a defect here: the caller's request fails with a 500, and a retry
-      // is safe (every call acts only from the bounty state it finds)
+      // a transport failure or a silent wallet is an outage, not the request's fault: a defect the error envelope
+      // answers 503 with Retry-After; a retry is safe (every call acts only from the bounty state it finds)
       const call = <A, E>(effect: Effect.Effect<A, E | RpcClientError>): Effect.Effect<A, E> =>
         effect.pipe(
           Effect.timeoutFail({ duration: "15 seconds", onTimeout: () => new RpcTimeout() }),
           Effect.catchAll((e) =>
-            e instanceof RpcClientError || e instanceof RpcTimeout ? Effect.die(e) : Effect.fail(e as E)
+            e instanceof RpcClientError || e instanceof RpcTimeout
+              ? Effect.die(
+                new DependencyUnavailable({
+                  dependency: "wallet",
+                  reason: e instanceof RpcTimeout ? "timeout" : "unreachable",
+                  cause: e
+                })
+              )
+              : Effect.fail(e as E)
           )
         )
       return {

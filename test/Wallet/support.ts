@@ -13,7 +13,7 @@ import { TestServer } from "../support/TestServer.js"
 /** Where the test's wallet API listens (its own port, as in production). */
 export class WalletUrl extends Context.Tag("test/WalletUrl")<WalletUrl, string>() {}
 
-const WalletNode = (port: number) =>
+export const WalletNode = (port: number) =>
   Layer.merge(
     WalletApiApp,
     Layer.effect(
@@ -25,7 +25,7 @@ const WalletNode = (port: number) =>
     Layer.provide(listen("wallet API", "TEST_WALLET_PORT", port))
   )
 
-const freePort = () =>
+export const freePort = () =>
   new Promise<number>((resolve) => {
     const s = Net.createServer().listen(0, "127.0.0.1", () => {
       const { port } = s.address() as Net.AddressInfo

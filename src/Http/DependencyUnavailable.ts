@@ -1,0 +1,23 @@
+import { Data } from "effect"
+import type { Reason } from "../Database/Unavailable.js"
+
+/**
+ * A service this process depends on (the wallet, when it runs alone) could not be reached or did not answer in time:
+ * like the database being down, not a bug in the request. Raised as a defect; the error envelope answers it 503
+ * `unavailable` with Retry-After, so the client comes back rather than taking it for a failure of its own.
+ */
+export class DependencyUnavailable extends Data.TaggedError("DependencyUnavailable")<{
+  readonly dependency: "wallet"
+  readonly reason: Reason
+  readonly cause?: unknown
+}> {
+  override get message() {
+    return describeDependency(this)
+  }
+}
+
+export const isDependencyUnavailable = (u: unknown): u is DependencyUnavailable =>
+  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "DependencyUnavailable"
+
+export const describeDependency = (e: DependencyUnavailable) =>
+  e.reason === "timeout" ? `the ${e.dependency} did not answer in time` : `the ${e.dependency} is unreachable`
