@@ -41,7 +41,7 @@ const missing: KeyCheck = { _tag: "Missing" }
 const unknown: KeyCheck = { _tag: "Unknown" }
 
 /**
- * Resolves a request's key to a principal (cached) and takes a token from its bucket; an allowed call counts as a
+ * Resolves a request's key to a principal (cached) and takes a token from its account's bucket; an allowed call counts as a
  * heartbeat. A call past its limit takes nothing and touches nothing, so checking it again decides the same.
  */
 export const makeKeyCheck = Effect.gen(function*() {
@@ -59,7 +59,7 @@ export const makeKeyCheck = Effect.gen(function*() {
         premium.multiplier(principal.id),
         (multiplier) =>
           Effect.flatMap(
-            limiter.take(principal.keyHash, multiplier),
+            limiter.take(principal.id, multiplier),
             (decision): Effect.Effect<KeyCheck> =>
               decision.allowed
                 ? Effect.as(heartbeat.touch(principal.id, principal.userType), { _tag: "Allowed", principal, decision })
@@ -94,7 +94,7 @@ export const makeKeyCheckNow = Effect.gen(function*() {
     const principal = found.value
     const multiplier = premium.multiplierAt(principal.id, now)
     if (multiplier === undefined || (ready !== undefined && !ready(principal))) return undefined
-    const decision = limiter.takeAt(principal.keyHash, multiplier, now)
+    const decision = limiter.takeAt(principal.id, multiplier, now)
     if (!decision.allowed) return undefined
     heartbeat.touchAt(principal.id, principal.userType, now)
     return { _tag: "Allowed", principal, decision }

@@ -1,6 +1,6 @@
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Errors } from "@shoal/domain"
+import { Errors, type Ids } from "@shoal/domain"
 import { Clock, Config, Effect } from "effect"
 
 export interface Decision {
@@ -50,8 +50,9 @@ const takeFrom = (buckets: Map<string, Bucket>, key: string, capacity: number, w
 }
 
 /**
- * Token buckets, in memory per node (a limit is a guard against floods, not a ledger): per key,
- * `RATE_LIMIT_PER_MINUTE` tokens (default 600) holding a minute's worth; per client address for public sign-up,
+ * Token buckets, in memory per node (a limit is a guard against floods, not a ledger): per account (CONTRACT "Who
+ * may do what": rotating a key keeps the account's bucket), `RATE_LIMIT_PER_MINUTE` tokens (default 600) holding a
+ * minute's worth; per client address for public sign-up,
  * `SIGNUP_RATE_LIMIT` per hour (default 20, `0` = no limit). Both refill continuously.
  */
 export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter", {
@@ -61,15 +62,16 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
     const buckets = new Map<string, Bucket>()
     const signUpBuckets = new Map<string, Bucket>()
 
-    const take = (key: string, multiplier = 1) =>
+    // keyed by the account's id, never by its key: a rotated key would otherwise start a full bucket
+    const take = (account: Ids.UserId, multiplier = 1) =>
       Effect.map(
         Clock.currentTimeMillis,
-        (now): Decision => takeFrom(buckets, key, perMinute * multiplier, MINUTE, now)
+        (now): Decision => takeFrom(buckets, account, perMinute * multiplier, MINUTE, now)
       )
 
     /** `take` at a time the caller read, synchronously. */
-    const takeAt = (key: string, multiplier: number, now: number): Decision =>
-      takeFrom(buckets, key, perMinute * multiplier, MINUTE, now)
+    const takeAt = (account: Ids.UserId, multiplier: number, now: number): Decision =>
+      takeFrom(buckets, account, perMinute * multiplier, MINUTE, now)
 
     /** A sign-up from `address`; undefined when sign-ups are not limited. */
     const takeSignUp = (address: string) =>

@@ -8,6 +8,7 @@ import { Auth } from "@shoal/domain"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
+import { makeBatch, parseBatch } from "./Batch.js"
 import { McpCallers } from "./Callers.js"
 import { answerDirect, answerDirectBody, McpDirect, parseDirectCall } from "./Direct.js"
 import { EventsResourceLive } from "./Resources.js"
@@ -20,7 +21,8 @@ export const MCP_PATH = "/mcp"
 
 /**
  * `POST /mcp`: MCP over streamable HTTP (JSON responses, no server-sent stream), authenticated, rate-limited and
- * counted as a heartbeat by the same middleware as REST; `GET /mcp` answers 405 as the transport allows for a
+ * counted as a heartbeat by the same middleware as REST; a JSON-RPC batch is bounded and each of its messages counted
+ * and run in turn (src/Mcp/Batch.ts); `GET /mcp` answers 405 as the transport allows for a
  * server that opens no stream of its own.
  */
 export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
@@ -57,24 +59,47 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
           })
         )
       const direct = yield* McpDirect
+      const batch = yield* makeBatch
+      const decoder = new TextDecoder()
       yield* router.post(
         MCP_PATH,
         authenticated((principal) =>
           Effect.gen(function*() {
             const request = yield* HttpServerRequest.HttpServerRequest
             // the frequent case, one tool call, skips the RPC server's per-request client, mailbox and fiber
-            const call = direct.parse(yield* Effect.orElseSucceed(request.text, () => ""))
+            const text = yield* Effect.orElseSucceed(request.text, () => "")
+            const call = direct.parse(text)
             if (call !== undefined) return yield* direct.answer(principal, call)
             const token = randomUUID()
             callers.open(token, principal)
             yield* Effect.addFinalizer(() => Effect.sync(() => callers.close(token)))
+            const headers = Headers.set(request.headers, SESSION_HEADER, token)
+            const messages = parseBatch(text)
+            if (messages !== undefined) {
+              // each message of a batch alone through the RPC server (its own client, closed after it)
+              const rpc = (message: string) =>
+                Effect.scoped(Effect.provideService(
+                  httpApp,
+                  HttpServerRequest.HttpServerRequest,
+                  Object.create(request, {
+                    headers: { value: headers },
+                    text: { value: Effect.succeed(message) }
+                  }) as HttpServerRequest.HttpServerRequest
+                )).pipe(Effect.map((response) => {
+                  const body = response.body._tag === "Uint8Array" ? decoder.decode(response.body.body) : ""
+                  return body.length > 0 ? JSON.parse(body) as unknown : undefined
+                }))
+              return yield* batch(principal, messages, {
+                parse: direct.parse,
+                direct: (c) => direct.answerBody(principal, c),
+                rpc
+              })
+            }
             return yield* Effect.provideService(
               httpApp,
               HttpServerRequest.HttpServerRequest,
               // not `modify`: that re-reads a body the request checks already read (and cached on this object)
-              Object.create(request, {
-                headers: { value: Headers.set(request.headers, SESSION_HEADER, token) }
-              }) as HttpServerRequest.HttpServerRequest
+              Object.create(request, { headers: { value: headers } }) as HttpServerRequest.HttpServerRequest
             )
           })
         )

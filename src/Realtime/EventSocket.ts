@@ -10,6 +10,7 @@ import { PenaltyBox } from "../Http/PenaltyBox.js"
 import { AgentHub } from "./AgentHub.js"
 import { Connection } from "./Connection.js"
 import { EventsRepo } from "./EventsRepo.js"
+import { FrameLimitConfig, takeFrame } from "./FrameLimit.js"
 import { PendingAuth, pendingRefusalRaw } from "./PendingAuth.js"
 import { SocketAuth } from "./SocketAuth.js"
 import {
@@ -56,9 +57,20 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     )
     // a frame past maxPayload closes the socket with 1009 before it is buffered whole
     const maxPayload = yield* Config.integer("WS_MAX_PAYLOAD_BYTES").pipe(Config.withDefault(64 * 1024))
+    // client frames per socket (CONTRACT "Who may do what"): past the limit, closed 4429 and read no further
+    const frames = yield* FrameLimitConfig
+    const floodNotice = `too many frames: at most ${frames.perSecond} a second (bursts of ${frames.burst})`
     const authNotice = `authenticate within ${Duration.format(authTimeout)}: {"type":"auth","api_key":…}`
     const authTimeoutMs = Duration.toMillis(authTimeout)
-    const wss = new WebSocketServer({ noServer: true, maxPayload, clientTracking: false })
+    // a client's frames are handed over one per turn of the event loop, not a whole read's worth at once: a chunk of
+    // thousands of frames (a flood) never holds up the server's other work, and once a socket is past its limit what
+    // it still holds goes by as no-ops between other I/O (clients send a few frames a minute: the turn costs nothing)
+    const wss = new WebSocketServer({
+      noServer: true,
+      maxPayload,
+      clientTracking: false,
+      allowSynchronousEvents: false
+    })
     const clock = yield* Effect.clock
     // a 1009 or a 4401 at the deadline is a strike against the peer's address (src/Http/PenaltyBox.ts)
     const box = Option.getOrUndefined(yield* Effect.serviceOption(PenaltyBox))?.strikes
@@ -150,10 +162,26 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
           )
         )
 
+    /**
+     * A frame within the socket's limit; past it the socket is closed 4429 and stops being read at once: `ws` is
+     * paused (no more reads from its TCP socket) and our listeners removed, so what it still holds is dropped
+     * unparsed. Its close frame cannot be answered unread: it is destroyed after a moment, as after a protocol error.
+     */
+    const frameAllowed = (s: Session): boolean => {
+      if (takeFrame(frames, s, clock.unsafeCurrentTimeMillis())) return true
+      s.ws.off("message", onMessage).off("ping", onPing).off("pong", onPong)
+      s.ws.pause()
+      if (s.conn !== undefined) s.conn.close(rateLimited, floodNotice)
+      else s.ws.close(rateLimited, floodNotice)
+      s.hangUp ??= setTimeout(() => s.ws.terminate(), Math.min(closeTimeout, PROTOCOL_ERROR_GRACE_MS))
+      return false
+    }
+
     // one listener of each kind for every socket (`this` is the socket; its session hangs off it), not a set of
     // closures per socket: 10,000 open sockets are 10,000 small objects, not 50,000
     function onMessage(this: WebSocket, data: Buffer) {
       const s = sessionOf(this)
+      if (!frameAllowed(s)) return
       const frame = parseFrame(data)
       const c = s.conn
       if (c === undefined) {
@@ -194,8 +222,12 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       }
     }
     function onPong(this: WebSocket) {
-      const conn = sessionOf(this).conn
-      if (conn !== undefined) conn.alive = true
+      const s = sessionOf(this)
+      if (frameAllowed(s) && s.conn !== undefined) s.conn.alive = true
+    }
+    // ws answers a client's ping itself; it is a frame all the same
+    function onPing(this: WebSocket) {
+      frameAllowed(sessionOf(this))
     }
     // A protocol error (a frame past maxPayload: 1009) closes the socket: ws writes the close frame and its FIN,
     // then resumes reading to discard whatever the peer still sends, so a peer streaming megabytes had every chunk
@@ -231,7 +263,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
         s.authTimer = setTimeout(authExpired, authTimeoutMs, s)
         pendingAuth.enter(s, tcp.remoteAddress)
       }
-      ws.on("message", onMessage).on("pong", onPong).on("error", onError).once("close", onClose)
+      ws.on("message", onMessage).on("ping", onPing).on("pong", onPong).on("error", onError).once("close", onClose)
       return s
     }
 

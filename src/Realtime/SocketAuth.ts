@@ -1,7 +1,8 @@
 import type { Auth } from "@shoal/domain"
-import { Config, Duration, Effect } from "effect"
+import { Config, Duration, Effect, Runtime } from "effect"
 import { hashKey } from "../Accounts/Keys.js"
 import { presentedKey } from "../Auth.js"
+import { PremiumLimits } from "../Auth/PremiumLimits.js"
 import { RateLimiter } from "../Auth/RateLimiter.js"
 import * as Batcher from "./Batcher.js"
 import { KeysRepo } from "./KeysRepo.js"
@@ -12,13 +13,15 @@ export type SocketAuthResult =
   | { readonly _tag: "RateLimited"; readonly retryAfter: number }
 
 /**
- * The API's key check (same rate-limit bucket) for the socket, which lives outside HttpApi. Lookups are batched
+ * The API's key check (the account's rate-limit bucket, premium multiplier included) for the socket, which lives outside HttpApi. Lookups are batched
  * rather than cached: after a deploy thousands of clients reconnect at once, and each socket authenticates once.
  */
 export class SocketAuth extends Effect.Service<SocketAuth>()("Realtime/SocketAuth", {
   scoped: Effect.gen(function*() {
     const repo = yield* KeysRepo
     const limiter = yield* RateLimiter
+    const premium = yield* PremiumLimits
+    const run = Runtime.runCallback(yield* Effect.runtime<never>())
 
     // a few milliseconds more per connect, for a storm's lookups in tens of statements rather than a thousand; with
     // SOCKET_AUTH_BATCH_MAX_LINGER set longer, a batch lingers again while keys keep coming (a lookup of 30 keys cost
@@ -40,7 +43,7 @@ export class SocketAuth extends Effect.Service<SocketAuth>()("Realtime/SocketAut
       Effect.gen(function*() {
         const principal = yield* lookup(hashKey(key))
         if (principal === undefined) return { _tag: "Unauthorized", message: "the API key is unknown or revoked" }
-        const decision = yield* limiter.take(principal.keyHash)
+        const decision = yield* limiter.take(principal.id, yield* premium.multiplier(principal.id))
         return decision.allowed
           ? { _tag: "Ok", principal }
           : { _tag: "RateLimited", retryAfter: decision.retryAfter }
@@ -71,7 +74,14 @@ export class SocketAuth extends Effect.Service<SocketAuth>()("Realtime/SocketAut
       lookups.submit(hashKey(key), (exit) => {
         if (exit._tag === "Failure" || exit.value === undefined) return done(undefined)
         const principal = exit.value
-        done(limiter.takeAt(principal.keyHash, 1, now()).allowed ? principal : undefined)
+        const decide = (multiplier: number) =>
+          done(limiter.takeAt(principal.id, multiplier, now()).allowed ? principal : undefined)
+        const cached = premium.multiplierAt(principal.id, now())
+        if (cached !== undefined) return decide(cached)
+        // the account's premium holding, read as the general path would, before its bucket is judged
+        run(premium.multiplier(principal.id), {
+          onExit: (held) => held._tag === "Success" ? decide(held.value) : done(undefined)
+        })
       })
     }
 

@@ -65,6 +65,9 @@ export class Session {
   authTimer: ReturnType<typeof setTimeout> | undefined = undefined
   /** while it waits for its auth frame: its peer's address, counted in PendingAuth */
   pendingFrom: string | undefined = undefined
+  /** client frames it may still send now (src/Realtime/FrameLimit.ts); undefined until its first frame */
+  frameTokens: number | undefined = undefined
+  frameAt = 0
   constructor(readonly ws: WebSocket, readonly tcp: TcpSocket, readonly after: number | undefined) {}
 }
 

@@ -1,0 +1,121 @@
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type { Auth } from "@shoal/domain"
+import { Effect } from "effect"
+import { PremiumLimits } from "../Auth/PremiumLimits.js"
+import { type Decision, RateLimiter, rateLimitHeaders } from "../Auth/RateLimiter.js"
+import type { DirectCall } from "./Direct.js"
+
+/** CONTRACT "Who may do what": at most this many messages in one JSON-RPC batch; a longer one is refused whole. */
+export const MAX_BATCH_CALLS = 50
+
+/** JSON-RPC's Invalid Request: an empty or over-long batch, or an entry that is no request. */
+export const INVALID_REQUEST = -32600
+/** A call past the caller's rate limit (JSON-RPC's implementation-defined server-error range; 429 in its digits). */
+export const RATE_LIMITED = -32029
+
+/** A body that is a JSON array: the batch's messages; anything else is undefined (a single message, or bad JSON). */
+export const parseBatch = (text: string): ReadonlyArray<unknown> | undefined => {
+  if (!text.trimStart().startsWith("[")) return undefined
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return Array.isArray(parsed) ? parsed : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const invalid = (message: string) => ({ jsonrpc: "2.0", id: null, error: { code: INVALID_REQUEST, message } })
+
+/** What the whole batch gets when it is refused before any call runs: 400 (MCP's "cannot accept the input"). */
+const refused = (message: string) => HttpServerResponse.unsafeJson(invalid(message), { status: 400 })
+
+const rateLimited = (id: unknown, decision: Decision) => {
+  const message = `rate limit of ${decision.limit} requests per minute exceeded; retry after ${decision.retryAfter} s`
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: RATE_LIMITED,
+      message,
+      // the contract's error envelope, as a REST call past the limit would answer it
+      data: { status: "error", error: { code: "rate_limited", message, details: { retry_after: decision.retryAfter } } }
+    }
+  }
+}
+
+export interface BatchPaths {
+  /** one `tools/call` of a registered tool, as the route's direct path parses it */
+  readonly parse: (text: string) => DirectCall | undefined
+  readonly direct: (call: DirectCall) => Effect.Effect<unknown>
+  /** one message (with a numeric id, or none) through the RPC server; its JSON-RPC answer, if any */
+  readonly rpc: (text: string) => Effect.Effect<unknown>
+}
+
+/**
+ * A JSON-RPC batch on `POST /mcp` (CONTRACT "Who may do what"): at most `MAX_BATCH_CALLS` messages, each counted
+ * against the caller's bucket as a request of its own (the HTTP request's token pays for the first), run one after
+ * another with a yield between, so one batch is never thousands of calls at once against other users. Every request
+ * is answered in order with its own id (a call past the limit with the contract's `rate_limited` error, the others
+ * still run); notifications and responses get no answer.
+ */
+export const makeBatch = Effect.gen(function*() {
+  const limiter = yield* RateLimiter
+  const premium = yield* PremiumLimits
+
+  return (principal: Auth.Principal, messages: ReadonlyArray<unknown>, paths: BatchPaths) =>
+    Effect.gen(function*() {
+      if (messages.length === 0) return refused("Invalid Request: an empty batch")
+      if (messages.length > MAX_BATCH_CALLS) {
+        return refused(
+          `Invalid Request: a batch holds at most ${MAX_BATCH_CALLS} messages; this one has ${messages.length}`
+        )
+      }
+      const answers: Array<unknown> = []
+      let last: Decision | undefined
+      for (let i = 0; i < messages.length; i++) {
+        if (i > 0) {
+          yield* Effect.yieldNow()
+          last = yield* limiter.take(principal.id, yield* premium.multiplier(principal.id))
+        }
+        const answer = yield* answerOne(messages[i], last, paths)
+        if (answer !== undefined) answers.push(answer)
+      }
+      if (last !== undefined) {
+        // after the authentication's handler: the headers tell what the batch left, not what its first call did
+        const decision = last
+        yield* HttpApp.appendPreResponseHandler((_req, res) =>
+          Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision)))
+        )
+      }
+      // only notifications and responses: accepted, nothing to say (MCP's streamable HTTP)
+      return answers.length === 0 ? HttpServerResponse.empty({ status: 202 }) : HttpServerResponse.unsafeJson(answers)
+    })
+})
+
+const answerOne = (message: unknown, decision: Decision | undefined, paths: BatchPaths): Effect.Effect<unknown> => {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) {
+    return Effect.succeed(invalid("Invalid Request: a batch entry is a JSON-RPC object"))
+  }
+  const m = message as { readonly id?: unknown; readonly method?: unknown }
+  const isRequest = "id" in m
+  if (typeof m.method !== "string") {
+    // a client's response to the server (which sends no requests): nothing to answer
+    return Effect.succeed(isRequest && ("result" in m || "error" in m) ? undefined : invalid("Invalid Request"))
+  }
+  if (decision !== undefined && !decision.allowed) {
+    return Effect.succeed(isRequest ? rateLimited(m.id, decision) : undefined)
+  }
+  if (!isRequest) return Effect.asVoid(paths.rpc(JSON.stringify(m)))
+  const text = JSON.stringify(m)
+  const call = paths.parse(text)
+  if (call !== undefined) return paths.direct(call)
+  // the RPC server's codec takes only numeric ids (0 reads as none): it sees 1, the answer carries the client's id
+  return Effect.map(
+    paths.rpc(JSON.stringify({ ...m, id: 1 })),
+    (answer) =>
+      answer !== null && typeof answer === "object"
+        ? { ...answer, id: m.id }
+        : { jsonrpc: "2.0", id: m.id, error: { code: -32603, message: "internal error" } }
+  )
+}
