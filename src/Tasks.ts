@@ -257,16 +257,18 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
         const task = yield* load(caller, id)
         yield* TaskPolicy.requireApprover(caller, task)
         const now = new Date(yield* Clock.currentTimeMillis)
-        const call = decision === "approve" ? wallet.approve(id, caller.id) : wallet.reject(id, caller.id)
+        // the note is kept: the ledger entry's note and a comment by the approver
+        const kept = note !== undefined && note.trim() !== "" ? note : undefined
+        const call = decision === "approve" ? wallet.approve(id, caller.id, kept) : wallet.reject(id, caller.id, kept)
         const decided = wallet.local ? undefined : yield* call
         const amount = yield* Effect.gen(function*() {
           const amount = decided ?? (yield* call)
           yield* repo.decide(id, decision === "approve" ? "completed" : "in_progress", now)
-          if (decision === "reject" && note !== undefined && note.trim() !== "") {
+          if (kept !== undefined) {
             yield* notes.insertComment({
               task: id,
               author: caller.id,
-              content: `rejected: ${note}`,
+              content: `${decision === "approve" ? "approved" : "rejected"}: ${kept}`,
               requestedBy: null,
               now
             })

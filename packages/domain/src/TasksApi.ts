@@ -133,7 +133,8 @@ export class TasksApi extends HttpApiGroup.make("tasks")
         OpenApi.Description,
         "The bounty's funder, the human whose escrow held its Gems (403 otherwise). A task in `pending_approval` " +
           "becomes `completed` and its Gems move from the assignee's pending to its balance (`gems.earned`, source " +
-          "`task_completion`); any other status is a 409. Takes an optional `Idempotency-Key`."
+          "`task_completion`); any other status is a 409. `note` is kept as a task comment by the approver and as " +
+          "the ledger entry's note. Takes an optional `Idempotency-Key`."
       )
   )
   .add(
@@ -147,7 +148,7 @@ export class TasksApi extends HttpApiGroup.make("tasks")
         OpenApi.Description,
         "The bounty's funder, the human whose escrow held its Gems (403 otherwise). A task in `pending_approval` " +
           "goes back to `in_progress` and its Gems back to the funder's escrow; any other status is a 409. `note` " +
-          "is kept as a task comment."
+          "is kept as a task comment and as the ledger entry's note."
       )
   )
   .add(reschedule("rescheduleTask", "/api/agent/tasks/:task_id/reschedule", short("/tasks/{task_id}/reschedule")))
