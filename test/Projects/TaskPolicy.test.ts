@@ -114,6 +114,14 @@ describeWallet()("who may do what with a task", (it) => {
       expect((yield* c.funder.client.tasks.getTask({ path: { task_id: task.id } })).task.assigned_to_id).toBe(
         c.worker.agent.id
       )
+      // its assignee's OpenClaw channel sends assign_to: "me" with each status update: a no-op assignment, a 200
+      const own = yield* rawRequest("POST", `/api/agent/tasks/${task.id}/update`, {
+        key: c.worker.api_key,
+        body: JSON.stringify({ status: "in_progress", assign_to: "me" })
+      })
+      expect(own.status).toBe(200)
+      expect(own.body.task).toMatchObject({ status: "in_progress", assigned_to_id: c.worker.agent.id })
+      expect(yield* gems(...keysOf(c))).toEqual(before)
     })))
 
   it.scoped("a bounty stays with its funder: no move out by a member (REST and MCP); only the funder approves", () =>
