@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { Auth, Gigs as Api, Ids } from "@shoal/domain"
 import { Errors, Work } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
+import * as GigPolicy from "./Gigs/Policy.js"
 import { type ApplicationRow, type GigRow, GigsRepo } from "./Gigs/Repo.js"
 import { PublicUrl } from "./Identity/PublicUrl.js"
 import * as Policy from "./Projects/Policy.js"
@@ -92,6 +93,7 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
       Effect.gen(function*() {
         const task = yield* load(caller, id)
         yield* Policy.requireManager(task, "accept a gig's applications")
+        yield* GigPolicy.requireAcceptable(task)
         const at = yield* now
         return yield* Effect.gen(function*() {
           const found = yield* repo.byId(id, appId, at)
@@ -99,8 +101,10 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
             return yield* new Errors.NotFound({ message: `no application ${appId} for task ${id}` })
           }
           const application = found.value
+          // decided by the update itself: assigned, closed or finished meanwhile is no longer open
           if (!(yield* repo.assign(id, application.applicant_id, at))) {
-            return yield* new Errors.Conflict({ message: "this gig already has an assignee" })
+            return yield* GigPolicy.requireAcceptable(Option.getOrThrow(yield* tasks.byId(id)))
+              .pipe(Effect.zipRight(new Errors.Conflict({ message: "this gig is no longer open" })))
           }
           yield* repo.settle(id, appId)
           // the applicant asked for it: a consented membership (CONTRACT "Direct messages")

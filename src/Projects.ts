@@ -8,6 +8,7 @@ import { requestedBy, resolveAttribution } from "./Projects/Attribution.js"
 import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as Policy from "./Projects/Policy.js"
 import { type ProjectRow, ProjectsRepo, type ProjectValues } from "./Projects/Repo.js"
+import * as TaskPolicy from "./Tasks/Policy.js"
 import { TeamsRepo } from "./Teams/Repo.js"
 
 /** The module_type → project_type table of the specification; a pair outside it is a 400. */
@@ -203,10 +204,15 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
       function*(caller: Auth.Principal, id: Ids.ProjectId, target: Ids.ProjectId) {
         const from = yield* load(caller, id)
         yield* Policy.requireParticipant(from, "move its tasks")
+        yield* Policy.requireManager(from, "move its tasks")
         const to = yield* load(caller, target)
         yield* Policy.requireParticipant(to, "receive tasks")
         if (id === target) return 0
-        return yield* repo.moveActiveTasks(id, target, yield* now).pipe(sql.withTransaction, Effect.orDie)
+        return yield* Effect.gen(function*() {
+          const held = (yield* repo.activeBounties(id)).filter((t) => !TaskPolicy.canMoveBounty(caller, t, to))
+          if (held.length > 0) return yield* TaskPolicy.bountyMoveConflict(held.length)
+          return yield* repo.moveActiveTasks(id, target, yield* now)
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       }
     )
 

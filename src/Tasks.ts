@@ -15,6 +15,7 @@ import { makeBountyEvents } from "./Tasks/BountyEvents.js"
 import { requestedDeadline } from "./Tasks/DueDate.js"
 import { makeNextOccurrence } from "./Tasks/NextOccurrence.js"
 import { NotesRepo } from "./Tasks/NotesRepo.js"
+import * as TaskPolicy from "./Tasks/Policy.js"
 import { TasksRepo, type TaskValues } from "./Tasks/Repo.js"
 import { taskPermalink, toTask, toTaskJson } from "./Tasks/Wire.js"
 import { WalletClient } from "./Wallet/Client.js"
@@ -140,12 +141,20 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
       if (patch.project_id !== undefined && patch.project_id !== task.project_id) {
         const dest = yield* loadProject(caller, patch.project_id)
         yield* Policy.requireParticipant(dest, "receive tasks")
+        yield* TaskPolicy.requireMove(caller, task, dest)
         projectId = dest.id
         projectTitle = dest.title
       }
       const assignee = yield* assigneeOf(caller, patch)
+      if (assignee !== undefined) yield* TaskPolicy.requireAssign(caller, task, assignee?.id ?? null)
       const attribution = yield* resolveAttribution(people, patch)
       const status = patch.status ?? task.status
+      yield* TaskPolicy.requireStatusChange(
+        caller,
+        task,
+        status,
+        assignee === undefined ? task.assigned_to_id : assignee?.id ?? null
+      )
       const completing = status === "completed" && task.status !== "completed" && task.status !== "pending_approval"
       if (completing && task.gem_bounty > 0) {
         return yield* new Errors.Conflict({
@@ -154,6 +163,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
       }
       const bountyChange = patch.gem_bounty !== undefined && patch.gem_bounty !== task.gem_bounty
       if (bountyChange) yield* Bounty.requireFunder(caller)
+      if (bountyChange) yield* TaskPolicy.requireBountyChange(caller, task)
       if (task.status === "pending_approval" && status !== "pending_approval" && !Bounty.burns(status)) {
         return yield* new Errors.Conflict({
           message: "the task awaits approval: approve or reject it (POST .../approve or .../reject), or cancel it"
@@ -188,11 +198,17 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       if (closing) yield* remote(wallet.burn(id, caller.id))
       const final = closing || bountyChange ? yield* reread(id) : row
-      return { task: toTask(publicUrl, final), warning: attribution.warning }
+      // a bounty a cancel or archive burned: the response says so
+      const burned = closing && task.gem_bounty > 0 && final.gem_bounty === 0
+        ? { amount: task.gem_bounty, outcome: "burned" as const }
+        : undefined
+      return { task: toTask(publicUrl, final), warning: attribution.warning, bounty: burned }
     })
 
     const complete = Effect.fn("Tasks.complete")(function*(caller: Auth.Principal, id: Ids.TaskId, note?: string) {
       const task = yield* load(caller, id)
+      // before the participant check: an outsider completing a gig is told to apply
+      yield* TaskPolicy.requireCompleter(caller, task)
       yield* Policy.requireParticipant(task, "complete its tasks")
       if (task.status === "cancelled" || task.status === "archived") {
         return yield* new Errors.Conflict({
@@ -253,23 +269,25 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
       return { task: toTask(publicUrl, row), waveId, waveTime }
     })
 
-    /** Approve or reject a completed bounty task: the project's owner, a human. */
+    /** Approve or reject a completed bounty task: the bounty's funder (Tasks/Policy). */
     const decide = (decision: "approve" | "reject") =>
       Effect.fn(`Tasks.${decision}`)(function*(caller: Auth.Principal, id: Ids.TaskId, note?: string) {
         const task = yield* load(caller, id)
-        yield* Bounty.requireApprover(caller, task)
+        yield* TaskPolicy.requireApprover(caller, task)
         const now = new Date(yield* Clock.currentTimeMillis)
-        const call = decision === "approve" ? wallet.approve(id, caller.id) : wallet.reject(id, caller.id)
+        // the note is kept: the ledger entry's note and a comment by the approver
+        const kept = note !== undefined && note.trim() !== "" ? note : undefined
+        const call = decision === "approve" ? wallet.approve(id, caller.id, kept) : wallet.reject(id, caller.id, kept)
         const decided = wallet.local ? undefined : yield* call
         const amount = yield* Effect.gen(function*() {
           const amount = decided ?? (yield* call)
           yield* repo.decide(id, decision === "approve" ? "completed" : "in_progress", now)
           yield* bountyEvents.decided(decision, caller, task, amount, note)
-          if (decision === "reject" && note !== undefined && note.trim() !== "") {
+          if (kept !== undefined) {
             yield* notes.insertComment({
               task: id,
               author: caller.id,
-              content: `rejected: ${note}`,
+              content: `${decision === "approve" ? "approved" : "rejected"}: ${kept}`,
               requestedBy: null,
               now
             })

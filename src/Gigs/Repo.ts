@@ -113,7 +113,8 @@ export class GigsRepo extends Effect.Service<GigsRepo>()("Gigs/Repo", {
     const assign = (task: Ids.TaskId, applicant: Ids.UserId, now: Date) =>
       Effect.map(
         sql<{ id: string }>`UPDATE tasks SET assigned_to_id = ${applicant}, updated_at = ${now}
-          WHERE id = ${task} AND assigned_to_id IS NULL RETURNING id`,
+          WHERE id = ${task} AND assigned_to_id IS NULL AND gem_bounty > 0
+            AND status IN (${sql.literal(OPEN_STATUSES.map((s) => `'${s}'`).join(", "))}) RETURNING id`,
         (rows) => rows.length > 0
       )
 

@@ -181,6 +181,13 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo"
         (rows) => rows.length > 0 && rows[0]!.inserted
       )
 
+    /** The funders of the active tasks' bounties (a task with a bounty carries its funder with it). */
+    const activeBounties = (from: Ids.ProjectId) =>
+      sql<{ gem_bounty: number; funder_id: Ids.UserId | null }>`
+        SELECT t.gem_bounty, b.funder_id FROM tasks t LEFT JOIN gem_bounties b ON b.task_id = t.id
+        WHERE t.project_id = ${from} AND t.status IN ${sql.in(ACTIVE_TASK_STATUSES)} AND t.gem_bounty > 0
+        FOR UPDATE OF t`
+
     /** Moves the active tasks; their assignees take part in the destination. */
     const moveActiveTasks = (from: Ids.ProjectId, to: Ids.ProjectId, now: Date) =>
       Effect.gen(function*() {
@@ -205,6 +212,7 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo"
       /** `consented`: the member's side made the membership (default: someone else did, e.g. by assigning it). */
       addMember: (id: Ids.ProjectId, user: Ids.UserId, role: "member" | "manager", now: Date, consented = false) =>
         Effect.orDie(addMember(id, user, role, now, consented)),
+      activeBounties: (from: Ids.ProjectId) => Effect.orDie(activeBounties(from)),
       moveActiveTasks: (from: Ids.ProjectId, to: Ids.ProjectId, now: Date) =>
         Effect.orDie(moveActiveTasks(from, to, now))
     } as const

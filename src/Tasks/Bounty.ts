@@ -60,15 +60,6 @@ export const requireFunder = (caller: Auth.Principal) =>
       new Errors.Forbidden({ message: "only a human can set a gem_bounty", details: { field: "gem_bounty" } })
     )
 
-/** Approval is the project owner's, a human: the owner itself, or the human owning the owner agent. */
-export const requireApprover = (
-  caller: Auth.Principal,
-  task: { readonly caller_role: string | null; readonly owns_owner: boolean }
-) =>
-  caller.userType === "human" && (task.caller_role === "owner" || task.owns_owner)
-    ? Effect.void
-    : Effect.fail(new Errors.Forbidden({ message: "only the project's owner, a human, approves or rejects a task" }))
-
 /** Completion moves the bounty from escrow to the pending Gems of the assignee (or of whoever completed it). */
 export const settleOnCompletion = (
   wallet: WalletClient["Type"],

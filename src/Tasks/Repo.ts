@@ -35,7 +35,10 @@ export const TaskAccessRow = Schema.Struct({
   project_title: Schema.String,
   visibility: Projects.Visibility,
   caller_role: Schema.NullOr(Projects.MemberRole),
-  owns_owner: Schema.Boolean
+  owns_owner: Schema.Boolean,
+  // the bounty's funder (the human whose escrow holds its Gems) and where the Gems are, if it ever had one
+  funder_id: Schema.NullOr(Ids.UserId),
+  bounty_state: Schema.NullOr(Schema.String)
 })
 export type TaskAccessRow = typeof TaskAccessRow.Type
 
@@ -80,9 +83,11 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
       Result: TaskAccessRow,
       execute: ({ caller, id }) =>
         sql`SELECT ${columns}, p.title AS project_title, p.visibility, m.role AS caller_role,
-              (o.owner_id IS NOT NULL AND o.owner_id = ${caller}) AS owns_owner
+              (o.owner_id IS NOT NULL AND o.owner_id = ${caller}) AS owns_owner,
+              b.funder_id, b.state AS bounty_state
             FROM tasks t ${joins}
             JOIN projects p ON p.id = t.project_id
+            LEFT JOIN gem_bounties b ON b.task_id = t.id
             JOIN users o ON o.id = p.owner_id
             LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = ${caller}
             WHERE t.id = ${id}`

@@ -110,13 +110,14 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
           ))
 
     /** Approval: the assignee's pending → its balance, `gems.earned`. */
-    const approve = (task: Ids.TaskId, approver: Ids.UserId) =>
+    const approve = (task: Ids.TaskId, approver: Ids.UserId, note?: string) =>
       Effect.gen(function*() {
         const row = yield* pending(task)
         yield* move({
           source: "task_completion",
           actorId: approver,
           referenceId: task,
+          note,
           legs: [{ account: user(row.assignee_id, "pending"), amount: -row.amount }, {
             account: user(row.assignee_id, "available"),
             amount: row.amount
@@ -132,13 +133,14 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
       })
 
     /** Rejection: the assignee's pending → back to the funder's escrow. */
-    const reject = (task: Ids.TaskId, rejecter: Ids.UserId) =>
+    const reject = (task: Ids.TaskId, rejecter: Ids.UserId, note?: string) =>
       Effect.gen(function*() {
         const row = yield* pending(task)
         yield* move({
           source: "bounty_rejected",
           actorId: rejecter,
           referenceId: task,
+          note,
           legs: [{ account: user(row.assignee_id, "pending"), amount: -row.amount }, {
             account: user(row.funder_id, "escrow"),
             amount: row.amount

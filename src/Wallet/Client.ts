@@ -29,8 +29,8 @@ export class WalletClient extends Context.Tag("Wallet/Client")<WalletClient, {
   readonly local: boolean
   readonly fund: (task: Ids.TaskId, funder: Ids.UserId, amount: number) => Effect.Effect<void, Errors.Conflict>
   readonly toPending: (task: Ids.TaskId, assignee: Ids.UserId) => Effect.Effect<void>
-  readonly approve: (task: Ids.TaskId, user: Ids.UserId) => Effect.Effect<number, Errors.Conflict>
-  readonly reject: (task: Ids.TaskId, user: Ids.UserId) => Effect.Effect<number, Errors.Conflict>
+  readonly approve: (task: Ids.TaskId, user: Ids.UserId, note?: string) => Effect.Effect<number, Errors.Conflict>
+  readonly reject: (task: Ids.TaskId, user: Ids.UserId, note?: string) => Effect.Effect<number, Errors.Conflict>
   readonly burn: (task: Ids.TaskId, user: Ids.UserId) => Effect.Effect<void>
 }>() {}
 
@@ -76,8 +76,10 @@ export const layerRemote = (url: string, secret: Redacted.Redacted) =>
           call<void, Errors.Conflict>(client.BountyFund({ task_id: task, funder_id: funder, amount })),
         toPending: (task, assignee) =>
           call<void, never>(client.BountyComplete({ task_id: task, assignee_id: assignee })),
-        approve: (task, user) => call<number, Errors.Conflict>(client.BountyApprove({ task_id: task, user_id: user })),
-        reject: (task, user) => call<number, Errors.Conflict>(client.BountyReject({ task_id: task, user_id: user })),
+        approve: (task, user, note) =>
+          call<number, Errors.Conflict>(client.BountyApprove({ task_id: task, user_id: user, note })),
+        reject: (task, user, note) =>
+          call<number, Errors.Conflict>(client.BountyReject({ task_id: task, user_id: user, note })),
         burn: (task, user) => call<void, never>(client.BountyBurn({ task_id: task, user_id: user }))
       }
     })
@@ -111,8 +113,8 @@ export const handlers = WalletRpc.WalletRpcs.toLayer(Effect.gen(function*() {
   return {
     BountyFund: ({ amount, funder_id, task_id }) => tx(bounties.fund(task_id, funder_id, amount)),
     BountyComplete: ({ assignee_id, task_id }) => tx(bounties.toPending(task_id, assignee_id)),
-    BountyApprove: ({ task_id, user_id }) => tx(bounties.approve(task_id, user_id)),
-    BountyReject: ({ task_id, user_id }) => tx(bounties.reject(task_id, user_id)),
+    BountyApprove: ({ note, task_id, user_id }) => tx(bounties.approve(task_id, user_id, note)),
+    BountyReject: ({ note, task_id, user_id }) => tx(bounties.reject(task_id, user_id, note)),
     BountyBurn: ({ task_id, user_id }) => tx(bounties.burn(task_id, user_id))
   }
 }))

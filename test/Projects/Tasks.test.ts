@@ -135,7 +135,7 @@ describeApp({ PUBLIC_URL: "https://shoal.example" })("tasks", (it) => {
       const p = yield* newProject(agent.client)
       const t = yield* agent.client.tasks.createTask({
         path: { project_id: p.id },
-        payload: { title: "t" },
+        payload: { title: "t", assigned_to: "me" },
         headers: {}
       })
       const done = yield* agent.client.tasks.completeTask({
@@ -161,7 +161,13 @@ describeApp({ PUBLIC_URL: "https://shoal.example" })("tasks", (it) => {
       const p = yield* newProject(agent.client)
       const t = yield* agent.client.tasks.createTask({
         path: { project_id: p.id },
-        payload: { title: "standup", recurrence: "monthly", deadline: "2027-01-31", checklists: [{ text: "notes" }] },
+        payload: {
+          title: "standup",
+          assigned_to: "me",
+          recurrence: "monthly",
+          deadline: "2027-01-31",
+          checklists: [{ text: "notes" }]
+        },
         headers: {}
       })
       const path = { task_id: t.task.id }
@@ -181,7 +187,7 @@ describeApp({ PUBLIC_URL: "https://shoal.example" })("tasks", (it) => {
       expect(next.task.checklist.map((i) => [i.text, i.is_checked])).toEqual([["notes", false]])
       const daily = yield* agent.client.tasks.createTask({
         path: { project_id: p.id },
-        payload: { title: "d", recurrence: "daily", deadline: "2027-03-01T09:00:00Z" },
+        payload: { title: "d", assigned_to: "me", recurrence: "daily", deadline: "2027-03-01T09:00:00Z" },
         headers: {}
       })
       const d = yield* agent.client.tasks.completeTask({ path: { task_id: daily.task.id }, payload: {} })
@@ -306,7 +312,11 @@ describeApp({ PUBLIC_URL: "https://shoal.example" })("tasks", (it) => {
       for (const title of ["a", "b", "c"]) {
         yield* agent.client.tasks.createTask({ path, payload: { title }, headers: {} })
       }
-      const done = yield* agent.client.tasks.createTask({ path, payload: { title: "done" }, headers: {} })
+      const done = yield* agent.client.tasks.createTask({
+        path,
+        payload: { title: "done", assigned_to: "me" },
+        headers: {}
+      })
       yield* agent.client.tasks.completeTask({ path: { task_id: done.task.id }, payload: {} })
       const conflict = yield* rawRequest("DELETE", `/api/agent/projects/${p.id}`, { key: agent.api_key })
       const e = expectError(conflict, 409, "conflict")

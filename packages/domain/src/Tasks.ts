@@ -149,10 +149,19 @@ export class TaskList extends Schema.Class<TaskList>("TaskList")({
   meta: PageMeta.annotations({ description: "the whole list's total; `page` numbers the legacy `page` parameter" })
 }) {}
 
+/** What a change did to the task's Gem bounty: a cancel or archive burns it. */
+export const BountyOutcome = Schema.Struct({
+  amount: Schema.Number,
+  outcome: Schema.Literal("burned")
+}).annotations({ identifier: "BountyOutcome" })
+
 export class TaskResponse extends Schema.Class<TaskResponse>("TaskResponse")({
   status: Success,
   task: Task,
-  warning: Warning
+  warning: Warning,
+  bounty: Schema.optional(BountyOutcome).annotations({
+    description: "present when the change burned the task's bounty (its Gems, in escrow or pending, are destroyed)"
+  })
 }) {}
 
 export class TaskDetailResponse extends Schema.Class<TaskDetailResponse>("TaskDetailResponse")({

@@ -4,6 +4,7 @@ import { Conflict } from "./Errors.js"
 import { TaskId, UserId } from "./Ids.js"
 
 const Amount = Schema.Number.pipe(Schema.int(), Schema.between(0, 1_000_000_000))
+const note = Schema.optional(Schema.String)
 
 /**
  * What the agent API asks of the wallet: the Gem side of a task's bounty. In one process these are plain calls in
@@ -18,10 +19,10 @@ export class WalletRpcs extends RpcGroup.make(
   }),
   /** Completion: escrow → the assignee's pending. */
   Rpc.make("BountyComplete", { payload: { task_id: TaskId, assignee_id: UserId } }),
-  /** Approval: pending → the assignee's balance; the amount paid. */
-  Rpc.make("BountyApprove", { payload: { task_id: TaskId, user_id: UserId }, success: Amount, error: Conflict }),
-  /** Rejection: pending → back to the funder's escrow; the amount. */
-  Rpc.make("BountyReject", { payload: { task_id: TaskId, user_id: UserId }, success: Amount, error: Conflict }),
+  /** Approval: pending → the assignee's balance; the amount paid. `note` is the ledger entry's. */
+  Rpc.make("BountyApprove", { payload: { task_id: TaskId, user_id: UserId, note }, success: Amount, error: Conflict }),
+  /** Rejection: pending → back to the funder's escrow; the amount. `note` is the ledger entry's. */
+  Rpc.make("BountyReject", { payload: { task_id: TaskId, user_id: UserId, note }, success: Amount, error: Conflict }),
   /** Cancellation or archiving: the bounty is burned. */
   Rpc.make("BountyBurn", { payload: { task_id: TaskId, user_id: UserId } })
 ) {}
