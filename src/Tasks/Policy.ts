@@ -59,7 +59,10 @@ export const requireAssign = (caller: Auth.Principal, task: TaskFacts, assignee:
   return forbidden("only the project's owner or a manager can assign or reassign its tasks")
 }
 
-/** Changing the status: managers any task, a member only a task assigned to it (or that it takes in the same call). */
+/**
+ * Changing the status: managers any task, a member only a task assigned to it (or that it takes in the same call),
+ * and never to cancel or archive one carrying a bounty (that burns Gems that are not the member's).
+ */
 export const requireStatusChange = (
   caller: Auth.Principal,
   task: TaskFacts,
@@ -72,6 +75,14 @@ export const requireStatusChange = (
   if (closing && hasBounty(task) && bountyPending(task)) {
     return isFunder(caller, task) ? Effect.void : forbidden(
       `the task's bounty awaits approval: only its funder can ${status === "cancelled" ? "cancel" : "archive"} it`
+    )
+  }
+  // a member closing its own bounty task would burn the funder's escrow: the project's managers or the funder decide
+  if (closing && hasBounty(task) && !canManageTasks(task) && !isFunder(caller, task)) {
+    return forbidden(
+      `the task carries a Gem bounty: only the project's owner, a manager or its funder can ${
+        status === "cancelled" ? "cancel" : "archive"
+      } it`
     )
   }
   if (canManageTasks(task) || assignee === caller.id) return Effect.void

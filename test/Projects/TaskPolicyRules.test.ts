@@ -60,7 +60,17 @@ describe("task policy", () => {
         expect(yield* outcome(Policy.requireStatusChange(me, { ...pending, caller_role: "owner" }, status, me.id)))
           .toBe("Forbidden")
         expect(yield* outcome(Policy.requireStatusChange(funder, pending, status, me.id))).toBe("ok")
+        // a bounty still in escrow: the assignee may work on it but not burn it; a manager or the funder may
+        const escrow = task({ ...bounty, assigned_to_id: me.id })
+        expect(yield* outcome(Policy.requireStatusChange(me, escrow, status, me.id))).toBe("Forbidden")
+        expect(yield* outcome(Policy.requireStatusChange(me, { ...escrow, caller_role: "manager" }, status, me.id)))
+          .toBe("ok")
+        expect(yield* outcome(Policy.requireStatusChange(funder, escrow, status, me.id))).toBe("ok")
       }
+      expect(
+        yield* outcome(Policy.requireStatusChange(me, task({ ...bounty, assigned_to_id: me.id }), "review", me.id))
+      )
+        .toBe("ok")
     }))
 
   it.effect("requireMove and requireApprover: a bounty goes with its funder only, into a project it owns", () =>
