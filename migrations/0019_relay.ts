@@ -19,8 +19,15 @@ CREATE TABLE relays (
   webhook_url text,
   webhook_secret text,
   config_version integer NOT NULL DEFAULT 1,
+  -- push delivery (src/Relay/Pusher.ts): failed attempts in a row, when to try again, a node's lease, the last error;
+  -- times are the application Clock's, so tests drive the retry schedule
+  push_attempts integer NOT NULL DEFAULT 0,
+  push_next_at timestamptz,
+  push_locked_until timestamptz,
+  push_error text,
   created_at timestamptz NOT NULL DEFAULT now()
 );
+CREATE INDEX relays_push_idx ON relays (push_next_at) WHERE delivery_mode = 'push';
 
 CREATE TABLE relay_results (
   relay_id text NOT NULL REFERENCES relays (id) ON DELETE CASCADE,

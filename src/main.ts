@@ -65,6 +65,7 @@ import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
 import { EventSocketFrontLane, EventSocketLane, WebSocketLive } from "./Realtime/WebSocket.js"
 import { Relay } from "./Relay.js"
 import { RelayAuthenticationLive, RelayFeedHttpLive, RelayHttpLive } from "./Relay/Http.js"
+import { RelayPusherLive } from "./Relay/Pusher.js"
 import { Social } from "./Social.js"
 import { FeedPages } from "./Social/FeedPages.js"
 import { SocialHttpLive, SocialShortHttpLive } from "./Social/Http.js"
@@ -216,7 +217,9 @@ export const EventWorkers = Layer.mergeAll(
   WebhookWorkerLive,
   SweeperLive,
   RevocationsLive,
-  WaveClockLive
+  WaveClockLive,
+  // relays configured `push` (the OpenClaw channel's push mode), beside the agents' own webhooks
+  RelayPusherLive
 )
 
 /** The DNS responder (`DNS_*`), answering TXT identity records from the database. */

@@ -13,6 +13,11 @@ export interface RelayRow {
   readonly configVersion: number
 }
 
+/** A relay leased for a push round, with its failures in a row. */
+export interface PushClaim extends RelayRow {
+  readonly pushAttempts: number
+}
+
 interface RawRelay {
   readonly id: string
   readonly user_id: string
@@ -34,6 +39,8 @@ const fromRaw = (r: RawRelay): RelayRow => ({
   webhookSecret: r.webhook_secret,
   configVersion: r.config_version
 })
+
+const iso = (millis: number) => new Date(millis).toISOString()
 
 const first = (rows: ReadonlyArray<RawRelay>) => rows.length > 0 ? fromRaw(rows[0]!) : undefined
 
@@ -84,7 +91,8 @@ export class RelayRepo extends Effect.Service<RelayRepo>()("Relay/Repo", {
     ) =>
       Effect.map(
         sql<RawRelay>`UPDATE relays SET delivery_mode = ${config.deliveryMode}, webhook_url = ${config.webhookUrl},
-            webhook_secret = ${config.webhookSecret}, config_version = config_version + 1
+            webhook_secret = ${config.webhookSecret}, config_version = config_version + 1,
+            push_attempts = 0, push_next_at = NULL, push_error = NULL
           WHERE id = ${relayId} RETURNING ${columns}`,
         (rows) => fromRaw(rows[0]!)
       )
@@ -111,12 +119,57 @@ export class RelayRepo extends Effect.Service<RelayRepo>()("Relay/Repo", {
           (rows) => new Map(rows.map((r) => [r.id, r.description]))
         )
 
-    /** The relays that push, for the pusher. */
-    const pushing = Effect.map(
-      sql<RawRelay>`SELECT ${columns} FROM relays WHERE delivery_mode = 'push' AND webhook_url IS NOT NULL`,
-      (rows) => rows.map(fromRaw)
+    /**
+     * Leases up to `limit` pushing relays that are due and have events after their position (a fan-out not yet
+     * expanded waits for the expander), until `leaseEnd`; nodes pushing at once take different relays.
+     */
+    const claimPush = (now: number, leaseEnd: number, limit: number) =>
+      Effect.map(
+        sql<RawRelay & { readonly push_attempts: number }>`UPDATE relays r SET push_locked_until = ${iso(leaseEnd)}
+          FROM (SELECT id FROM relays
+            WHERE delivery_mode = 'push' AND webhook_url IS NOT NULL
+              AND (push_next_at IS NULL OR push_next_at <= ${iso(now)}::timestamptz)
+              AND (push_locked_until IS NULL OR push_locked_until <= ${iso(now)}::timestamptz)
+              AND EXISTS (SELECT 1 FROM events e WHERE e.recipient_id = relays.user_id AND e.cursor > relays.position)
+            ORDER BY push_next_at NULLS FIRST LIMIT ${limit} FOR UPDATE SKIP LOCKED) c
+          WHERE r.id = c.id
+          RETURNING r.id, r.user_id, r.api_key, r.position::text AS position, r.delivery_mode, r.webhook_url,
+            r.webhook_secret, r.config_version, r.push_attempts`,
+        (rows) => rows.map((r): PushClaim => ({ ...fromRaw(r), pushAttempts: r.push_attempts }))
+      )
+
+    /** A push round ended: delivered up to `cursor` (if any), and failed since `attempts` times in a row. */
+    const pushed = (
+      relayId: Api.RelayId,
+      outcome: { readonly attempts: number; readonly nextAt: number | null; readonly error: string | null }
+    ) =>
+      sql`UPDATE relays SET push_attempts = ${outcome.attempts},
+          push_next_at = ${outcome.nextAt === null ? null : iso(outcome.nextAt)}::timestamptz,
+          push_error = ${outcome.error}, push_locked_until = NULL
+        WHERE id = ${relayId}`.pipe(Effect.asVoid)
+
+    /** When the next pushing relay is due (null: none waits on a retry). */
+    const nextPushDue = Effect.map(
+      sql<{ readonly due: Date | string | null }>`SELECT min(push_next_at) AS due FROM relays
+        WHERE delivery_mode = 'push' AND push_next_at IS NOT NULL`,
+      (rows) => {
+        const due = rows[0]?.due ?? null
+        return due === null ? null : new Date(due).getTime()
+      }
     )
 
-    return { forUser, byKeyHash, create, replaceKey, advance, configure, recordResult, taskDescriptions, pushing }
+    return {
+      forUser,
+      byKeyHash,
+      create,
+      replaceKey,
+      advance,
+      configure,
+      recordResult,
+      taskDescriptions,
+      claimPush,
+      pushed,
+      nextPushDue
+    }
   })
 }) {}
