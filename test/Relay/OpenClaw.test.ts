@@ -3,10 +3,13 @@ import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import * as Http from "node:http"
 import { createRequire } from "node:module"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, it as plainIt } from "vitest"
+import { waitFor } from "../support/Realtime.js"
 import { describeApp } from "../support/TestApp.js"
 import { agentWithRelay, sendTheThree } from "./support.js"
 
@@ -28,6 +31,7 @@ const channelFile = (path: string): string | undefined => {
 
 const poller = channelFile("dist/src/poller.js")
 const client = channelFile("dist/src/client.js")
+const webhook = channelFile("dist/src/webhook.js")
 
 /** The two base URL constants pointed at `base`; nothing else in the files changes. */
 const pointAt = (source: string, base: string) =>
@@ -40,6 +44,7 @@ const install = (base: string) => {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "commonjs" }))
   writeFileSync(join(dir, "poller.js"), pointAt(poller!, base))
   writeFileSync(join(dir, "client.js"), pointAt(client!, base))
+  writeFileSync(join(dir, "webhook.js"), webhook!)
   mkdirSync(join(dir, "node_modules", "node-fetch"), { recursive: true })
   writeFileSync(
     join(dir, "node_modules", "node-fetch", "index.js"),
@@ -49,7 +54,8 @@ const install = (base: string) => {
   return {
     dir,
     PowerLobsterPoller: require("./poller.js").PowerLobsterPoller,
-    PowerLobsterClient: require("./client.js").PowerLobsterClient
+    PowerLobsterClient: require("./client.js").PowerLobsterClient,
+    PowerLobsterWebhookHandler: require("./webhook.js").PowerLobsterWebhookHandler
   }
 }
 
@@ -63,13 +69,14 @@ const captureComplaints = () => {
   return { complaints, restore: () => Object.assign(console, original) }
 }
 
-if (poller === undefined || client === undefined) {
+if (poller === undefined || client === undefined || webhook === undefined) {
   console.warn(`test/Relay/OpenClaw.test.ts skipped: no mirror of the OpenClaw channel plugin at ${MIRROR}`)
   describe.skip("the real OpenClaw channel (its mirror is absent here)", () => {
     plainIt("polls, acknowledges and configures the relay unchanged", () => {})
   })
 } else {
-  describeApp()("the real OpenClaw channel", (it) => {
+  // the push receiver listens on loopback, which the URL guard refuses unless WEBHOOK_ALLOW_PRIVATE
+  describeApp({ WEBHOOK_ALLOW_PRIVATE: "true" })("the real OpenClaw channel", (it) => {
     it.effect("its poller receives a DM, a task assignment and a mention; acknowledged, they do not come again", () =>
       Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
@@ -137,6 +144,57 @@ if (poller === undefined || client === undefined) {
           config_version: 2
         })
         expect(result.back).toMatchObject({ delivery_mode: "poll", config_version: 3 })
+      }))
+    it.scoped("in push mode its webhook handler receives the three, signature verified", () =>
+      Effect.gen(function*() {
+        const server = yield* HttpServer.HttpServer
+        const base = `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`
+        const { agent, human, relayId, relayKey } = yield* agentWithRelay
+        const plugin = install(base)
+        const log = captureComplaints()
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            log.restore()
+            rmSync(plugin.dir, { recursive: true, force: true })
+          })
+        )
+        const events: Array<any> = []
+        const rejected: Array<string> = []
+        // the channel's handler as OpenClaw mounts it: it reads the request, verifies, parses and hands on the event
+        const handler = new plugin.PowerLobsterWebhookHandler(async (e: any) => {
+          events.push(e)
+        }, "hook-secret")
+        const receiver = yield* Effect.acquireRelease(
+          Effect.promise(async () => {
+            const s = Http.createServer((req, res) => {
+              handler.handle(req).then(
+                () => res.writeHead(200).end(),
+                (e: any) => {
+                  rejected.push(String(e.message))
+                  res.writeHead(e.statusCode ?? 500).end()
+                }
+              )
+            })
+            await new Promise<void>((r) => s.listen(0, "127.0.0.1", r))
+            return s
+          }),
+          (s) => Effect.promise(() => new Promise<void>((done) => s.close(() => done())))
+        )
+        const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/powerlobster/webhook`
+        const c = new plugin.PowerLobsterClient({ apiKey: agent.api_key, relayId, relayApiKey: relayKey })
+        const configured = yield* Effect.promise(() => c.configureRelay({ mode: "push", url, secret: "hook-secret" }))
+        expect(configured).toMatchObject({ delivery_mode: "push", webhook_url: url })
+        const sent = yield* sendTheThree(human, agent.agent.handle)
+        const byType = yield* waitFor("the three pushed", () => {
+          const m = Object.fromEntries(events.map((e) => [e.type, e]))
+          return m["dm.received"] && m["task.assigned"] && m["mention"] ? m : undefined
+        })
+        expect(rejected).toEqual([])
+        expect(log.complaints).toEqual([])
+        expect(byType["dm.received"].data).toMatchObject({ sender_handle: human.user.handle })
+        expect(byType["task.assigned"].data.task).toMatchObject({ id: sent.task.id, title: "Fix the build" })
+        expect(byType["mention"].data.author).toBe(human.user.handle)
+        expect(byType["mention"]._meta.delivery_method).toBe("push")
       }))
   })
 }
