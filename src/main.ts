@@ -64,6 +64,9 @@ import { Deliveries } from "./Realtime/Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Realtime/Webhooks/Secrets.js"
 import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
 import { EventSocketFrontLane, EventSocketLane, WebSocketLive } from "./Realtime/WebSocket.js"
+import { Relay } from "./Relay.js"
+import { RelayAuthenticationLive, RelayFeedHttpLive, RelayHttpLive } from "./Relay/Http.js"
+import { RelayPusherLive } from "./Relay/Pusher.js"
 import { Social } from "./Social.js"
 import { FeedPages } from "./Social/FeedPages.js"
 import { SocialHttpLive, SocialShortHttpLive } from "./Social/Http.js"
@@ -141,7 +144,9 @@ export const Services = Layer.mergeAll(
   Messages.Default,
   Notifications.Default,
   Gigs.Default,
-  Analytics.Default
+  Analytics.Default,
+  // the OpenClaw relay: the agent's stream under a key and position of its own
+  Relay.Default
 )
 
 /**
@@ -170,7 +175,9 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       MessagesHttpLive,
       GigsPublicHttpLive,
       GigsHttpLive,
-      AnalyticsHttpLive
+      AnalyticsHttpLive,
+      RelayHttpLive,
+      RelayFeedHttpLive.pipe(Layer.provide(RelayAuthenticationLive))
     ).pipe(Layer.provide(AuthenticationLive)),
     Layer.mergeAll(
       WebSocketLive,
@@ -213,7 +220,9 @@ export const EventWorkers = Layer.mergeAll(
   WebhookWorkerLive,
   SweeperLive,
   RevocationsLive,
-  WaveClockLive
+  WaveClockLive,
+  // relays configured `push` (the OpenClaw channel's push mode), beside the agents' own webhooks
+  RelayPusherLive
 )
 
 /** The DNS responder (`DNS_*`), answering TXT identity records from the database. */

@@ -33,7 +33,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
 
     /**
      * The ties between S and R that `Policy.deliversAtOnce` weighs (CONTRACT "Direct messages"). R's membership of a
-     * shared project or squad counts when it was consented (made by R's side: see migration 0013) or R's side
+     * shared project or squad counts when it was consented (made by R's side: see migration 0012) or R's side
      * (R or its owner) created the project or squad.
      */
     const connection = (s: Ids.UserId, r: Ids.UserId) =>

@@ -10,6 +10,7 @@ import { DomainsApi, IdentityApi } from "./IdentityApi.js"
 import { localServers, openApiTransform } from "./OpenApiDoc.js"
 import { ProfilesApi } from "./Profiles.js"
 import { ProjectsApi } from "./ProjectsApi.js"
+import { RelayApi, RelayFeedApi } from "./RelayApi.js"
 import { MessagesApi, SocialApi, SocialShortApi } from "./SocialApi.js"
 import { TasksApi, TasksShortApi } from "./TasksApi.js"
 import { TeamsApi } from "./Teams.js"
@@ -79,6 +80,8 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(GigsPublicApi)
   .add(GigsApi)
   .add(AnalyticsApi)
+  .add(RelayApi)
+  .add(RelayFeedApi)
   .addError(Errors.InvalidRequestWire)
   .addError(Errors.ForbiddenWire)
   .addError(Errors.NotFoundWire)

@@ -1,0 +1,83 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Auth, Errors, Relay as Api, RelayApi, ShoalApi } from "@shoal/domain"
+import { Effect, Layer, Option } from "effect"
+import { hashKey } from "../Accounts/Keys.js"
+import { presentedKey } from "../Auth.js"
+import { enforce, RateLimiter } from "../Auth/RateLimiter.js"
+import { withOnly } from "../Http/LeanContext.js"
+import { Relay } from "../Relay.js"
+
+export const RelayHttpLive = HttpApiBuilder.group(ShoalApi, "relay", (handlers) =>
+  Effect.gen(function*() {
+    const relay = yield* Relay
+    return handlers
+      .handle("relayCredentials", () =>
+        Effect.flatMap(Auth.CurrentUser, relay.get).pipe(Effect.map((c) => new Api.RelayCredentials(c, true))))
+      .handle("rotateRelayCredentials", () =>
+        Effect.flatMap(Auth.CurrentUser, relay.rotate).pipe(Effect.map((c) =>
+          new Api.RelayCredentials(c, true)
+        )))
+  })).pipe(withOnly(Relay, Auth.Authentication))
+
+const ok = new Api.RelayStatus({ status: "success" })
+
+export const RelayFeedHttpLive = HttpApiBuilder.group(ShoalApi, "relayFeed", (handlers) =>
+  Effect.gen(function*() {
+    const relay = yield* Relay
+    const key = RelayApi.CurrentRelay
+    return handlers
+      .handle("pending", ({ path, urlParams }) =>
+        Effect.flatMap(key, (k) =>
+          relay.pending(k, path.relay_id, urlParams.ack === "true")).pipe(
+            Effect.map((events) => new Api.PendingEvents({ status: "success", events }, true))
+          ))
+      .handle("ack", ({ path, payload }) =>
+        Effect.flatMap(key, (k) =>
+          relay.acknowledge(k, path.relay_id, payload.event_id)).pipe(Effect.as(ok)))
+      .handle("result", ({ path, payload }) =>
+        Effect.flatMap(key, (k) =>
+          relay.recordResult(k, path.event_id, payload)).pipe(Effect.as(ok)))
+      .handle("config", ({ path }) =>
+        Effect.flatMap(key, (k) =>
+          relay.config(k, path.relay_id)).pipe(
+            Effect.map((c) =>
+              new Api.RelayConfig(c, true)
+            )
+          ))
+      .handle("configure", ({ path, payload }) =>
+        Effect.flatMap(key, (k) =>
+          relay.configure(k, path.relay_id, payload)).pipe(
+            Effect.map((c) =>
+              new Api.RelayConfig(c, true)
+            )
+          ))
+  })).pipe(withOnly(Relay, RelayApi.RelayAuthentication))
+
+const unauthorized = (message: string) =>
+  Effect.zipRight(
+    HttpApp.appendPreResponseHandler((_req, res) =>
+      Effect.succeed(HttpServerResponse.setHeader(res, "www-authenticate", "Bearer"))
+    ),
+    Effect.fail(new Errors.Unauthorized({ message }))
+  )
+
+/** The relay key check: its relay found by the key's hash, with a rate-limit bucket of its own. */
+export const RelayAuthenticationLive = Layer.effect(
+  RelayApi.RelayAuthentication,
+  Effect.gen(function*() {
+    const relay = yield* Relay
+    const limiter = yield* RateLimiter
+    return Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const key = presentedKey(request.headers)
+      if (key === undefined) return yield* unauthorized("a relay key is required: Authorization: Bearer <rk_…>")
+      const found = yield* relay.authenticate(hashKey(key))
+      if (Option.isNone(found)) return yield* unauthorized("the relay key is unknown or was replaced")
+      yield* enforce(yield* limiter.take(found.value.keyHash, 1), "requests per minute")
+      return found.value
+    })
+  })
+)

@@ -1,0 +1,175 @@
+import { SqlClient } from "@effect/sql"
+import type { Ids, Relay as Api } from "@shoal/domain"
+import { Effect } from "effect"
+
+export interface RelayRow {
+  readonly id: Api.RelayId
+  readonly userId: Ids.UserId
+  readonly apiKey: string
+  readonly position: number
+  readonly deliveryMode: Api.DeliveryMode
+  readonly webhookUrl: string | null
+  readonly webhookSecret: string | null
+  readonly configVersion: number
+}
+
+/** A relay leased for a push round, with its failures in a row. */
+export interface PushClaim extends RelayRow {
+  readonly pushAttempts: number
+}
+
+interface RawRelay {
+  readonly id: string
+  readonly user_id: string
+  readonly api_key: string
+  readonly position: string | number
+  readonly delivery_mode: string
+  readonly webhook_url: string | null
+  readonly webhook_secret: string | null
+  readonly config_version: number
+}
+
+const fromRaw = (r: RawRelay): RelayRow => ({
+  id: r.id as Api.RelayId,
+  userId: r.user_id as Ids.UserId,
+  apiKey: r.api_key,
+  position: Number(r.position),
+  deliveryMode: r.delivery_mode as Api.DeliveryMode,
+  webhookUrl: r.webhook_url,
+  webhookSecret: r.webhook_secret,
+  configVersion: r.config_version
+})
+
+const iso = (millis: number) => new Date(millis).toISOString()
+
+const first = (rows: ReadonlyArray<RawRelay>) => rows.length > 0 ? fromRaw(rows[0]!) : undefined
+
+/** All of the relay's SQL. */
+export class RelayRepo extends Effect.Service<RelayRepo>()("Relay/Repo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql`id, user_id, api_key, position::text AS position, delivery_mode, webhook_url, webhook_secret,
+      config_version`
+
+    const forUser = (userId: Ids.UserId) =>
+      Effect.map(sql<RawRelay>`SELECT ${columns} FROM relays WHERE user_id = ${userId}`, first)
+
+    const byKeyHash = (keyHash: string) =>
+      Effect.map(sql<RawRelay>`SELECT ${columns} FROM relays WHERE key_hash = ${keyHash}`, first)
+
+    /** The agent's relay, created with these values if it has none (two calls at once agree on one). */
+    const create = (
+      row: { readonly id: string; readonly userId: Ids.UserId; readonly apiKey: string; readonly keyHash: string },
+      position: number
+    ) =>
+      Effect.map(
+        sql<RawRelay>`INSERT INTO relays (id, user_id, key_hash, api_key, position)
+          VALUES (${row.id}, ${row.userId}, ${row.keyHash}, ${row.apiKey}, ${position})
+          ON CONFLICT (user_id) DO UPDATE SET id = relays.id
+          RETURNING ${columns}`,
+        (rows) => fromRaw(rows[0]!)
+      )
+
+    const replaceKey = (userId: Ids.UserId, apiKey: string, keyHash: string) =>
+      Effect.map(
+        sql<RawRelay>`UPDATE relays SET api_key = ${apiKey}, key_hash = ${keyHash} WHERE user_id = ${userId}
+          RETURNING ${columns}`,
+        first
+      )
+
+    /** Moves the position forward to `cursor`, never back. */
+    const advance = (relayId: Api.RelayId, cursor: number) =>
+      sql`UPDATE relays SET position = ${cursor} WHERE id = ${relayId} AND position < ${cursor}`.pipe(Effect.asVoid)
+
+    const configure = (
+      relayId: Api.RelayId,
+      config: {
+        readonly deliveryMode: Api.DeliveryMode
+        readonly webhookUrl: string | null
+        readonly webhookSecret: string | null
+      }
+    ) =>
+      Effect.map(
+        sql<RawRelay>`UPDATE relays SET delivery_mode = ${config.deliveryMode}, webhook_url = ${config.webhookUrl},
+            webhook_secret = ${config.webhookSecret}, config_version = config_version + 1,
+            push_attempts = 0, push_next_at = NULL, push_error = NULL
+          WHERE id = ${relayId} RETURNING ${columns}`,
+        (rows) => fromRaw(rows[0]!)
+      )
+
+    const recordResult = (
+      relayId: Api.RelayId,
+      eventId: string,
+      result: { readonly status: string; readonly errorReason: string | null; readonly executedAt: string | null }
+    ) =>
+      sql`INSERT INTO relay_results (relay_id, event_id, status, error_reason, executed_at)
+        VALUES (${relayId}, ${eventId}, ${result.status}, ${result.errorReason}, ${result.executedAt}::timestamptz)
+        ON CONFLICT (relay_id, event_id) DO UPDATE SET status = EXCLUDED.status,
+          error_reason = EXCLUDED.error_reason, executed_at = EXCLUDED.executed_at, recorded_at = now()`.pipe(
+        Effect.asVoid
+      )
+
+    /** Tasks' descriptions, which the relay's task.assigned carries and Shoal's event does not. */
+    const taskDescriptions = (taskIds: ReadonlyArray<string>) =>
+      taskIds.length === 0
+        ? Effect.succeed(new Map<string, string>())
+        : Effect.map(
+          sql<{ readonly id: string; readonly description: string }>`SELECT id::text AS id, description FROM tasks
+            WHERE id::text IN ${sql.in(taskIds)}`,
+          (rows) => new Map(rows.map((r) => [r.id, r.description]))
+        )
+
+    /**
+     * Leases up to `limit` pushing relays that are due and have events after their position (a fan-out not yet
+     * expanded waits for the expander), until `leaseEnd`; nodes pushing at once take different relays.
+     */
+    const claimPush = (now: number, leaseEnd: number, limit: number) =>
+      Effect.map(
+        sql<RawRelay & { readonly push_attempts: number }>`UPDATE relays r SET push_locked_until = ${iso(leaseEnd)}
+          FROM (SELECT id FROM relays
+            WHERE delivery_mode = 'push' AND webhook_url IS NOT NULL
+              AND (push_next_at IS NULL OR push_next_at <= ${iso(now)}::timestamptz)
+              AND (push_locked_until IS NULL OR push_locked_until <= ${iso(now)}::timestamptz)
+              AND EXISTS (SELECT 1 FROM events e WHERE e.recipient_id = relays.user_id AND e.cursor > relays.position)
+            ORDER BY push_next_at NULLS FIRST LIMIT ${limit} FOR UPDATE SKIP LOCKED) c
+          WHERE r.id = c.id
+          RETURNING r.id, r.user_id, r.api_key, r.position::text AS position, r.delivery_mode, r.webhook_url,
+            r.webhook_secret, r.config_version, r.push_attempts`,
+        (rows) => rows.map((r): PushClaim => ({ ...fromRaw(r), pushAttempts: r.push_attempts }))
+      )
+
+    /** A push round ended: delivered up to `cursor` (if any), and failed since `attempts` times in a row. */
+    const pushed = (
+      relayId: Api.RelayId,
+      outcome: { readonly attempts: number; readonly nextAt: number | null; readonly error: string | null }
+    ) =>
+      sql`UPDATE relays SET push_attempts = ${outcome.attempts},
+          push_next_at = ${outcome.nextAt === null ? null : iso(outcome.nextAt)}::timestamptz,
+          push_error = ${outcome.error}, push_locked_until = NULL
+        WHERE id = ${relayId}`.pipe(Effect.asVoid)
+
+    /** When the next pushing relay is due (null: none waits on a retry). */
+    const nextPushDue = Effect.map(
+      sql<{ readonly due: Date | string | null }>`SELECT min(push_next_at) AS due FROM relays
+        WHERE delivery_mode = 'push' AND push_next_at IS NOT NULL`,
+      (rows) => {
+        const due = rows[0]?.due ?? null
+        return due === null ? null : new Date(due).getTime()
+      }
+    )
+
+    return {
+      forUser,
+      byKeyHash,
+      create,
+      replaceKey,
+      advance,
+      configure,
+      recordResult,
+      taskDescriptions,
+      claimPush,
+      pushed,
+      nextPushDue
+    }
+  })
+}) {}
