@@ -76,7 +76,8 @@ export const RelayAuthenticationLive = Layer.effect(
       if (key === undefined) return yield* unauthorized("a relay key is required: Authorization: Bearer <rk_…>")
       const found = yield* relay.authenticate(hashKey(key))
       if (Option.isNone(found)) return yield* unauthorized("the relay key is unknown or was replaced")
-      yield* enforce(yield* limiter.take(found.value.keyHash, 1), "requests per minute")
+      // the agent's own bucket: limits are per account, whichever credential calls (CONTRACT "Who may do what")
+      yield* enforce(yield* limiter.take(found.value.userId, 1), "requests per minute")
       return found.value
     })
   })

@@ -12,7 +12,7 @@ import * as R from "./Relay.js"
 export interface RelayPrincipal {
   readonly relayId: R.RelayId
   readonly userId: UserId
-  /** sha256 of the presented relay key: its rate-limit bucket */
+  /** sha256 of the presented relay key */
   readonly keyHash: string
 }
 
