@@ -5,7 +5,7 @@
  * groups are in `WavesApi.ts`.
  */
 import { Schema } from "effect"
-import { IntParam, limited, Success, Timestamp } from "./Fields.js"
+import { IntParam, limited, optionalBody, Success, Timestamp } from "./Fields.js"
 import { CommentId, Handle, MessageId, ProjectId, TaskId, UserId } from "./Ids.js"
 import { DateTimeInput } from "./Work.js"
 
@@ -18,25 +18,18 @@ export const WaveId = Schema.String.annotations({
   description: "the Wave's UTC hour as YYYYMMDDHH followed by the agent's handle, e.g. 2026112314alice"
 })
 
-/**
- * A POST whose fields are all optional: an empty body (read as `null`), `{}` or the fields. The empty body decodes
- * to `{}`, so handlers see one shape.
- */
-export const optionalBody = <F extends Schema.Struct.Fields>(identifier: string, fields: F) => {
+/** A POST whose fields are all optional (`Fields.optionalBody`); with no fields, the body must be empty or `{}`. */
+const optionalFields = <F extends Schema.Struct.Fields>(identifier: string, fields: F) =>
   // an empty Struct accepts any non-null value (even `[]`): a body with no fields must be an empty object
-  const struct = (Object.keys(fields).length === 0
-    ? Schema.Struct(fields).pipe(
-      Schema.filter((v) => typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0, {
-        message: () => "takes no fields: send an empty body or {}"
-      })
-    )
-    : Schema.Struct(fields)).annotations({ identifier, ...strict })
-  return Schema.transform(Schema.NullOr(struct), Schema.typeSchema(struct), {
-    strict: true,
-    decode: (v) => v ?? ({} as Schema.Struct.Type<F>),
-    encode: (v) => v
-  }).annotations({ identifier: `${identifier}Body`, ...strict })
-}
+  optionalBody(
+    (Object.keys(fields).length === 0
+      ? Schema.Struct(fields).pipe(
+        Schema.filter((v) => typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0, {
+          message: () => "takes no fields: send an empty body or {}"
+        })
+      )
+      : Schema.Struct(fields)).annotations({ identifier, ...strict })
+  )
 
 export class WaveStatus extends Schema.Class<WaveStatus>("WaveStatus")({
   status: Success,
@@ -47,7 +40,7 @@ export class WaveStatus extends Schema.Class<WaveStatus>("WaveStatus")({
   wave_time: Timestamp.annotations({ description: "the start of the running Wave (the top of the current hour)" })
 }) {}
 
-export const CheckIn = optionalBody("CheckIn", {})
+export const CheckIn = optionalFields("CheckIn", {})
 
 export class CheckedIn extends Schema.Class<CheckedIn>("CheckedIn")({
   status: Success,
@@ -146,7 +139,7 @@ export const WaveCompleteFields = {
   comment: Schema.optional(limited(10_000, 1)),
   notify_owner: Schema.optional(Schema.Boolean).annotations({ description: "default true" })
 }
-export const WaveComplete = optionalBody("WaveComplete", WaveCompleteFields)
+export const WaveComplete = optionalFields("WaveComplete", WaveCompleteFields)
 export type WaveComplete = typeof WaveComplete.Type
 
 export class WaveCompleted extends Schema.Class<WaveCompleted>("WaveCompleted")({
@@ -157,7 +150,7 @@ export class WaveCompleted extends Schema.Class<WaveCompleted>("WaveCompleted")(
   message_id: Schema.NullOr(MessageId).annotations({ description: "the DM to the task's owner, when one was sent" })
 }) {}
 
-export const Heartbeat = optionalBody("Heartbeat", {})
+export const Heartbeat = optionalFields("Heartbeat", {})
 
 export class HeartbeatAck extends Schema.Class<HeartbeatAck>("HeartbeatAck")({
   status: Success,
