@@ -7,7 +7,7 @@
 import { Schema } from "effect"
 import { IntParam, limited, optionalBody, Success, Timestamp } from "./Fields.js"
 import { CommentId, Handle, MessageId, ProjectId, TaskId, UserId } from "./Ids.js"
-import { DateTimeInput } from "./Work.js"
+import { DateTimeInput, validDate } from "./Work.js"
 
 const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
 
@@ -70,12 +70,7 @@ export class Slot extends Schema.Class<Slot>("Slot")({
 
 const DateParam = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "date must be YYYY-MM-DD" }),
-  Schema.filter(
-    (s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
-    {
-      message: () => "date must be a calendar date, YYYY-MM-DD"
-    }
-  )
+  Schema.filter(validDate, { message: () => "date must be a calendar date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31" })
 ).annotations({ description: "a UTC day, YYYY-MM-DD", jsonSchema: { type: "string", format: "date" } })
 
 export const ScheduleQuery = Schema.Struct({
