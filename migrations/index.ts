@@ -10,6 +10,7 @@ import m0008 from "./0008_social.js"
 import m0009 from "./0009_waves.js"
 import m0010 from "./0010_ledger.js"
 import m0011 from "./0011_read_notices.js"
+import m0015 from "./0015_deadline_date_time.js"
 
 /** Forward-only: append new files here, never edit a landed one. */
 export const loader = Migrator.fromRecord({
@@ -23,5 +24,6 @@ export const loader = Migrator.fromRecord({
   "0008_social": m0008,
   "0009_waves": m0009,
   "0010_ledger": m0010,
-  "0011_read_notices": m0011
+  "0011_read_notices": m0011,
+  "0015_deadline_date_time": m0015
 })

@@ -37,14 +37,15 @@ export const validDate = (s: string) => {
 }
 
 /**
- * A deadline: a date (`2026-12-01`, kept as a date) or a date-time with or without a zone (normalised to UTC, a
- * missing zone read as UTC). Anything else is a 400.
+ * A deadline: one format out, an ISO 8601 date-time in UTC (`2026-12-01T00:00:00.000Z`). In, a date-time with or
+ * without a zone (normalised to UTC, a missing zone read as UTC) or a date (`2026-12-01`, midnight UTC). Anything
+ * else is a 400.
  */
 export const Deadline = Schema.transformOrFail(Schema.String, Schema.String, {
   strict: true,
   decode: (s, _, ast) => {
     const t = s.trim()
-    if (dateOnly.test(t) && validDate(t)) return ParseResult.succeed(t)
+    if (validDate(t)) return ParseResult.succeed(`${t}T00:00:00.000Z`)
     const d = parseInstant(t)
     return d === undefined
       ? ParseResult.fail(
@@ -55,7 +56,8 @@ export const Deadline = Schema.transformOrFail(Schema.String, Schema.String, {
   encode: ParseResult.succeed
 }).annotations({
   identifier: "Deadline",
-  description: "a date (YYYY-MM-DD) or an ISO 8601 date-time; without a zone it is read as UTC",
+  description: "an ISO 8601 date-time (without a zone it is read as UTC) or a date (YYYY-MM-DD, midnight UTC); " +
+    "answered as a date-time in UTC",
   examples: ["2026-12-01", "2026-12-01T17:00:00Z"]
 })
 
