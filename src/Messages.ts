@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
-import { Errors, Social as Api } from "@shoal/domain"
+import { ErrorDetails, Errors, Social as Api } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import * as Policy from "./Messages/Policy.js"
 import { MessagesRepo } from "./Messages/Repo.js"
@@ -99,7 +99,7 @@ export class Messages extends Effect.Service<Messages>()("Messages", {
         if (input.message_id === undefined && input.all !== true) {
           return yield* new Errors.InvalidRequest({
             message: "give message_id, or all: true",
-            details: [{ path: ["message_id"], message: "message_id or all: true is required" }]
+            details: ErrorDetails.fieldDetails("message_id", "message_id or all: true is required")
           })
         }
         if (input.message_id !== undefined && !(yield* repo.received(caller.id, input.message_id))) {

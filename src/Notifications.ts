@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth } from "@shoal/domain"
-import { Errors, Social as Api } from "@shoal/domain"
+import { ErrorDetails, Errors, Social as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { NotificationsRepo } from "./Notifications/Repo.js"
 
@@ -32,7 +32,7 @@ export class Notifications extends Effect.Service<Notifications>()("Notification
         if (input.notification_id === undefined) {
           return yield* new Errors.InvalidRequest({
             message: "give notification_id, or all: true",
-            details: [{ path: ["notification_id"], message: "notification_id or all: true is required" }]
+            details: ErrorDetails.fieldDetails("notification_id", "notification_id or all: true is required")
           })
         }
         const id = input.notification_id

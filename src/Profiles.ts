@@ -1,6 +1,6 @@
 import type { Ids } from "@shoal/domain"
 import type { Auth, Profiles as Api } from "@shoal/domain"
-import { Errors, Users } from "@shoal/domain"
+import { ErrorDetails, Errors, Users } from "@shoal/domain"
 import { Clock, Config, Effect, Option } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import * as TtlCache from "./Cache/TtlCache.js"
@@ -78,7 +78,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
         if (!verdict.ok) {
           return yield* new Errors.InvalidRequest({
             message: `webhook_url refused: ${verdict.reason}`,
-            details: [{ path: ["webhook_url"], message: verdict.reason }]
+            details: ErrorDetails.fieldDetails("webhook_url", verdict.reason)
           })
         }
       }

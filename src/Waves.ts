@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Waves as Api } from "@shoal/domain"
-import { Errors } from "@shoal/domain"
+import { Errors, Work } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import * as Policy from "./Projects/Policy.js"
@@ -79,7 +79,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
     const mySchedule = Effect.fn("Waves.mySchedule")(function*(caller: Auth.Principal, q: Api.ScheduleQuery) {
       const now = yield* Clock.currentTimeMillis
       const start = q.date !== undefined ? dayStart(q.date) : hourOf(now)
-      const end = start + (q.range ?? 24) * HOUR
+      const end = Work.capInstant(start + (q.range ?? 24) * HOUR)
       const rows = yield* repo.slots(caller.id, start, end)
       return { start_time: iso(start), end_time: iso(end), schedule: toSlots(rows, caller.handle, hourOf(now)) }
     })
@@ -90,7 +90,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         const now = yield* Clock.currentTimeMillis
         const day = date ?? iso(now).slice(0, 10)
         const start = dayStart(day)
-        const rows = yield* repo.slots(user.id, start, start + DAY)
+        const rows = yield* repo.slots(user.id, start, Work.capInstant(start + DAY))
         return {
           agent_id: user.id,
           handle: user.handle,

@@ -50,18 +50,11 @@ const LABELS: Record<string, string> = {
   Unavailable: "The service is unavailable"
 }
 
-/** An error of the API (or of the network) in words: the API's own message, with the fields a 400 names. */
+/** An error of the API (or of the network) in words: the API's own message, which names the fields and the fix. */
 export const describe = (error: unknown): string => {
   const e = error as { _tag?: string; message?: string; details?: unknown; reason?: string; response?: any }
   const label = e?._tag !== undefined ? LABELS[e._tag] : undefined
-  if (label !== undefined) {
-    const fields = Array.isArray(e.details)
-      ? e.details.map((d: any) => Array.isArray(d?.path) ? `${d.path.join(".")}: ${d.message ?? ""}` : "").filter(
-        Boolean
-      )
-      : []
-    return `${label}: ${e.message ?? ""}${fields.length > 0 ? ` (${fields.join("; ")})` : ""}`
-  }
+  if (label !== undefined) return `${label}: ${e.message ?? ""}`
   if (e?._tag === "RequestError") return "The server could not be reached. Check that Shoal is running."
   if (e?._tag === "ResponseError") {
     const status = e.response?.status

@@ -4,6 +4,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMethod from "@effect/platform/HttpMethod"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { ErrorDetails } from "@shoal/domain"
 import { Cause, Effect, Option } from "effect"
 import { unavailableReason } from "../Database/Unavailable.js"
 import { isDependencyUnavailable } from "./DependencyUnavailable.js"
@@ -21,6 +22,7 @@ import {
   nulFieldsInUrl,
   nulResponse,
   readBody,
+  surrogateFieldsInJson,
   unsupportedMediaType,
   withBody
 } from "./RequestChecks.js"
@@ -69,28 +71,9 @@ const tooDeep = () =>
 const isDecodeError = (u: unknown): u is HttpApiDecodeError =>
   typeof u === "object" && u !== null && (u as { _tag?: string })._tag === "HttpApiDecodeError"
 
-const fieldPath = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
-
+/** Every schema decode failure (body, path, query, headers) through the one formatter: the field and the fix. */
 const decodeErrorResponse = (e: HttpApiDecodeError) => {
-  // a union (NullOr, optional) reports one issue per member: keep the informative one for each field
-  const noise = /^Expected (null|undefined), actual/
-  const byField = new Map<string, { field: string; path: ReadonlyArray<PropertyKey>; message: string }>()
-  for (const i of e.issues) {
-    const field = fieldPath(i.path)
-    const prev = byField.get(field)
-    if (prev === undefined || (noise.test(prev.message) && !noise.test(i.message))) {
-      byField.set(field, { field, path: i.path, message: i.message })
-    }
-  }
-  const details = [...byField.values()].filter((d, _, all) =>
-    !(noise.test(d.message) && all.some((o) => o !== d && o.field.startsWith(d.field) && !noise.test(o.message)))
-  )
-  const first = details[0]
-  const message = first === undefined
-    ? "the request is invalid"
-    : first.field.length > 0
-    ? `${first.field}: ${first.message}`
-    : first.message
+  const { details, message } = ErrorDetails.formatDecodeIssues(e.issues)
   return errorResponse(400, "invalid_request", message, details)
 }
 
@@ -165,6 +148,8 @@ const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequ
     if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return tooDeep()
     const inBody = nulFieldsInJson(body.text)
     if (inBody.length > 0) return nulResponse(inBody)
+    const surrogates = surrogateFieldsInJson(body.text)
+    if (surrogates.length > 0) return nulResponse(surrogates)
     const plainJson = type === undefined || type.toLowerCase().includes("application/json")
     return yield* Effect.provideService(
       app,

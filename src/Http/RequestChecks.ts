@@ -154,6 +154,8 @@ const readBodyStream = (request: HttpServerRequest.HttpServerRequest, max: numbe
  * The request as the routes see it once its body has been read here: the same request, with `text` and `json`
  * answering the body already read and, for `application/*+json` or an empty body of another type, a JSON content
  * type (HttpApi decodes by content type and would otherwise hand the route bytes, or wait for a multipart body).
+ * An empty body is read as `{}`, the one rule for empty bodies: a payload whose fields are all optional takes it,
+ * one with required fields says which are missing (`title is required`) rather than that `null` is not an object.
  */
 export const withBody = (
   request: HttpServerRequest.HttpServerRequest,
@@ -161,7 +163,7 @@ export const withBody = (
   asJson: boolean
 ): HttpServerRequest.HttpServerRequest => {
   const json = Effect.try({
-    try: () => (text === "" ? null : JSON.parse(text)) as unknown,
+    try: () => (text === "" ? {} : JSON.parse(text)) as unknown,
     catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
   })
   const overrides: PropertyDescriptorMap = {
@@ -180,27 +182,48 @@ export interface NulAt {
 }
 
 const nulMessage = "must not contain NUL characters (\\u0000)"
+const surrogateMessage = "must not contain a lone UTF-16 surrogate (\\ud800–\\udfff without its pair)"
 const named = (path: ReadonlyArray<PropertyKey>) => path.map((p) => String(p).replaceAll("\u0000", "\\u0000")).join(".")
 
-/** The fields (keys or string values) of a parsed JSON value holding a NUL character, at most `limit`. */
-export const nulFields = (value: unknown, limit = 20): Array<NulAt> => {
+/** The fields (keys or string values) of a parsed JSON value where `bad` holds, at most `limit`. */
+const fieldsWhere = (value: unknown, bad: (s: string) => boolean, message: string, limit: number): Array<NulAt> => {
   const found: Array<NulAt> = []
   const walk = (v: unknown, path: Array<PropertyKey>) => {
     if (found.length >= limit) return
     if (typeof v === "string") {
-      if (v.includes("\u0000")) found.push({ field: named(path), path: [...path], message: nulMessage })
+      if (bad(v)) found.push({ field: named(path), path: [...path], message })
     } else if (Array.isArray(v)) {
       v.forEach((x, i) => walk(x, [...path, i]))
     } else if (typeof v === "object" && v !== null) {
       for (const [k, x] of Object.entries(v)) {
-        if (k.includes("\u0000")) {
-          found.push({ field: named([...path, k]), path: [...path, k], message: "a key " + nulMessage })
+        if (bad(k)) {
+          found.push({ field: named([...path, k]), path: [...path, k], message: "a key " + message })
         } else walk(x, [...path, k])
       }
     }
   }
   walk(value, [])
   return found
+}
+
+/** The fields (keys or string values) of a parsed JSON value holding a NUL character, at most `limit`. */
+export const nulFields = (value: unknown, limit = 20): Array<NulAt> =>
+  fieldsWhere(value, (s) => s.includes("\u0000"), nulMessage, limit)
+
+// Node 20 has it; the ES2022 lib this project compiles against does not declare it
+const isWellFormed = (s: string) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
+
+/**
+ * Lone surrogates in a JSON body's text: only a `\uD800`–`\uDFFF` escape can put one there (the body is decoded
+ * from UTF-8). Stored, they would come back as U+FFFD, so the answer would differ from the record: refused instead.
+ */
+export const surrogateFieldsInJson = (text: string): Array<NulAt> => {
+  if (!/\\u[dD][89a-fA-F]/.test(text)) return []
+  try {
+    return fieldsWhere(JSON.parse(text), (s) => !isWellFormed(s), surrogateMessage, 20)
+  } catch {
+    return [] // not JSON: decoding says so
+  }
 }
 
 /** NUL characters in a JSON body's text: only an escape can put one there (JSON refuses raw control characters). */
@@ -231,11 +254,14 @@ export const nulFieldsInUrl = (url: string): Array<NulAt> => {
   return found
 }
 
-/** PostgreSQL text cannot hold NUL: refused here, for every string input, naming where it was. */
+/**
+ * PostgreSQL text cannot hold NUL, nor a lone surrogate faithfully: refused here, for every string input, naming
+ * where it was, with the details every 400 has (`ErrorDetails`).
+ */
 export const nulResponse = (found: ReadonlyArray<NulAt>) =>
   errorResponse(
     400,
     "invalid_request",
-    `${found[0]!.field.length > 0 ? found[0]!.field + ": " : ""}${found[0]!.message}`,
-    found
+    `${found[0]!.field.length > 0 ? found[0]!.field + " " : "the request body "}${found[0]!.message}`,
+    { field: found[0]!.field, issues: found.map((f) => ({ field: f.field, message: f.message })) }
   )

@@ -1,5 +1,6 @@
-import { AiError, McpSchema, McpServer, Tool, type Toolkit } from "@effect/ai"
-import { Context, Effect, JSONSchema, Layer, Option, Schema, SchemaAST } from "effect"
+import { McpSchema, McpServer, Tool, type Toolkit } from "@effect/ai"
+import { ErrorDetails } from "@shoal/domain"
+import { Context, Effect, JSONSchema, Layer, Option, ParseResult, Schema, SchemaAST } from "effect"
 
 const inputSchema = (ast: SchemaAST.AST) => {
   if (SchemaAST.getPropertySignatures(ast).length === 0) {
@@ -21,7 +22,7 @@ export const toolResult = (isError: boolean, value: unknown) =>
 /**
  * A call of `tool`: what `Toolkit.handle` of @effect/ai 0.37 does for a tool whose success schema is `Unknown` and
  * whose failures are errors (all of ours), without what is the identity for such a tool: the parameters decoded
- * (the same `MalformedOutput` when they do not), the handler run, its value or failure as the result. Skipped: the
+ * (a 400's envelope when they do not, as REST answers), the handler run, its value or failure as the result. Skipped: the
  * span (`Toolkit.handle`), validating and encoding the result against `Union(Unknown, failure)` (both give the value
  * back as it is), and merging the handler's build context into each call's (the handlers took their services when
  * built; a call needs McpServerClient, the tools' one declared dependency, which the call brings). Any other tool
@@ -45,17 +46,15 @@ const handleOf = <Tools extends Record<string, Tool.Any>>(
   const decode = Schema.decodeUnknown(tool.parametersSchema as Schema.Schema<unknown, unknown>)
   return (payload) =>
     decode(payload).pipe(
-      Effect.mapError((cause) =>
-        new AiError.MalformedOutput({
-          module: "Toolkit",
-          method: `${tool.name}.handle`,
-          description: `Failed to decode tool call parameters for tool '${tool.name}' from:\n'${
-            JSON.stringify(payload, undefined, 2)
-          }'`,
-          cause
-        })
-      ),
-      Effect.flatMap(handler),
+      // bad arguments read as REST's 400: the same formatter, the same envelope (not @effect/ai's long AiError)
+      Effect.mapError((cause) => ({
+        status: "error" as const,
+        error: {
+          code: "invalid_request",
+          ...ErrorDetails.formatDecodeIssues(ParseResult.ArrayFormatter.formatErrorSync(cause))
+        }
+      })),
+      Effect.flatMap((params) => handler(params)),
       Effect.match({
         onFailure: (error) => toolResult(true, error),
         onSuccess: (value) => toolResult(false, value)

@@ -1,5 +1,5 @@
 import type { Ids } from "@shoal/domain"
-import { Errors, Events as Api } from "@shoal/domain"
+import { ErrorDetails, Errors, Events as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { polledEventJson } from "./EventRow.js"
 import { EventsRepo } from "./EventsRepo.js"
@@ -11,7 +11,10 @@ import { EventsRepo } from "./EventsRepo.js"
 export const cursorAheadError = (after: number, newest: number) => {
   const message =
     `${after} is ahead of the newest event's cursor (${newest}); resume without after, or from a cursor you received`
-  return new Errors.InvalidRequest({ message: `after: ${message}`, details: [{ path: ["after"], message }] })
+  return new Errors.InvalidRequest({
+    message: `after: ${message}`,
+    details: ErrorDetails.fieldDetails("after", message)
+  })
 }
 
 /** Polling: the same stream as the socket and webhooks, read by cursor. */

@@ -1,4 +1,4 @@
-import { Errors } from "@shoal/domain"
+import { ErrorDetails, Errors } from "@shoal/domain"
 import { Effect } from "effect"
 
 /**
@@ -18,7 +18,7 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const invalid = () =>
   new Errors.InvalidRequest({
     message: "cursor: not a cursor this server gave out; pass next_cursor as it was received",
-    details: [{ path: ["cursor"], message: "not a cursor this server gave out" }]
+    details: ErrorDetails.fieldDetails("cursor", "not a cursor this server gave out")
   })
 
 export const decodeCursor = (cursor: string): Effect.Effect<Position, Errors.InvalidRequest> => {

@@ -11,19 +11,27 @@ import { FeedPages } from "./FeedPages.js"
 
 type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undefined } }
 
-/** A 429 of the post limit carries `Retry-After` (whole seconds until a post is allowed again). */
+/**
+ * A 429 of the post limit carries `Retry-After` (whole seconds until a post is allowed again) and the `RateLimit-*`
+ * of the limit that refused: its limit, none remaining, reset when the oldest post leaves the window. Appended
+ * after the key's bucket's handler (the authentication ran first), so it replaces that bucket's headers.
+ */
 const retryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.tapError(
-    effect,
-    (e) =>
-      e instanceof Errors.RateLimited && typeof (e.details as { retry_after?: unknown })?.retry_after === "number"
-        ? HttpApp.appendPreResponseHandler((_req, res) =>
-          Effect.succeed(
-            HttpServerResponse.setHeader(res, "retry-after", String((e.details as { retry_after: number }).retry_after))
-          )
-        )
-        : Effect.void
-  )
+  Effect.tapError(effect, (e) => {
+    const details = e instanceof Errors.RateLimited
+      ? e.details as { readonly retry_after?: unknown; readonly limit?: unknown } | undefined
+      : undefined
+    if (typeof details?.retry_after !== "number") return Effect.void
+    const seconds = String(details.retry_after)
+    return HttpApp.appendPreResponseHandler((_req, res) =>
+      Effect.succeed(HttpServerResponse.setHeaders(res, {
+        "retry-after": seconds,
+        ...(typeof details.limit === "number" ? { "ratelimit-limit": String(details.limit) } : {}),
+        "ratelimit-remaining": "0",
+        "ratelimit-reset": seconds
+      }))
+    )
+  })
 
 /** The handlers every path form shares (`/api/agent/...`, its aliases, and the unprefixed one). */
 const shared = Effect.gen(function*() {

@@ -25,13 +25,13 @@ const step = (d: Date, r: Tasks.Recurrence) =>
   r === "daily" ? new Date(d.getTime() + DAY) : r === "weekly" ? new Date(d.getTime() + 7 * DAY) : addMonths(d, 1)
 
 /**
- * The next occurrence's deadline: one period after the deadline, in the form it was given (a date stays a date).
- * Without a deadline, one period after the completion day.
+ * The next occurrence's deadline, a date-time in UTC as every deadline: one period after the deadline (a date, from
+ * before deadlines had one format, is its midnight UTC). Without a deadline, one period after the completion day.
  */
 export const nextDeadline = (deadline: string | null, recurrence: Tasks.Recurrence, nowMillis: number): string => {
-  if (deadline === null) return step(new Date(nowMillis), recurrence).toISOString().slice(0, 10)
-  if (/^\d{4}-\d{2}-\d{2}$/.test(deadline)) {
-    return step(new Date(`${deadline}T00:00:00Z`), recurrence).toISOString().slice(0, 10)
+  if (deadline === null) {
+    return step(new Date(`${new Date(nowMillis).toISOString().slice(0, 10)}T00:00:00Z`), recurrence).toISOString()
   }
+  if (/^\d{4}-\d{2}-\d{2}$/.test(deadline)) return step(new Date(`${deadline}T00:00:00Z`), recurrence).toISOString()
   return step(new Date(deadline), recurrence).toISOString()
 }

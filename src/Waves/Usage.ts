@@ -1,5 +1,5 @@
 import type { Auth, Waves as Api } from "@shoal/domain"
-import { Errors } from "@shoal/domain"
+import { Errors, Work } from "@shoal/domain"
 import { Clock, Effect } from "effect"
 import * as Policy from "../Projects/Policy.js"
 import { ProjectsRepo } from "../Projects/Repo.js"
@@ -49,15 +49,17 @@ export class Usage extends Effect.Service<Usage>()("Waves/Usage", {
     const summary = Effect.fn("Usage.summary")(function*(caller: Auth.Principal, q: Api.UsageQuery) {
       const now = yield* Clock.currentTimeMillis
       const today = Date.parse(`${new Date(now).toISOString().slice(0, 10)}T00:00:00Z`)
-      const to = q.to !== undefined ? Date.parse(`${q.to}T00:00:00Z`) + DAY : today + DAY
-      const from = q.from !== undefined ? Date.parse(`${q.from}T00:00:00Z`) : to - 30 * DAY
+      const last = q.to !== undefined ? Date.parse(`${q.to}T00:00:00Z`) : today
+      // the day after 9999-12-31 is past what the databases take: the window ends at the last instant instead
+      const to = Work.capInstant(last + DAY)
+      const from = q.from !== undefined ? Date.parse(`${q.from}T00:00:00Z`) : last + DAY - 30 * DAY
       if (from >= to) {
         return yield* new Errors.InvalidRequest({ message: "from is after to", details: { field: "from" } })
       }
       const r = yield* repo.summary(caller.id, new Date(from), new Date(to))
       return {
         from: new Date(from).toISOString().slice(0, 10),
-        to: new Date(to - DAY).toISOString().slice(0, 10),
+        to: new Date(last).toISOString().slice(0, 10),
         ...r
       }
     })

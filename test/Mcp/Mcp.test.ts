@@ -111,7 +111,9 @@ describeApp()("mcp", (it) => {
       const client = yield* mcp(agent.api_key)
       const r = yield* call(client, "send_message", { recipient_handle: 42 })
       expect(r.isError).toBe(true)
-      expect(r.content[0]?.text).toMatch(/send_message/)
+      // the same formatter as REST's 400: the field and the fix, never a schema's name
+      expect(r.json.error).toMatchObject({ code: "invalid_request", details: { field: "recipient_handle" } })
+      expect(r.json.error.message).toMatch(/^recipient_handle must be a string/)
       const empty = yield* call(client, "send_message", { recipient_handle: "nobody_here_zz", content: "hi" })
       expect(empty.isError).toBe(true)
       expect(empty.json.error.code).toBe("not_found")

@@ -36,7 +36,8 @@ describeApp({ PUBLIC_URL: "https://shoal.example" })("projects", (it) => {
       })
       expect(res.warning).toBeUndefined()
       const dated = yield* newProject(agent.client, { deadline: "2026-12-01" })
-      expect(dated.deadline).toBe("2026-12-01")
+      // one format for the field: a date is midnight UTC, answered as a date-time
+      expect(dated.deadline).toBe("2026-12-01T00:00:00.000Z")
       const zoned = yield* newProject(agent.client, { deadline: "2026-12-01T17:30:00+02:00" })
       expect(zoned.deadline).toBe("2026-12-01T15:30:00.000Z")
     }))

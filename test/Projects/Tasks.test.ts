@@ -36,8 +36,8 @@ describeApp({ PUBLIC_URL: "https://shoal.example" })("tasks", (it) => {
         assigned_to_id: worker.user.id,
         assigned_to: { id: worker.user.id, handle: worker.user.handle, display_name: "Worker" },
         wave_scheduled: "2030-01-02T15:00:00.000Z",
-        deadline: "2026-12-24",
-        due_date: "2026-12-24",
+        deadline: "2026-12-24T00:00:00.000Z",
+        due_date: "2026-12-24T00:00:00.000Z",
         recurrence: "weekly",
         permalink: `https://shoal.example/projects/${p.id}/tasks/${res.task.id}`
       })
@@ -172,7 +172,11 @@ describeApp({ PUBLIC_URL: "https://shoal.example" })("tasks", (it) => {
       })
       const path = { task_id: t.task.id }
       const first = yield* agent.client.tasks.completeTask({ path, payload: {} })
-      expect(first.next_task).toMatchObject({ title: "standup", status: "pending", deadline: "2027-02-28" })
+      expect(first.next_task).toMatchObject({
+        title: "standup",
+        status: "pending",
+        deadline: "2027-02-28T00:00:00.000Z"
+      })
       const retried = yield* Effect.all(
         [1, 2, 3].map(() => agent.client.tasks.completeTask({ path, payload: {} })),
         { concurrency: 3 }

@@ -84,7 +84,7 @@ layer(app, { excludeTestServices: true })("events", (it) => {
         "invalid_request"
       )
       expect(error.message).toMatch(/ahead of the newest event/)
-      expect(error.details).toEqual([expect.objectContaining({ path: ["after"] })])
+      expect(error.details).toMatchObject({ field: "after" })
       for (const via of ["bearer", "frame"] as const) {
         const socket = yield* openSocket({ key: human.api_key, via, query: `?after=${ahead}` })
         yield* socket.waitClosed()
@@ -92,7 +92,7 @@ layer(app, { excludeTestServices: true })("events", (it) => {
         expect(socket.rejected?.status).toBe(400)
         expect(socket.rejected?.body.error.code).toBe("invalid_request")
         expect(socket.rejected?.body.error.message).toMatch(/ahead of the newest event/)
-        expect(socket.rejected?.body.error.details).toEqual([expect.objectContaining({ path: ["after"] })])
+        expect(socket.rejected?.body.error.details).toMatchObject({ field: "after" })
       }
 
       // another node's commit, not yet seen by this node's dispatcher: its cursor is a valid resume point

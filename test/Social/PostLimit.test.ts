@@ -39,6 +39,12 @@ layer(TestApp({
         const expected = 24 * 3600 - (6 * 3600 + 30 * 60)
         expect(refused.headers["retry-after"]).toBe(String(expected))
         expect(error.details).toMatchObject({ retry_after: expected, limit: 100 })
+        // the headers describe the limit that refused (not the key's request bucket)
+        expect(refused.headers).toMatchObject({
+          "ratelimit-limit": "100",
+          "ratelimit-remaining": "0",
+          "ratelimit-reset": String(expected)
+        })
         // another account is not limited by alice's posts
         expect((yield* postAt(bob.api_key, "mine")).status).toBe(201)
 
@@ -47,6 +53,7 @@ layer(TestApp({
         const early = yield* postAt(alice.api_key, "early")
         expectError(early, 429, "rate_limited")
         expect(early.headers["retry-after"]).toBe("1")
+        expect(early.headers).toMatchObject({ "ratelimit-remaining": "0", "ratelimit-reset": "1" })
 
         yield* TestClock.adjust("1 second")
         expect((yield* postAt(alice.api_key, "after the window")).status).toBe(201)

@@ -41,8 +41,9 @@ const cursorRefusal = (options: EventStreamOptions, after: number) =>
     url.searchParams.set("limit", "1")
     const res = await fetch(url, { headers: { authorization: `Bearer ${options.apiKey}` } })
     if (res.status !== 400) return undefined
-    const body = (await res.json()) as { error?: { message?: string; details?: Array<{ path?: Array<unknown> }> } }
-    const aboutAfter = body.error?.details?.some((d) => d.path?.[0] === "after") ?? false
+    // details name the field at fault (`ErrorDetails`: `{ field, issues }`)
+    const body = (await res.json()) as { error?: { message?: string; details?: { field?: unknown } } }
+    const aboutAfter = body.error?.details?.field === "after"
     return aboutAfter ? body.error?.message ?? "the cursor is ahead of the newest event" : undefined
   }).pipe(Effect.orElseSucceed(() => undefined))
 

@@ -63,3 +63,15 @@ export const IntParam = (options: {
 }
 
 export const Success = Schema.Literal("success")
+
+/**
+ * The payload of a request whose fields are all optional (CONTRACT "Request conventions"): an empty body, `{}`,
+ * `null` or the fields, without a Content-Type. The server reads an empty body as `{}`; `null` decodes to `{}` here,
+ * so handlers see one shape, and the OpenAPI document marks the request body optional (`OpenApiDoc`).
+ */
+export const optionalBody = <A extends object, I, R>(schema: Schema.Schema<A, I, R>) =>
+  Schema.transform(Schema.NullOr(schema), Schema.typeSchema(schema), {
+    strict: true,
+    decode: (v) => v ?? ({} as A),
+    encode: (v) => v
+  }).annotations({ parseOptions: { onExcessProperty: "error", errors: "all" } })

@@ -8,7 +8,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { Authentication } from "./Auth.js"
-import { HttpUrl, IntParam, limited, Success, Timestamp } from "./Fields.js"
+import { HttpUrl, IntParam, limited, optionalBody, Success, Timestamp } from "./Fields.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { ApplicationId, Handle, ProjectId, TaskId, UserId } from "./Ids.js"
 import { TaskStatus } from "./Tasks.js"
@@ -118,7 +118,7 @@ export class GigsApi extends HttpApiGroup.make("gigs")
   .add(
     HttpApiEndpoint.post("applyGig", "/api/gigs/:task_id/apply")
       .setPath(GigPath)
-      .setPayload(NewApplication)
+      .setPayload(optionalBody(NewApplication))
       .setHeaders(IdempotencyHeaders)
       .addSuccess(ApplicationResponse, { status: 201 })
       .annotate(OpenApi.Summary, "Apply for a gig")

@@ -10,6 +10,9 @@ import type * as OpenApi from "@effect/platform/OpenApi"
  *   headers itself, so HttpApi does not know about them), and public operations keep an empty `security`;
  * - the response headers the server sets are documented: `RateLimit-*` on keyed operations, `Retry-After` on 429,
  *   `WWW-Authenticate` on 401, `Idempotent-Replayed` on the success of operations taking `Idempotency-Key`;
+ * - a request body that may be `null` (`Fields.optionalBody`: all its fields optional) is documented as an optional
+ *   body of that object: send it empty, `{}` or with no Content-Type;
+ * - the 400's `details` is documented: `{ field, issues: [{ field, message }] }` (see `ErrorDetails`);
  * - `servers` is set from the options.
  *
  * A `webhooks` section (OpenAPI 3.1) added by a further step is left as it is.
@@ -171,6 +174,54 @@ const addHeaders = (response: Json, names: ReadonlyArray<string>, used: Set<stri
 
 const rateLimitHeaders = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]
 
+/** `anyOf: [X, {type: "null"}]` as the body of `Fields.optionalBody`: an optional body X (null is no body). */
+const optionalRequestBody = (op: Json): void => {
+  const content: Json | undefined = op.requestBody?.content
+  if (content === undefined) return
+  let optional = false
+  for (const media of Object.values<Json>(content)) {
+    const anyOf = media?.schema?.anyOf
+    if (!Array.isArray(anyOf) || !anyOf.some((s: Json) => s?.type === "null")) continue
+    const rest = anyOf.filter((s: Json) => s?.type !== "null")
+    if (rest.length !== 1) continue
+    media.schema = rest[0]
+    optional = true
+  }
+  if (optional) op.requestBody.required = false
+}
+
+/** The one shape of `error.details` for an input to fix (`ErrorDetails.FieldDetails`). */
+const fieldDetailsSchema: Json = {
+  type: "object",
+  description: "What to fix. For a 400 (and any error about the input: 409, 422 …) `details` is this object, for " +
+    "schema and rule errors alike: `field` names the first field at fault (`\"\"` for the body as a whole) and, " +
+    "when the input's form is at fault, `issues` lists every field with what it takes " +
+    "(`{\"field\":\"title\",\"message\":\"is required\"}`); a rule may add keys of its own (`wave_time`, " +
+    "`retry_after`, `allowed` …). Errors not about the input carry other keys (`reason`, `database`).",
+  properties: {
+    field: { type: "string" },
+    issues: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["field", "message"],
+        properties: { field: { type: "string" }, message: { type: "string" } }
+      }
+    }
+  }
+}
+
+/** The error envelopes' `details`, documented once for every code. */
+const documentDetails = (doc: Json): void => {
+  for (const [name, schema] of Object.entries<Json>(doc.components?.schemas ?? {})) {
+    if (!name.endsWith("_error")) continue
+    const details = schema?.properties?.error?.properties?.details
+    if (details !== undefined && typeof details === "object") {
+      schema.properties.error.properties.details = fieldDetailsSchema
+    }
+  }
+}
+
 /** `OpenApi.Transform` for one of our HttpApis. Pure: runs in the browser as well as on the server. */
 export const openApiTransform = (options: OpenApiTransformOptions) => (spec: Json): Json => {
   const doc = dropBuiltinIds(dropDecodeError(spec)) as Json
@@ -185,7 +236,9 @@ export const openApiTransform = (options: OpenApiTransformOptions) => (spec: Jso
     }
   }
   const used = new Set<string>()
+  documentDetails(doc)
   for (const op of operations(doc)) {
+    optionalRequestBody(op)
     for (const p of op.parameters ?? []) {
       if (p?.in === "query" && numberFromString(doc, p.schema)) {
         p.schema = { type: "number" }

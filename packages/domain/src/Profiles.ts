@@ -3,7 +3,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { Authentication } from "./Auth.js"
-import { Bio, DisplayName, HttpUrl, Success } from "./Fields.js"
+import { Bio, DisplayName, HttpUrl, optionalBody, Success } from "./Fields.js"
 import { IdentityPatch } from "./Identity.js"
 import { Profile, ProfileFields, User, UserSummary } from "./Users.js"
 
@@ -76,7 +76,7 @@ export class ProfilesApi extends HttpApiGroup.make("profiles")
   )
   .add(
     HttpApiEndpoint.patch("updateProfile", "/api/agent/profile")
-      .setPayload(ProfilePatch)
+      .setPayload(optionalBody(ProfilePatch))
       .addSuccess(ProfileUpdated)
       .annotate(OpenApi.Summary, "Update the caller's profile")
       .annotate(

@@ -31,7 +31,7 @@ export class Project extends Schema.Class<Project>("Project")({
   skills: Schema.Array(Schema.String),
   module_type: Schema.NullOr(ModuleType),
   project_type: Schema.NullOr(ProjectType),
-  deadline: Schema.NullOr(Schema.String).annotations({ description: "a date, or a date-time in UTC" }),
+  deadline: Schema.NullOr(Schema.String).annotations({ description: "an ISO 8601 date-time in UTC" }),
   team_id: Schema.NullOr(TeamId),
   team_name: Schema.NullOr(Schema.String),
   owner_id: UserId,

@@ -2,6 +2,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Authentication } from "./Auth.js"
+import { optionalBody } from "./Fields.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import * as P from "./Projects.js"
 
@@ -48,7 +49,7 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
   .add(
     HttpApiEndpoint.patch("updateProject", "/api/agent/projects/:project_id")
       .setPath(P.ProjectPath)
-      .setPayload(P.ProjectPatch)
+      .setPayload(optionalBody(P.ProjectPatch))
       .addSuccess(P.ProjectResponse)
       .annotate(OpenApi.Summary, "Update a project")
       .annotate(

@@ -2,6 +2,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Authentication } from "./Auth.js"
+import { optionalBody } from "./Fields.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import * as S from "./Social.js"
 
@@ -163,7 +164,7 @@ export class MessagesApi extends HttpApiGroup.make("messages")
   )
   .add(
     HttpApiEndpoint.post("markMessagesRead", "/api/agent/messages/read")
-      .setPayload(S.MarkMessagesRead)
+      .setPayload(optionalBody(S.MarkMessagesRead))
       .addSuccess(S.MarkedRead)
       .annotate(OpenApi.Summary, "Mark direct messages read")
       .annotate(
@@ -211,7 +212,7 @@ export class MessagesApi extends HttpApiGroup.make("messages")
   )
   .add(
     HttpApiEndpoint.post("markNotificationsRead", "/api/agent/notifications/read")
-      .setPayload(S.MarkNotificationsRead)
+      .setPayload(optionalBody(S.MarkNotificationsRead))
       .addSuccess(S.MarkedRead)
       .annotate(OpenApi.Summary, "Mark notifications read")
       .annotate(OpenApi.Description, "`notification_id` (404 if not the caller's) or `all: true`; one is required.")

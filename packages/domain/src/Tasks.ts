@@ -52,7 +52,7 @@ export const TaskFields = {
   created_by_id: UserId,
   permalink: HttpUrl,
   wave_scheduled: Schema.NullOr(Timestamp).annotations({ description: "the Wave hour (UTC) the task is scheduled in" }),
-  deadline: Schema.NullOr(Schema.String).annotations({ description: "a date, or a date-time in UTC" }),
+  deadline: Schema.NullOr(Schema.String).annotations({ description: "an ISO 8601 date-time in UTC" }),
   due_date: Schema.NullOr(Schema.String).annotations({ description: "the deadline, for legacy clients" }),
   recurrence: Schema.NullOr(Recurrence),
   gem_bounty: Schema.Int,

@@ -2,6 +2,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Authentication } from "./Auth.js"
+import { optionalBody } from "./Fields.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { ProjectPath } from "./Projects.js"
 import * as T from "./Tasks.js"
@@ -57,7 +58,7 @@ const createTask = <const N extends string>(name: N, path: `/${string}`, extra =
 const updateTask = <const N extends string>(name: N, path: `/${string}`, extra = "") =>
   HttpApiEndpoint.post(name, path)
     .setPath(T.TaskPath)
-    .setPayload(T.TaskPatch)
+    .setPayload(optionalBody(T.TaskPatch))
     .addSuccess(T.TaskResponse)
     .annotate(OpenApi.Summary, "Update a task")
     .annotate(OpenApi.Description, updateDoc + extra)
@@ -113,7 +114,7 @@ export class TasksApi extends HttpApiGroup.make("tasks")
   .add(
     HttpApiEndpoint.post("completeTask", "/api/agent/tasks/:task_id/complete")
       .setPath(T.TaskPath)
-      .setPayload(T.CompleteTask)
+      .setPayload(optionalBody(T.CompleteTask))
       .addSuccess(T.TaskCompleted)
       .annotate(OpenApi.Summary, "Complete a task")
       .annotate(
@@ -127,7 +128,7 @@ export class TasksApi extends HttpApiGroup.make("tasks")
   .add(
     HttpApiEndpoint.post("approveTask", "/api/agent/tasks/:task_id/approve")
       .setPath(T.TaskPath)
-      .setPayload(T.Approval)
+      .setPayload(optionalBody(T.Approval))
       .setHeaders(IdempotencyHeaders)
       .addSuccess(T.Approved)
       .annotate(OpenApi.Summary, "Approve a completed bounty task")
@@ -142,7 +143,7 @@ export class TasksApi extends HttpApiGroup.make("tasks")
   .add(
     HttpApiEndpoint.post("rejectTask", "/api/agent/tasks/:task_id/reject")
       .setPath(T.TaskPath)
-      .setPayload(T.Approval)
+      .setPayload(optionalBody(T.Approval))
       .setHeaders(IdempotencyHeaders)
       .addSuccess(T.Approved)
       .annotate(OpenApi.Summary, "Reject a completed bounty task")
@@ -174,7 +175,7 @@ export class TasksApi extends HttpApiGroup.make("tasks")
   .add(
     HttpApiEndpoint.post("toggleChecklistItem", "/api/agent/tasks/:task_id/checklist/:item_id/toggle")
       .setPath(T.ChecklistItemPath)
-      .setPayload(T.ToggleChecklistItem)
+      .setPayload(optionalBody(T.ToggleChecklistItem))
       .addSuccess(T.ChecklistItemResponse)
       .annotate(OpenApi.Summary, "Check or uncheck a checklist item")
       .annotate(OpenApi.Description, "Project participants only. Sets `is_checked`, or flips it when absent.")

@@ -5,9 +5,9 @@
  * groups are in `WavesApi.ts`.
  */
 import { Schema } from "effect"
-import { IntParam, limited, Success, Timestamp } from "./Fields.js"
+import { IntParam, limited, optionalBody, Success, Timestamp } from "./Fields.js"
 import { CommentId, Handle, MessageId, ProjectId, TaskId, UserId } from "./Ids.js"
-import { DateTimeInput } from "./Work.js"
+import { DateTimeInput, validDate } from "./Work.js"
 
 const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
 
@@ -18,25 +18,18 @@ export const WaveId = Schema.String.annotations({
   description: "the Wave's UTC hour as YYYYMMDDHH followed by the agent's handle, e.g. 2026112314alice"
 })
 
-/**
- * A POST whose fields are all optional: an empty body (read as `null`), `{}` or the fields. The empty body decodes
- * to `{}`, so handlers see one shape.
- */
-export const optionalBody = <F extends Schema.Struct.Fields>(identifier: string, fields: F) => {
+/** A POST whose fields are all optional (`Fields.optionalBody`); with no fields, the body must be empty or `{}`. */
+const optionalFields = <F extends Schema.Struct.Fields>(identifier: string, fields: F) =>
   // an empty Struct accepts any non-null value (even `[]`): a body with no fields must be an empty object
-  const struct = (Object.keys(fields).length === 0
-    ? Schema.Struct(fields).pipe(
-      Schema.filter((v) => typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0, {
-        message: () => "takes no fields: send an empty body or {}"
-      })
-    )
-    : Schema.Struct(fields)).annotations({ identifier, ...strict })
-  return Schema.transform(Schema.NullOr(struct), Schema.typeSchema(struct), {
-    strict: true,
-    decode: (v) => v ?? ({} as Schema.Struct.Type<F>),
-    encode: (v) => v
-  }).annotations({ identifier: `${identifier}Body`, ...strict })
-}
+  optionalBody(
+    (Object.keys(fields).length === 0
+      ? Schema.Struct(fields).pipe(
+        Schema.filter((v) => typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0, {
+          message: () => "takes no fields: send an empty body or {}"
+        })
+      )
+      : Schema.Struct(fields)).annotations({ identifier, ...strict })
+  )
 
 export class WaveStatus extends Schema.Class<WaveStatus>("WaveStatus")({
   status: Success,
@@ -47,7 +40,7 @@ export class WaveStatus extends Schema.Class<WaveStatus>("WaveStatus")({
   wave_time: Timestamp.annotations({ description: "the start of the running Wave (the top of the current hour)" })
 }) {}
 
-export const CheckIn = optionalBody("CheckIn", {})
+export const CheckIn = optionalFields("CheckIn", {})
 
 export class CheckedIn extends Schema.Class<CheckedIn>("CheckedIn")({
   status: Success,
@@ -77,12 +70,7 @@ export class Slot extends Schema.Class<Slot>("Slot")({
 
 const DateParam = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "date must be YYYY-MM-DD" }),
-  Schema.filter(
-    (s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
-    {
-      message: () => "date must be a calendar date, YYYY-MM-DD"
-    }
-  )
+  Schema.filter(validDate, { message: () => "date must be a calendar date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31" })
 ).annotations({ description: "a UTC day, YYYY-MM-DD", jsonSchema: { type: "string", format: "date" } })
 
 export const ScheduleQuery = Schema.Struct({
@@ -146,7 +134,7 @@ export const WaveCompleteFields = {
   comment: Schema.optional(limited(10_000, 1)),
   notify_owner: Schema.optional(Schema.Boolean).annotations({ description: "default true" })
 }
-export const WaveComplete = optionalBody("WaveComplete", WaveCompleteFields)
+export const WaveComplete = optionalFields("WaveComplete", WaveCompleteFields)
 export type WaveComplete = typeof WaveComplete.Type
 
 export class WaveCompleted extends Schema.Class<WaveCompleted>("WaveCompleted")({
@@ -157,7 +145,7 @@ export class WaveCompleted extends Schema.Class<WaveCompleted>("WaveCompleted")(
   message_id: Schema.NullOr(MessageId).annotations({ description: "the DM to the task's owner, when one was sent" })
 }) {}
 
-export const Heartbeat = optionalBody("Heartbeat", {})
+export const Heartbeat = optionalFields("Heartbeat", {})
 
 export class HeartbeatAck extends Schema.Class<HeartbeatAck>("HeartbeatAck")({
   status: Success,

@@ -182,7 +182,10 @@ describeApp()("webhook_url on PATCH /api/agent/profile", (it) => {
           body: JSON.stringify({ webhook_url: url })
         })
         const error = expectError(res, 400, "invalid_request")
-        expect(error.details, url).toEqual([{ path: ["webhook_url"], message: expect.any(String) }])
+        expect(error.details, url).toEqual({
+          field: "webhook_url",
+          issues: [{ field: "webhook_url", message: expect.any(String) }]
+        })
         expect(error.message, url).toContain("webhook_url")
         expect(res.text, url).not.toContain("pass@")
       }
