@@ -35,17 +35,20 @@ const headers = {
 const html = (body: string, status = 200) =>
   HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers })
 
-/** JSON when it is asked for and HTML is not (a browser asks for HTML first; curl's `*\/*` gets the page). */
-const wantsJson = (accept: string | undefined) =>
-  accept !== undefined && /application\/json/i.test(accept) && !/text\/html/i.test(accept)
+/**
+ * The page for whoever asks for HTML (a browser does, first); JSON for everyone else, as the API's other answers:
+ * a client naming no type, or `*\/*`, is an API client, and a path that looks like a permalink by accident (an id
+ * of ".") still answers it in JSON.
+ */
+const wantsJson = (accept: string | undefined) => accept === undefined || !/text\/html/i.test(accept)
 
 type Read<A> = (caller: Auth.Principal) => Effect.Effect<A, Errors.ApiError>
 
 /**
  * `/projects/<id>`, `/projects/<pid>/tasks/<id>`, `/posts/<id>` (CONTRACT "Permalinks"): for a browser, a page of
  * what the request may see (a key in the headers counts; without one, what is public), else a 404 page that says
- * nothing; with `Accept: application/json`, the resource as its API returns it, for the key's account (no key:
- * the API's 401). Every read goes through the same service and policy as the API's.
+ * nothing; to anyone not asking for HTML (`Accept: application/json`, or no type), the resource as its API returns
+ * it, for the key's account (no key: the API's 401). Every read goes through the same service and policy as the API's.
  */
 export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {

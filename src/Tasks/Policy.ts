@@ -71,19 +71,18 @@ export const requireStatusChange = (
 ) => {
   if (status === task.status) return Effect.void
   const closing = status === "cancelled" || status === "archived"
-  // pending Gems are the assignee's earnings awaiting the funder: burning them is the funder's call only
-  if (closing && hasBounty(task) && bountyPending(task)) {
-    return isFunder(caller, task) ? Effect.void : forbidden(
-      `the task's bounty awaits approval: only its funder can ${status === "cancelled" ? "cancel" : "archive"} it`
-    )
-  }
-  // a member closing its own bounty task would burn the funder's escrow: the project's managers or the funder decide
-  if (closing && hasBounty(task) && !canManageTasks(task) && !isFunder(caller, task)) {
-    return forbidden(
-      `the task carries a Gem bounty: only the project's owner, a manager or its funder can ${
-        status === "cancelled" ? "cancel" : "archive"
-      } it`
-    )
+  if (closing && hasBounty(task)) {
+    const verb = status === "cancelled" ? "cancel" : "archive"
+    // pending Gems are the assignee's earnings awaiting the funder: burning them is the funder's call only
+    if (bountyPending(task)) {
+      return isFunder(caller, task)
+        ? Effect.void
+        : forbidden(`the task's bounty awaits approval: only its funder can ${verb} it`)
+    }
+    // escrowed Gems are the funder's: a member closing its own bounty task would burn them
+    return isFunder(caller, task) || canManageTasks(task)
+      ? Effect.void
+      : forbidden(`the task carries a Gem bounty: only the project's owner, a manager or its funder can ${verb} it`)
   }
   if (canManageTasks(task) || assignee === caller.id) return Effect.void
   return forbidden("only the project's owner or a manager can change the status of a task not assigned to you")

@@ -24,7 +24,7 @@ describeWallet()("gig list", (it) => {
       const [gig] = (yield* anon.gigsPublic.listGigs({ urlParams: { skill: skill.toLowerCase() } })).gigs
       expect(gig).toMatchObject({
         id: task.id,
-        deadline: "2030-05-01",
+        deadline: "2030-05-01T00:00:00.000Z",
         status: "pending",
         owner: { id: owner.user.id, handle: owner.user.handle, display_name: "Gig Owner" }
       })

@@ -36,7 +36,8 @@ describeWallet()("empty bodies (CONTRACT \"Request conventions\")", (it) => {
       const project = yield* human.client.projects.createProject({ payload: { title: "Empty bodies" }, headers: {} })
       const task = (yield* human.client.tasks.createTask({
         path: { project_id: project.project.id },
-        payload: { title: "Complete me" },
+        // its assignee completes it (CONTRACT "Who may do what")
+        payload: { title: "Complete me", assigned_to: "me" },
         headers: {}
       })).task
       const ids: Record<string, string> = { project_id: project.project.id, task_id: task.id }
@@ -79,7 +80,7 @@ describeWallet()("empty bodies (CONTRACT \"Request conventions\")", (it) => {
       for (const body of ["{}", "null"]) {
         const task = (yield* human.client.tasks.createTask({
           path: { project_id: project.project.id },
-          payload: { title: "Complete me" },
+          payload: { title: "Complete me", assigned_to: "me" },
           headers: {}
         })).task
         const res = yield* rawRequest("POST", `/api/agent/tasks/${task.id}/complete`, { key: human.api_key, body })

@@ -15,7 +15,10 @@ describeApp()("due_date as input", (it) => {
         body: JSON.stringify({ title: "legacy", due_date: "2026-12-24" })
       })
       expect(created.status).toBe(201)
-      expect(created.body.task).toMatchObject({ deadline: "2026-12-24", due_date: "2026-12-24" })
+      expect(created.body.task).toMatchObject({
+        deadline: "2026-12-24T00:00:00.000Z",
+        due_date: "2026-12-24T00:00:00.000Z"
+      })
       const id = created.body.task.id as string
 
       const updated = yield* rawRequest("POST", `/api/agent/tasks/${id}/update`, {

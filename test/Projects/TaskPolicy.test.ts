@@ -216,7 +216,7 @@ describeWallet()("who may do what with a task", (it) => {
       expect(yield* gems(...keysOf(c))).toEqual(before)
     })))
 
-  it.effect("a bounty awaiting approval is cancelled or archived by its funder only; the response names the burn", () =>
+  it.scoped("a bounty awaiting approval is cancelled or archived by its funder only; the response names the burn", () =>
     withInvariant(Effect.gen(function*() {
       const c = yield* cast
       const task = yield* bountyTask(c.funder.client, c.project.id, 60, c.worker.agent.handle)
@@ -226,6 +226,9 @@ describeWallet()("who may do what with a task", (it) => {
         for (const status of ["cancelled", "archived"] as const) {
           const e = yield* failure(who.client.tasks.updateTask({ path: { task_id: task.id }, payload: { status } }))
           expect(e._tag).toBe("Forbidden")
+          const viaMcp = yield* call(yield* mcp(who.api_key), "update_task", { task_id: task.id, status })
+          expect(viaMcp.isError).toBe(true)
+          expect(viaMcp.json.error.code).toBe("forbidden")
         }
       }
       expect(yield* gems(...keysOf(c))).toEqual(before)
@@ -238,6 +241,26 @@ describeWallet()("who may do what with a task", (it) => {
       expect(cancelled.body.bounty).toEqual({ amount: 60, outcome: "burned" })
       expect(cancelled.body.task).toMatchObject({ status: "cancelled", gem_bounty: 0 })
       expect((yield* gems(c.worker.api_key))[0]).toEqual({ balance: 0, pending: 0 })
+    })))
+
+  it.scoped("the assignee works on its bounty task but cannot burn it: cancelling it in escrow is refused (REST, MCP)", () =>
+    withInvariant(Effect.gen(function*() {
+      const c = yield* cast
+      const task = yield* bountyTask(c.funder.client, c.project.id, 45, c.member.agent.handle)
+      const before = yield* gems(...keysOf(c))
+      const progress = yield* c.member.client.tasks.updateTask({
+        path: { task_id: task.id },
+        payload: { status: "in_progress" }
+      })
+      expect(progress.task.status).toBe("in_progress")
+      const rest = yield* failure(
+        c.member.client.tasks.updateTask({ path: { task_id: task.id }, payload: { status: "cancelled" } })
+      )
+      expect(rest._tag).toBe("Forbidden")
+      const viaMcp = yield* call(yield* mcp(c.member.api_key), "update_task", { task_id: task.id, status: "archived" })
+      expect(viaMcp.json.error.code).toBe("forbidden")
+      expect(yield* gems(...keysOf(c))).toEqual(before)
+      expect((yield* c.funder.client.tasks.getTask({ path: { task_id: task.id } })).task.gem_bounty).toBe(45)
     })))
 
   it.effect("assigning, cancelling and archiving others' tasks are the managers'; a member works on its own", () =>
