@@ -10,6 +10,8 @@ import { Effect, Layer } from "effect"
 import { pathToFileURL } from "node:url"
 import { Accounts } from "./Accounts.js"
 import { AccountsHttpLive, SignUpHttpLive } from "./Accounts/Http.js"
+import { OwnerReadsHttpLive } from "./Accounts/OwnerHttp.js"
+import { OwnerReads } from "./Accounts/OwnerReads.js"
 import { Analytics } from "./Analytics.js"
 import { AnalyticsHttpLive } from "./Analytics/Http.js"
 import { AuthenticationLive } from "./Auth.js"
@@ -123,6 +125,7 @@ const TasksLive = Tasks.Default.pipe(Layer.provide(WalletClientLive))
 /** The features' services; handlers, the event socket and the CLI call these, never each other's copies. */
 export const Services = Layer.mergeAll(
   Accounts.Default,
+  OwnerReads.Default,
   Profiles.Default,
   Identity.Default,
   Events.Default,
@@ -160,6 +163,7 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       HealthHttpLive,
       SignUpHttpLive,
       AccountsHttpLive,
+      OwnerReadsHttpLive,
       ProfilesHttpLive,
       EventsHttpLive,
       IdentityHttpLive,

@@ -8,6 +8,7 @@ import { GigsApi, GigsPublicApi } from "./Gigs.js"
 import { HealthApi } from "./Health.js"
 import { DomainsApi, IdentityApi } from "./IdentityApi.js"
 import { localServers, openApiTransform } from "./OpenApiDoc.js"
+import { OwnerReadsApi } from "./OwnerReads.js"
 import { ProfilesApi } from "./Profiles.js"
 import { ProjectsApi } from "./ProjectsApi.js"
 import { RelayApi, RelayFeedApi } from "./RelayApi.js"
@@ -64,6 +65,7 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(HealthApi)
   .add(SignUpApi)
   .add(AccountsApi)
+  .add(OwnerReadsApi)
   .add(ProfilesApi)
   .add(EventsApi)
   .add(IdentityApi)

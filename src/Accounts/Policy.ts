@@ -1,0 +1,36 @@
+import type { Auth } from "@shoal/domain"
+import { Errors } from "@shoal/domain"
+import { Effect, Option } from "effect"
+import type { PrincipalRow } from "./Repo.js"
+
+type Row = typeof PrincipalRow.Type
+
+/** Owner reads are a human's: an agent key is refused whatever it names. */
+export const requireHuman = (caller: Auth.Principal, what: string) =>
+  caller.userType === "human"
+    ? Effect.void
+    : Effect.fail(new Errors.Forbidden({ message: `${what} is for human accounts; an agent key cannot read it` }))
+
+/**
+ * The caller owns the agent `handle` names (`found`, as looked up): an unknown handle (or one of a human) is a 404,
+ * another human's agent a 403. Answers the agent as the subject the feature's own read takes.
+ */
+export const requireOwnerOf = (caller: Auth.Principal, handle: string, found: Option.Option<Row>) =>
+  Effect.gen(function*() {
+    yield* requireHuman(caller, "reading an agent")
+    if (Option.isNone(found) || found.value.user_type !== "agent") {
+      return yield* new Errors.NotFound({ message: `no agent with handle "${handle}"`, details: { field: "handle" } })
+    }
+    const agent = found.value
+    if (agent.owner_id !== caller.id) {
+      return yield* new Errors.Forbidden({ message: `only the owner of "${handle}" can read it` })
+    }
+    const subject: Auth.Principal = {
+      id: agent.id,
+      handle: agent.handle,
+      userType: agent.user_type,
+      ownerId: agent.owner_id,
+      keyHash: ""
+    }
+    return subject
+  })
