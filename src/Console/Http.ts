@@ -2,7 +2,8 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Config, Effect } from "effect"
-import { type Asset, loadAssets } from "./Assets.js"
+import { compress, IMMUTABLE, respond as compressed } from "../Http/Compressed.js"
+import { loadAssets } from "./Assets.js"
 
 const NOT_BUILT = "The console is not built: run `npm install` (or `node scripts/build-console.mjs`) and restart."
 
@@ -37,22 +38,33 @@ export const ConsoleLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const walletPort = yield* Config.port("WALLET_PORT").pipe(Config.withDefault(8081))
     const assets = loadAssets()
+    // each file encoded once, at start; the page names each bundle by its content hash, so a browser may keep a
+    // bundle for good and still gets the next build at once (the page itself is always revalidated)
+    const encoded = new Map([...assets].map(([name, asset]) => [name, compress(asset.body)] as const))
     const index = assets.get("index.html")
-    const html = index === undefined ? undefined : new TextDecoder().decode(index.body)
-      .replace("%WALLET_PORT%", String(walletPort))
+    const html = index === undefined ? undefined : compress(
+      [...encoded].reduce(
+        (page, [name, body]) =>
+          name === "index.html" ? page : page.replaceAll(`"/console/${name}"`, `"/console/${name}?v=${body.hash}"`),
+        new TextDecoder().decode(index.body).replace("%WALLET_PORT%", String(walletPort))
+      )
+    )
 
-    const respond = (asset: Asset | undefined, request: HttpServerRequest.HttpServerRequest) => {
+    const respond = (name: string | undefined, request: HttpServerRequest.HttpServerRequest) => {
       const headers = {
-        "cache-control": "no-cache",
         "x-content-type-options": "nosniff",
         "content-security-policy": policy(request.headers["host"], walletPort),
         "referrer-policy": "no-referrer"
       }
-      if (asset !== undefined) {
-        return HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType, headers })
+      const asset = name === undefined ? undefined : assets.get(name)
+      const body = name === undefined ? undefined : encoded.get(name)
+      if (asset !== undefined && body !== undefined) {
+        const versioned = new URL(request.url, "http://x").searchParams.get("v") === body.hash
+        const cacheControl = versioned ? IMMUTABLE : "no-cache"
+        return compressed(request, body, { contentType: asset.contentType, cacheControl, headers })
       }
       if (html === undefined) return HttpServerResponse.text(NOT_BUILT, { status: 503 })
-      return HttpServerResponse.text(html, { contentType: "text/html; charset=utf-8", headers })
+      return compressed(request, html, { contentType: "text/html; charset=utf-8", cacheControl: "no-cache", headers })
     }
 
     const page = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
@@ -60,7 +72,7 @@ export const ConsoleLive = HttpApiBuilder.Router.use((router) =>
       const asset = name.includes("/") || name === "index.html" ? undefined : assets.get(name)
       // a file name that is not one of ours is missing, not a page: a stale tab asking for an old bundle learns so
       if (asset === undefined && name.includes(".")) return HttpServerResponse.text("not found", { status: 404 })
-      return respond(asset, request)
+      return respond(asset === undefined ? undefined : name, request)
     })
     yield* router.get("/", page)
     yield* router.get("/console", page)

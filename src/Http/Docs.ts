@@ -1,13 +1,15 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Layer } from "effect"
+import { compress, respond } from "./Compressed.js"
 
 /**
  * `GET /docs`: the Swagger UI page of the API, built on its first request rather than at start.
  * `HttpApiSwagger.layer` builds the page when the server starts: the Swagger UI bundle and its CSS (~2 MB of
  * source) with the whole OpenAPI document inlined, about 11 MB of strings for the two APIs that sat in every
  * process's heap, though /docs is rarely opened. Here its module is imported on the first request (in the bundled
- * server, a chunk of its own) and the page is built then, once.
+ * server, a chunk of its own) and the page is built then, once, with its gzip and brotli encodings.
  */
 export const DocsLive = (path: `/${string}` = "/docs") =>
   HttpApiBuilder.Router.use((router) =>
@@ -23,7 +25,16 @@ export const DocsLive = (path: `/${string}` = "/docs") =>
             Effect.provideService(LayerRouter.HttpRouter, docs)
           )
         )
-        return docs.asHttpEffect()
+        const page = docs.asHttpEffect()
+        // the page is the same for every request: encoded once, here, then each request picks its encoding
+        const built = yield* page
+        if (built.status !== 200 || built.body._tag !== "Uint8Array") return page
+        const body = compress(built.body.body)
+        const contentType = built.body.contentType
+        return Effect.map(
+          HttpServerRequest.HttpServerRequest,
+          (request) => respond(request, body, { contentType, cacheControl: "no-cache" })
+        )
       }))
       yield* router.get(path, Effect.flatten(app))
     })

@@ -1,9 +1,9 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
+import { compress, type Compressed, respond } from "../Http/Compressed.js"
 import { ShoalTools } from "../Mcp/Tools.js"
 import { BASE_URL, renderSkill } from "./SkillDoc.js"
 
@@ -23,13 +23,24 @@ export const skillMarkdown = () =>
 export const SkillDocLive = HttpApiBuilder.Router.use((router) => {
   // rendered once, when the server starts: an operation the prose names but the API lost fails the start
   const skill = skillMarkdown()
+  // encoded once per base URL a client names (a server has one or a few); a flood of made-up hosts evicts the oldest
+  const byBase = new Map<string, Compressed>()
+  const encoded = (base: string) => {
+    const known = byBase.get(base)
+    if (known !== undefined) return known
+    if (byBase.size >= 32) byBase.delete(byBase.keys().next().value!)
+    const body = compress(skill.replaceAll(BASE_URL, base))
+    byBase.set(base, body)
+    return body
+  }
   return router.get(
     SKILL_PATH,
     Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
       const proto = request.headers["x-forwarded-proto"] === "https" ? "https" : "http"
       const host = request.headers.host ?? "127.0.0.1:8080"
-      return HttpServerResponse.text(skill.replaceAll(BASE_URL, `${proto}://${host}`), {
-        contentType: "text/markdown; charset=utf-8"
+      return respond(request, encoded(`${proto}://${host}`), {
+        contentType: "text/markdown; charset=utf-8",
+        cacheControl: "no-cache"
       })
     })
   )

@@ -22,7 +22,7 @@ describeWallet({ WALLET_PORT: "18081" })("the console's page", (it) => {
         expect(page.status, path).toBe(200)
         expect(page.headers["content-type"]).toBe("text/html; charset=utf-8")
         expect(page.text).toContain("<meta name=\"shoal-wallet-port\" content=\"18081\">")
-        expect(page.text).toContain("src=\"/console/console.js\"")
+        expect(page.text).toMatch(/src="\/console\/console\.js\?v=[\w-]+"/)
         const csp = page.headers["content-security-policy"]!
         expect(csp).toContain("default-src 'self'")
         expect(csp).toMatch(
