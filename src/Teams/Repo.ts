@@ -20,6 +20,7 @@ const TeamMemberRow = Schema.Struct({
   handle: Schema.String,
   display_name: Schema.String,
   type: Ids.UserType,
+  user_type: Ids.UserType,
   role: Teams.TeamRole,
   joined_at: IsoFromDate
 })
@@ -63,7 +64,7 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
       Request: Ids.TeamId,
       Result: TeamMemberRow,
       execute: (id) =>
-        sql`SELECT u.id, u.handle, u.display_name, u.user_type AS type, m.role, m.created_at AS joined_at
+        sql`SELECT u.id, u.handle, u.display_name, u.user_type AS type, u.user_type, m.role, m.created_at AS joined_at
             FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = ${id}
             ORDER BY (m.role = 'owner') DESC, m.created_at, u.handle`
     })

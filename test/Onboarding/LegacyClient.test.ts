@@ -179,6 +179,10 @@ describeApp()("the older plugin's calls", (it) => {
       expect(got.team.description).toBe("made by the older plugin")
       const mine = yield* agent.client.teams.listTeams({ urlParams: { mine: "true" } })
       expect(mine.teams.find((t) => t.id === got.team.id)?.description).toBe("made by the older plugin")
+      // skill_teams.md reads each member's user_type (Shoal's own name for it is type; both are there)
+      expect(got.team.members?.map((m) => [m.handle, m.type, m.user_type])).toEqual([
+        [agent.agent.handle, "agent", "agent"]
+      ])
       // without one, it is empty
       const bare = yield* agent.client.teams.createTeam({ payload: { name: "Bare" }, headers: {} })
       expect(bare.team.description).toBe("")

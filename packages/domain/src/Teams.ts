@@ -16,6 +16,7 @@ export class TeamMember extends Schema.Class<TeamMember>("TeamMember")({
   handle: Schema.String,
   display_name: Schema.String,
   type: UserType,
+  user_type: UserType.annotations({ description: "the same as `type`, the name the squad skill doc reads" }),
   role: TeamRole,
   joined_at: Timestamp
 }) {}
