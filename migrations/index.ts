@@ -14,6 +14,7 @@ import m0012 from "./0012_membership_consent.js"
 import m0013 from "./0013_owner_ledger.js"
 import m0014 from "./0014_relay.js"
 import m0015 from "./0015_deadline_date_time.js"
+import m0016 from "./0016_task_priority_team_description.js"
 
 /** Forward-only: append new files here, never edit a landed one. */
 export const loader = Migrator.fromRecord({
@@ -31,5 +32,6 @@ export const loader = Migrator.fromRecord({
   "0012_membership_consent": m0012,
   "0013_owner_ledger": m0013,
   "0014_relay": m0014,
-  "0015_deadline_date_time": m0015
+  "0015_deadline_date_time": m0015,
+  "0016_task_priority_team_description": m0016
 })

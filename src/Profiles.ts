@@ -114,6 +114,13 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       }
     })
 
+    const byHandle = Effect.fn("Profiles.byHandle")(function*(handle: string) {
+      const found = yield* Effect.orDie(repo.findByHandle(handle))
+      if (Option.isNone(found)) return yield* new Errors.NotFound({ message: `no user with handle "${handle}"` })
+      const { webhook_url: _, ...profile } = toProfile(found.value)
+      return profile
+    })
+
     const search = Effect.fn("Profiles.search")((q: string) =>
       Effect.map(Effect.orDie(repo.search(q.trim())), (found) => found.map((u) => new Users.UserSummary(u)))
     )
@@ -145,6 +152,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       freshProfile,
       freshMe,
       update,
+      byHandle,
       search,
       invalidate: (id: Ids.UserId) => rows.invalidate(id)
     } as const

@@ -95,6 +95,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           status: "pending",
           assigned_to_id: assignee?.id ?? null,
           recurrence: input.recurrence ?? null,
+          priority: input.priority ?? null,
           deadline: deadline ?? null,
           // stored as its Wave hour
           wave_scheduled: input.wave_scheduled == null
@@ -181,6 +182,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           status,
           assigned_to_id: assignee === undefined ? task.assigned_to_id : assignee?.id ?? null,
           recurrence: patch.recurrence !== undefined ? patch.recurrence : task.recurrence,
+          priority: patch.priority !== undefined ? patch.priority : task.priority,
           deadline: deadline !== undefined ? deadline : task.deadline,
           wave_scheduled: task.wave_scheduled === null ? null : new Date(task.wave_scheduled),
           requested_by_id: attribution.id ?? task.rb_id,

@@ -32,6 +32,7 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
       const id = yield* repo.insert({
         name: input.name,
         handle: input.handle ?? null,
+        description: input.description ?? "",
         createdBy: caller.id,
         now: yield* now
       })

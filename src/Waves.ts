@@ -9,6 +9,7 @@ import { Presence } from "./Realtime/Presence.js"
 import { Tasks } from "./Tasks.js"
 import { TaskNotes } from "./Tasks/Notes.js"
 import { TasksRepo } from "./Tasks/Repo.js"
+import { completionComment } from "./Waves/CompletionComment.js"
 import { OwnerNotice } from "./Waves/OwnerNotice.js"
 import { HOUR, hourOf, iso, parseWaveId, phaseAt, waveId } from "./Waves/Phase.js"
 import { type UserRow, WavesRepo } from "./Waves/Repo.js"
@@ -204,7 +205,8 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         return yield* new Errors.Conflict({ message: `Wave ${id} is already completed`, details: { wave_id: id } })
       }
       const taskId = row?.task_id ?? null
-      if (taskId === null && (input.task_status !== undefined || input.comment !== undefined)) {
+      const comment = yield* completionComment(input)
+      if (taskId === null && (input.task_status !== undefined || comment !== undefined)) {
         return yield* new Errors.Unprocessable({
           message: `Wave ${id} has no task: task_status and comment need one`,
           details: { wave_id: id }
@@ -221,8 +223,8 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
           if (input.task_status === "completed") yield* tasks.complete(caller, task.id)
           else yield* tasks.update(caller, task.id, { status: input.task_status })
         }
-        const comment = task !== undefined && input.comment !== undefined
-          ? (yield* notes.addComment(caller, task.id, { content: input.comment })).comment.id
+        const commentId = task !== undefined && comment !== undefined
+          ? (yield* notes.addComment(caller, task.id, { content: comment })).comment.id
           : null
         const messageId = task !== undefined && input.notify_owner !== false && task.created_by_id !== caller.id
           ? yield* notice.send({
@@ -232,10 +234,10 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
             taskTitle: task.title,
             waveId: id,
             taskStatus: input.task_status,
-            comment: input.comment
+            comment
           })
           : null
-        return { wave_id: id, task_id: taskId, comment_id: comment, message_id: messageId }
+        return { wave_id: id, task_id: taskId, comment_id: commentId, message_id: messageId }
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 

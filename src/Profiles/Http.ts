@@ -32,6 +32,9 @@ export const ProfilesHttpLive = HttpApiBuilder.group(ShoalApi, "profiles", (hand
               HttpServerResponse.unsafeJson({ status: "success", ...profile, profile, user })
             )
           ))
+      .handle("userProfile", ({ path }) =>
+        Effect.map(profiles.byHandle(path.handle), (p) =>
+          new Api.PublicProfileResponse({ status: "success", ...p })))
       .handle("searchUsers", ({ urlParams }) =>
         Effect.map(profiles.search(urlParams.q), (users) =>
           new Api.SearchResponse({ status: "success", users })))

@@ -158,6 +158,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
           Effect.map((r) => toTaskDetail(publicUrl, r))
         ))
       .handle("updateTask", h.updateTask)
+      .handle("patchTask", h.updateTask)
       .handle("completeTask", ({ path, payload }) =>
         Effect.flatMap(Auth.CurrentUser, (c) =>
           tasks.complete(c, path.task_id, payload.completion_note)).pipe(
@@ -179,6 +180,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
           Effect.map((comments) => new Api.CommentList({ status: "success", task_id: path.task_id, comments }, true))
         ))
       .handle("createComment", h.commentKeyed)
+      .handle("createCommentPlural", h.commentKeyed)
       .handle("editComment", ({ path, payload }) =>
         Effect.flatMap(Auth.CurrentUser, (c) =>
           notes.editComment(c, path.task_id, path.comment_id, payload)).pipe(

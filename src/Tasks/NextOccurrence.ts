@@ -28,6 +28,7 @@ export const makeNextOccurrence = (assign: Assign) =>
           status: "pending",
           assigned_to_id: task.assigned_to_id,
           recurrence: task.recurrence,
+          priority: task.priority,
           deadline: nextDeadline(task.deadline, task.recurrence, now.getTime()),
           wave_scheduled: null,
           requested_by_id: task.rb_id

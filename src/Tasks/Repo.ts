@@ -17,6 +17,7 @@ export const TaskRow = Schema.Struct({
   wave_scheduled: Schema.NullOr(IsoFromDate),
   deadline: Schema.NullOr(Schema.String),
   recurrence: Schema.NullOr(Tasks.Recurrence),
+  priority: Schema.NullOr(Tasks.Priority),
   gem_bounty: Schema.Number,
   comment_count: Schema.Number,
   completion_note: Schema.NullOr(Schema.String),
@@ -50,6 +51,7 @@ export interface TaskValues {
   readonly status: Tasks.TaskStatus
   readonly assigned_to_id: Ids.UserId | null
   readonly recurrence: Tasks.Recurrence | null
+  readonly priority: Tasks.Priority | null
   readonly deadline: string | null
   readonly wave_scheduled: Date | null
   readonly requested_by_id: Ids.UserId | null
@@ -69,7 +71,7 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
     // t is a tasks row (or a page of them): the assignee, attribution and comment count are joined on
     const columns = sql.literal(`t.id, t.project_id, t.title, t.description, t.status, t.assigned_to_id,
       a.handle AS a_handle, a.display_name AS a_name, t.created_by AS created_by_id,
-      t.wave_scheduled AS wave_scheduled, t.deadline, t.recurrence, t.gem_bounty,
+      t.wave_scheduled AS wave_scheduled, t.deadline, t.recurrence, t.priority, t.gem_bounty,
       (SELECT count(*)::int FROM task_comments c WHERE c.task_id = t.id) AS comment_count,
       t.completion_note, t.completed_at AS completed_at,
       t.created_at AS created_at, t.updated_at AS updated_at,
@@ -136,10 +138,10 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
       Effect.map(
         sql<{ id: Ids.TaskId }>`
           INSERT INTO tasks (id, project_id, created_by, title, description, status, assigned_to_id, recurrence,
-            deadline, wave_scheduled, requested_by_id, recurrence_of, created_at, updated_at)
+            priority, deadline, wave_scheduled, requested_by_id, recurrence_of, created_at, updated_at)
           VALUES (COALESCE(${id}::uuid, gen_random_uuid()), ${project}, ${createdBy}, ${v.title}, ${v.description},
-            ${v.status}, ${v.assigned_to_id}, ${v.recurrence}, ${v.deadline}, ${v.wave_scheduled}, ${v.requested_by_id},
-            ${recurrenceOf}, ${now}, ${now})
+            ${v.status}, ${v.assigned_to_id}, ${v.recurrence}, ${v.priority}, ${v.deadline}, ${v.wave_scheduled},
+            ${v.requested_by_id}, ${recurrenceOf}, ${now}, ${now})
           ON CONFLICT (recurrence_of) DO NOTHING
           RETURNING id`,
         (rows) => rows[0]?.id
@@ -152,6 +154,7 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
     ) =>
       sql`UPDATE tasks SET project_id = ${v.project_id}, title = ${v.title}, description = ${v.description},
             status = ${v.status}, assigned_to_id = ${v.assigned_to_id}, recurrence = ${v.recurrence},
+            priority = ${v.priority},
             deadline = ${v.deadline}, wave_scheduled = ${v.wave_scheduled}, requested_by_id = ${v.requested_by_id},
             completion_note = ${v.completion_note},
             completed_at = CASE WHEN ${v.status} IN ('completed', 'pending_approval')

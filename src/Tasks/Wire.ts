@@ -25,6 +25,7 @@ export const toTaskJson = (publicUrl: string, row: TaskRow): typeof Tasks.Task.E
   deadline: row.deadline,
   due_date: row.deadline,
   recurrence: row.recurrence,
+  priority: row.priority,
   gem_bounty: row.gem_bounty,
   comment_count: row.comment_count,
   completion_note: row.completion_note,

@@ -7,6 +7,7 @@ const TeamRow = Schema.Struct({
   id: Ids.TeamId,
   name: Schema.String,
   handle: Schema.NullOr(Schema.String),
+  description: Schema.String,
   type: Schema.Literal("squad"),
   created_by: Ids.UserId,
   created_at: IsoFromDate,
@@ -19,16 +20,27 @@ const TeamMemberRow = Schema.Struct({
   handle: Schema.String,
   display_name: Schema.String,
   type: Ids.UserType,
+  user_type: Ids.UserType,
   role: Teams.TeamRole,
   joined_at: IsoFromDate
 })
 export type TeamMemberRow = typeof TeamMemberRow.Type
 
+interface NewTeamValues {
+  readonly name: string
+  readonly handle: string | null
+  readonly description: string
+  readonly createdBy: Ids.UserId
+  readonly now: Date
+}
+
 export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql.literal(`t.id, t.name, t.handle, t.type, t.created_by, t.created_at AS created_at,
-      (SELECT count(*)::int FROM team_members c WHERE c.team_id = t.id) AS member_count`)
+    const columns = sql.literal(
+      `t.id, t.name, t.handle, t.description, t.type, t.created_by, t.created_at AS created_at,
+      (SELECT count(*)::int FROM team_members c WHERE c.team_id = t.id) AS member_count`
+    )
 
     const find = SqlSchema.findOne({
       Request: Ids.TeamId,
@@ -52,16 +64,17 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
       Request: Ids.TeamId,
       Result: TeamMemberRow,
       execute: (id) =>
-        sql`SELECT u.id, u.handle, u.display_name, u.user_type AS type, m.role, m.created_at AS joined_at
+        sql`SELECT u.id, u.handle, u.display_name, u.user_type AS type, u.user_type, m.role, m.created_at AS joined_at
             FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = ${id}
             ORDER BY (m.role = 'owner') DESC, m.created_at, u.handle`
     })
 
     /** `None` when the handle is taken by another squad. */
-    const insert = (v: { name: string; handle: string | null; createdBy: Ids.UserId; now: Date }) =>
+    const insert = (v: NewTeamValues) =>
       Effect.gen(function*() {
         const rows = yield* sql<{ id: Ids.TeamId }>`
-          INSERT INTO teams (name, handle, created_by, created_at) VALUES (${v.name}, ${v.handle}, ${v.createdBy}, ${v.now})
+          INSERT INTO teams (name, handle, description, created_by, created_at)
+          VALUES (${v.name}, ${v.handle}, ${v.description}, ${v.createdBy}, ${v.now})
           ON CONFLICT (handle) DO NOTHING RETURNING id`
         if (rows.length === 0) return Option.none<Ids.TeamId>()
         yield* sql`INSERT INTO team_members (team_id, user_id, role, consented, created_at)
@@ -105,7 +118,7 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
       find: (id: Ids.TeamId) => Effect.orDie(find(id)),
       list: (caller: Ids.UserId, mine: boolean) => Effect.orDie(list(caller, mine)),
       members: (id: Ids.TeamId) => Effect.orDie(members(id)),
-      insert: (v: { name: string; handle: string | null; createdBy: Ids.UserId; now: Date }) => Effect.orDie(insert(v)),
+      insert: (v: NewTeamValues) => Effect.orDie(insert(v)),
       roleOf: (team: Ids.TeamId, user: Ids.UserId) => Effect.orDie(roleOf(team, user)),
       anyMember: (team: Ids.TeamId, users: ReadonlyArray<Ids.UserId>) => Effect.orDie(anyMember(team, users)),
       addMember: (team: Ids.TeamId, user: Ids.UserId, role: "member" | "admin", now: Date, consented: boolean) =>

@@ -1,10 +1,11 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { Authentication } from "./Auth.js"
 import { Bio, DisplayName, HttpUrl, optionalBody, Success } from "./Fields.js"
 import { IdentityPatch } from "./Identity.js"
+import { HandleInput } from "./Ids.js"
 import { Profile, ProfileFields, User, UserSummary } from "./Users.js"
 
 /**
@@ -27,6 +28,12 @@ export type ProfilePatch = typeof ProfilePatch.Type
 export class ProfileResponse extends Schema.Class<ProfileResponse>("ProfileResponse")({
   status: Success,
   ...ProfileFields
+}) {}
+
+/** Another user's profile: the caller's own read without what only its owner sees (`webhook_url`). */
+export class PublicProfileResponse extends Schema.Class<PublicProfileResponse>("PublicProfileResponse")({
+  status: Success,
+  ...Struct.omit(ProfileFields, "webhook_url")
 }) {}
 
 export class MeResponse extends Schema.Class<MeResponse>("MeResponse")({
@@ -101,6 +108,17 @@ export class ProfilesApi extends HttpApiGroup.make("profiles")
           "and prefix handle matches first, at most 20."
       )
   )
+  .add(
+    HttpApiEndpoint.get("userProfile", "/api/agent/users/:handle")
+      .setPath(Schema.Struct({ handle: HandleInput }))
+      .addSuccess(PublicProfileResponse)
+      .annotate(OpenApi.Summary, "Get a user's public profile")
+      .annotate(
+        OpenApi.Description,
+        "Any human or agent by handle (case-insensitive; 404 if none): the fields of `GET /api/agent/profile` " +
+          "but `webhook_url`, which only its owner sees."
+      )
+  )
   .middleware(Authentication)
-  .annotate(OpenApi.Description, "The caller's own profile and account, and user search.")
+  .annotate(OpenApi.Description, "The caller's own profile and account, another user's profile, and user search.")
 {}

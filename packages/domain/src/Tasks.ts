@@ -29,6 +29,9 @@ export type TaskStatus = typeof TaskStatus.Type
 export const SettableStatus = Schema.Literal("pending", "in_progress", "review", "completed", "cancelled", "archived")
 export const Recurrence = Schema.Literal("daily", "weekly", "monthly")
 export type Recurrence = typeof Recurrence.Type
+/** How pressing a task is, as its creator or a manager says; null when nobody said. */
+export const Priority = Schema.Literal("low", "medium", "high", "urgent")
+export type Priority = typeof Priority.Type
 
 /** Gems a human attaches to a task (minted into its escrow); 0 removes the bounty. */
 export const GemBounty = Schema.Number.pipe(
@@ -55,6 +58,7 @@ export const TaskFields = {
   deadline: Schema.NullOr(Schema.String).annotations({ description: "an ISO 8601 date-time in UTC" }),
   due_date: Schema.NullOr(Schema.String).annotations({ description: "the deadline, for legacy clients" }),
   recurrence: Schema.NullOr(Recurrence),
+  priority: Schema.NullOr(Priority),
   gem_bounty: Schema.Int,
   comment_count: Schema.Int,
   completion_note: Schema.NullOr(Schema.String),
@@ -98,6 +102,7 @@ export const NewTask = Schema.Struct({
   assign_to: Schema.optional(assignee),
   assigned_to_id: Schema.optional(UserId),
   recurrence: Schema.optional(Schema.NullOr(Recurrence)),
+  priority: Schema.optional(Schema.NullOr(Priority)),
   deadline: Schema.optional(Schema.NullOr(Deadline)),
   due_date: Schema.optional(Schema.NullOr(dueDate)),
   wave_scheduled: Schema.optional(Schema.NullOr(DateTimeInput)),
@@ -120,6 +125,7 @@ export const TaskPatch = Schema.Struct({
   assigned_to_id: Schema.optional(Schema.NullOr(UserId)),
   project_id: Schema.optional(ProjectId),
   recurrence: Schema.optional(Schema.NullOr(Recurrence)),
+  priority: Schema.optional(Schema.NullOr(Priority)),
   deadline: Schema.optional(Schema.NullOr(Deadline)),
   due_date: Schema.optional(Schema.NullOr(dueDate)),
   gem_bounty: Schema.optional(GemBounty),

@@ -9,6 +9,7 @@ import * as T from "./Tasks.js"
 
 const access = "A task of a private project is a 404 to anyone who does not take part in the project."
 const short = (path: string) => ` Also served at \`${path}\`.`
+const legacy = (call: string) => ` The same call as \`${call}\` (one handler), at the path older plugins use.`
 
 const listDoc = "The project's tasks, oldest first, each with its assignee and comment count; `status` filters " +
   "(archived tasks are listed only with `status=archived`). " +
@@ -17,12 +18,14 @@ const listDoc = "The project's tasks, oldest first, each with its assignee and c
 const createDoc = "Project participants only (403 otherwise). `title` is required. `assigned_to` or `assign_to` " +
   "(a handle, `me` for the caller) or `assigned_to_id`; an assignee who does not take part yet is added to the " +
   "project, and gets `task.assigned`. `recurrence` (daily, weekly, monthly), `deadline` (date or date-time), " +
-  "`wave_scheduled` (a date-time; the task goes into that Wave hour, UTC), `checklists` ([{text, is_checked}]). " +
+  "`wave_scheduled` (a date-time; the task goes into that Wave hour, UTC), `checklists` ([{text, is_checked}]), " +
+  "`priority` (low, medium, high, urgent; null when not given). " +
   "`gem_bounty` (humans only, 403 for an agent): that many Gems are minted into the caller's escrow. " +
   "`requested_by` attributes the write; unresolved, the answer carries a `warning`. Takes an optional " +
   "`Idempotency-Key`."
 const updateDoc = "Project participants only. Any of the fields shown. `status`: pending, in_progress, review, " +
-  "completed, cancelled or archived (archiving replaces deletion: the task is kept). `project_id` moves the task; " +
+  "completed, cancelled or archived (archiving replaces deletion: the task is kept). `priority`: low, medium, high, " +
+  "urgent, or null to clear it. `project_id` moves the task; " +
   "the caller must take part in the destination. A new assignee gets `task.assigned`. `gem_bounty` (humans " +
   "only; once set, its funder only) changes the bounty while it is in escrow (0 removes it; 409 once the task is " +
   "completed); cancelling or archiving burns a bounty, and the response's `bounty` says so. Assigning, " +
@@ -31,6 +34,14 @@ const updateDoc = "Project participants only. Any of the fields shown. `status`:
   "assignment, and change the status of a task assigned to it. A task with a bounty moves only by its funder, into " +
   "a project the funder owns (409 otherwise); one awaiting approval is cancelled or archived by its funder only. " +
   access
+const patchTask = <const N extends string>(name: N, path: `/${string}`, extra = "") =>
+  HttpApiEndpoint.patch(name, path)
+    .setPath(T.TaskPath)
+    .setPayload(optionalBody(T.TaskPatch))
+    .addSuccess(T.TaskResponse)
+    .annotate(OpenApi.Summary, "Update a task (PATCH)")
+    .annotate(OpenApi.Description, updateDoc + extra)
+
 const rescheduleDoc = "The assignee only (403 otherwise). `wave_time` must be exactly on the hour and in the " +
   "future, else a 422. Sets the task's Wave hour and sends `wave.scheduled` to the assignee."
 const commentDoc = "Project participants only. `content` up to 10,000 characters; the assignee and the task's " +
@@ -111,6 +122,7 @@ export class TasksApi extends HttpApiGroup.make("tasks")
       .annotate(OpenApi.Description, `The task with its \`comments\` and \`checklist\` (creation order). ${access}`)
   )
   .add(updateTask("updateTask", "/api/agent/tasks/:task_id/update", short("/tasks/{task_id}/update")))
+  .add(patchTask("patchTask", "/api/agent/tasks/:task_id", legacy("POST /api/agent/tasks/{task_id}/update")))
   .add(
     HttpApiEndpoint.post("completeTask", "/api/agent/tasks/:task_id/complete")
       .setPath(T.TaskPath)
@@ -163,6 +175,9 @@ export class TasksApi extends HttpApiGroup.make("tasks")
       .annotate(OpenApi.Description, `Oldest first, with author handle and name and \`edited_at\`. ${access}`)
   )
   .add(comment("createComment", "/api/agent/tasks/:task_id/comment", short("/tasks/{task_id}/comment")))
+  .add(
+    comment("createCommentPlural", "/api/agent/tasks/:task_id/comments", legacy("/api/agent/tasks/{task_id}/comment"))
+  )
   .add(
     HttpApiEndpoint.put("editComment", "/api/agent/tasks/:task_id/comment/:comment_id")
       .setPath(T.CommentPath)

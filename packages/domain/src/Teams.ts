@@ -16,6 +16,7 @@ export class TeamMember extends Schema.Class<TeamMember>("TeamMember")({
   handle: Schema.String,
   display_name: Schema.String,
   type: UserType,
+  user_type: UserType.annotations({ description: "the same as `type`, the name the squad skill doc reads" }),
   role: TeamRole,
   joined_at: Timestamp
 }) {}
@@ -24,6 +25,7 @@ export class Team extends Schema.Class<Team>("Team")({
   id: TeamId,
   name: Schema.String,
   handle: Schema.NullOr(Schema.String),
+  description: Schema.String.annotations({ description: "what the squad is for; empty when not given" }),
   type: Schema.Literal("squad"),
   created_by: UserId,
   created_at: Timestamp,
@@ -34,6 +36,7 @@ export class Team extends Schema.Class<Team>("Team")({
 export const NewTeam = Schema.Struct({
   name: Schema.Trim.pipe(Schema.compose(limited(100, 1))),
   handle: Schema.optional(HandleInput),
+  description: Schema.optional(limited(2_000)),
   type: Schema.optional(Schema.Literal("squad"))
 }).annotations({ identifier: "NewTeam", ...strict })
 export type NewTeam = typeof NewTeam.Type
@@ -57,7 +60,8 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .annotate(OpenApi.Summary, "Create a squad")
       .annotate(
         OpenApi.Description,
-        "`name` required; `handle` optional and unique among squads (409 if taken). The caller becomes its first " +
+        "`name` required; `handle` optional and unique among squads (409 if taken); `description` optional (at most " +
+          "2,000 characters, returned with the squad). The caller becomes its first " +
           "member, with role `owner`. Takes an optional `Idempotency-Key`."
       )
   )

@@ -134,7 +134,12 @@ export const WaveCompleteFields = {
   comment: Schema.optional(limited(10_000, 1)),
   notify_owner: Schema.optional(Schema.Boolean).annotations({ description: "default true" })
 }
-export const WaveComplete = optionalFields("WaveComplete", WaveCompleteFields)
+export const WaveComplete = optionalFields("WaveComplete", {
+  ...WaveCompleteFields,
+  notes: Schema.optional(limited(10_000, 1)).annotations({
+    description: "the same as `comment`, the word older plugins send"
+  })
+})
 export type WaveComplete = typeof WaveComplete.Type
 
 export class WaveCompleted extends Schema.Class<WaveCompleted>("WaveCompleted")({

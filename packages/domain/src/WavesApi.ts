@@ -28,7 +28,8 @@ import {
 
 const completeDoc = "All fields optional (an empty body is fine). Without `wave_id`, the active Wave: the caller's " +
   "slot of the current UTC hour, else its latest uncompleted slot of the past 2 hours, else 404. Marks the slot " +
-  "completed, sets the task's status (`task_status`), adds `comment` as a task comment and, unless " +
+  "completed, sets the task's status (`task_status`), adds `comment` (or `notes`, the older plugins' name for it; " +
+  "both given must agree) as a task comment and, unless " +
   "`notify_owner` is false, sends the task's owner a DM (skipped when the owner is the caller); all in one " +
   "transaction. Takes an optional `Idempotency-Key`."
 
