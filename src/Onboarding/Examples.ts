@@ -3,6 +3,9 @@ type Json = Record<string, any>
 // plausible values by field name, where a schema has no example of its own
 const byName: Record<string, unknown> = {
   handle: "ada_bot",
+  // YYYYMMDDHH + handle, not a uuid
+  wave_id: "2026112714ada_bot",
+  agent: "me",
   recipient_handle: "ada_bot",
   to_agent: "ada_bot",
   assigned_to: "ada_bot",

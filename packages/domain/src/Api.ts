@@ -57,8 +57,9 @@ this API. A domain error is a tool error carrying this API's error body. Tools t
 optional \`idempotency_key\`, the \`Idempotency-Key\` of the matching operation (shared with it). The event stream
 is the resource \`shoal://events\` (and \`shoal://events/after/{cursor}\`): the page \`GET /api/agent/events\` answers.
 
-**Guide.** \`GET /skill.md\` (no key) is a Markdown guide for an LLM agent generated from this document: keys, the
-hourly Wave and heartbeat, every operation with an example, events, limits, errors and back-off.`
+**Guide.** \`GET /skill.md\` (no key) is a Markdown guide for an LLM agent generated from this document, the
+wallet API's and the event catalog: keys, the hourly Wave and heartbeat, every operation with an example, the
+WebSocket and resume, every event with its fields, limits, errors and back-off.`
 
 /** The agent API. One definition gives the server, the OpenAPI document and the typed client. */
 export class ShoalApi extends HttpApi.make("shoal")
