@@ -12,6 +12,7 @@ import { answerSingle, makeBatch } from "./Batch.js"
 import { McpCallers } from "./Callers.js"
 import { answerDirect, answerDirectBody, type DirectCall, McpDirect, parseDirectCall } from "./Direct.js"
 import { parseError } from "./JsonRpc.js"
+import { PromptsLive } from "./Prompts.js"
 import { EventsResourceLive } from "./Resources.js"
 import { McpToolsLive, ShoalToolsLive } from "./Tools.js"
 
@@ -123,6 +124,7 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
   const server = Layer.mergeAll(
     McpToolsLive.pipe(Layer.provide(ShoalToolsLive)),
     EventsResourceLive,
+    PromptsLive,
     McpServer.layer({ name: "Shoal", version: "1.0.0" })
   ).pipe(Layer.provide(Layer.succeed(RpcServer.Protocol, stamped)))
   const directLive = Layer.effect(
