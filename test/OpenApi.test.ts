@@ -13,8 +13,10 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import openapiTS, { astToString } from "openapi-typescript"
 import ts from "typescript"
+import { baseUrl } from "./Mcp/support.js"
 import { rawRequest } from "./support/Raw.js"
 import { describeApp, signUp } from "./support/TestApp.js"
+import { describeWallet, walletRaw, WalletUrl } from "./Wallet/support.js"
 
 /**
  * What third-party clients do with `/openapi.json`: lint it (Redocly), compile its schemas (ajv, JSON Schema
@@ -137,6 +139,32 @@ describeApp()("OpenAPI document", (it) => {
       }
     }))
 
+  it.effect("servers name the host the request reached (Host, X-Forwarded-Proto); the document stays valid", () =>
+    Effect.gen(function*() {
+      const at = (headers: Record<string, string>) =>
+        Effect.map(rawRequest("GET", "/openapi.json", { headers }), (r) => {
+          expect(r.status).toBe(200)
+          return r.body as Json
+        })
+      const doc = yield* at({ host: "example.test:9999" })
+      expect(doc.servers[0].url).toBe("http://example.test:9999")
+      expect(doc.servers[1]).toMatchObject({
+        url: "http://{host}:{port}",
+        variables: { host: { default: "example.test" }, port: { default: "9999" } }
+      })
+      yield* Effect.promise(() => SwaggerParser.validate(structuredClone(doc) as never))
+      compileAll(doc)
+      // behind a TLS proxy: https, its default port left out of the URL
+      expect((yield* at({ host: "Shoal.Example.test", "x-forwarded-proto": "https" })).servers[0].url)
+        .toBe("https://shoal.example.test")
+      // a Host that is no host name is never echoed: the relative entry stays
+      expect((yield* at({ host: "evil.test/<script>" })).servers[0].url).toBe("/")
+      // /docs still serves the Swagger UI of the same API
+      const docs = yield* rawRequest("GET", "/docs")
+      expect(docs.status).toBe(200)
+      expect(docs.headers["content-type"]).toContain("text/html")
+    }))
+
   it.effect("ajv (JSON Schema 2020-12) compiles every component schema, and real answers match them", () =>
     Effect.gen(function*() {
       const doc = yield* fetchDoc
@@ -235,7 +263,10 @@ export const wrong = async (client: ReturnType<typeof createClient<paths>>) => {
       const doc = yield* fetchDoc
       expect(doc.openapi).toBe("3.1.0")
       expect(doc.servers.length).toBeGreaterThan(0)
-      expect(doc.servers.some((s: Json) => s.url.includes("{port}") && s.variables.port.default === "8080")).toBe(true)
+      // the server that served it, as the request reached it (the test server's own port, not the default 8080)
+      const port = (yield* baseUrl).split(":")[2]
+      expect(doc.servers[0].url).toBe(`http://127.0.0.1:${port}`)
+      expect(doc.servers.some((s: Json) => s.url.includes("{port}") && s.variables.port.default === port)).toBe(true)
       // describes what exists, in the project's words, and points at nothing outside the document
       expect(doc.info.description).not.toMatch(/gem/i)
       expect(JSON.stringify(doc)).not.toContain("../")
@@ -337,5 +368,19 @@ export const wrong = async (client: ReturnType<typeof createClient<paths>>) => {
         expect(op.summary).toBeTruthy()
         expect(op.description).toBeTruthy()
       }
+    }))
+})
+
+describeWallet()("the wallet API's served document", (it) => {
+  it.effect("names the wallet server the request reached, and swagger-parser validates it", () =>
+    Effect.gen(function*() {
+      // (fetch sends its own Host: the wallet's real address, not the default 127.0.0.1:8081's port)
+      const served = yield* walletRaw("GET", "/openapi.json")
+      expect(served.status).toBe(200)
+      const base = (yield* WalletUrl).replace(/\/$/, "")
+      expect(served.body.servers[0].url).toBe(base)
+      expect(served.body.servers[1].variables.port.default).toBe(new URL(base).port)
+      yield* Effect.promise(() => SwaggerParser.validate(structuredClone(served.body) as never))
+      compileAll(served.body)
     }))
 })

@@ -16,6 +16,7 @@ import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { type Lane, lanesEnabled, withLanes } from "./FastLane.js"
 import * as FrontDoor from "./FrontDoor.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
+import { OpenApiLive } from "./OpenApiRoute.js"
 import { PenaltyBox } from "./PenaltyBox.js"
 import { admissionGate, admittedLane, isGatedWrite, withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
 
@@ -96,7 +97,7 @@ export const apiApp = <
 ) =>
   serveLean(lanes, front).pipe(
     Layer.provide(DocsLive("/docs")),
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(OpenApiLive("/openapi.json")),
     Layer.provide(ErrorHandlingLive),
     Layer.provide(ReadCacheMiddlewareLive),
     Layer.provide(routes),

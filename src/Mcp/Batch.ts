@@ -5,27 +5,17 @@ import { Effect } from "effect"
 import { PremiumLimits } from "../Auth/PremiumLimits.js"
 import { type Decision, RateLimiter, rateLimitHeaders } from "../Auth/RateLimiter.js"
 import type { DirectCall } from "./Direct.js"
+import { checkRequest, errorAnswer, type Id, INTERNAL_ERROR, INVALID_REQUEST, wellFormed } from "./JsonRpc.js"
 
 /** CONTRACT "Who may do what": at most this many messages in one JSON-RPC batch; a longer one is refused whole. */
 export const MAX_BATCH_CALLS = 50
 
 /** JSON-RPC's Invalid Request: an empty or over-long batch, or an entry that is no request. */
-export const INVALID_REQUEST = -32600
+export { INVALID_REQUEST }
 /** A call past the caller's rate limit (JSON-RPC's implementation-defined server-error range; 429 in its digits). */
 export const RATE_LIMITED = -32029
 
-/** A body that is a JSON array: the batch's messages; anything else is undefined (a single message, or bad JSON). */
-export const parseBatch = (text: string): ReadonlyArray<unknown> | undefined => {
-  if (!text.trimStart().startsWith("[")) return undefined
-  try {
-    const parsed: unknown = JSON.parse(text)
-    return Array.isArray(parsed) ? parsed : undefined
-  } catch {
-    return undefined
-  }
-}
-
-const invalid = (message: string) => ({ jsonrpc: "2.0", id: null, error: { code: INVALID_REQUEST, message } })
+const invalid = (message: string) => errorAnswer(null, INVALID_REQUEST, message)
 
 /** What the whole batch gets when it is refused before any call runs: 400 (MCP's "cannot accept the input"). */
 const refused = (message: string) => HttpServerResponse.unsafeJson(invalid(message), { status: 400 })
@@ -93,29 +83,47 @@ export const makeBatch = Effect.gen(function*() {
     })
 })
 
+/**
+ * One message that is not a batch, answered as a batch answers each of its messages: a request's answer (200), an
+ * invalid request's error (400, as for a refused batch), nothing for a notification or a response (202).
+ */
+export const answerSingle = (message: unknown, paths: BatchPaths) =>
+  Effect.map(answerOne(message, undefined, paths), (answer) =>
+    answer === undefined
+      ? HttpServerResponse.empty({ status: 202 })
+      : HttpServerResponse.unsafeJson(answer, {
+        status: (answer as { error?: { code?: unknown } }).error?.code === INVALID_REQUEST ? 400 : 200
+      }))
+
+const isId = (id: unknown): id is Id =>
+  id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id))
+
 const answerOne = (message: unknown, decision: Decision | undefined, paths: BatchPaths): Effect.Effect<unknown> => {
   if (message === null || typeof message !== "object" || Array.isArray(message)) {
-    return Effect.succeed(invalid("Invalid Request: a batch entry is a JSON-RPC object"))
+    return Effect.succeed(invalid("Invalid Request: a JSON-RPC message is an object"))
   }
-  const m = message as { readonly id?: unknown; readonly method?: unknown }
+  const m = message as { readonly jsonrpc?: unknown; readonly id?: unknown; readonly method?: unknown }
   const isRequest = "id" in m
   if (typeof m.method !== "string") {
     // a client's response to the server (which sends no requests): nothing to answer
-    return Effect.succeed(isRequest && ("result" in m || "error" in m) ? undefined : invalid("Invalid Request"))
+    return Effect.succeed(
+      isRequest && ("result" in m || "error" in m) ? undefined : invalid("Invalid Request: no method")
+    )
   }
+  if (m.jsonrpc !== "2.0") return Effect.succeed(invalid("Invalid Request: jsonrpc must be \"2.0\""))
+  if (isRequest && !isId(m.id)) return Effect.succeed(invalid("Invalid Request: an id is a string, a number or null"))
   if (decision !== undefined && !decision.allowed) {
     return Effect.succeed(isRequest ? rateLimited(m.id, decision) : undefined)
   }
   if (!isRequest) return Effect.asVoid(paths.rpc(JSON.stringify(m)))
+  const id = m.id as Id
+  const refused = checkRequest(id, m.method, (m as { readonly params?: unknown }).params)
+  if (refused !== undefined) return Effect.succeed(refused)
   const text = JSON.stringify(m)
   const call = paths.parse(text)
   if (call !== undefined) return paths.direct(call)
   // the RPC server's codec takes only numeric ids (0 reads as none): it sees 1, the answer carries the client's id
-  return Effect.map(
-    paths.rpc(JSON.stringify({ ...m, id: 1 })),
-    (answer) =>
-      answer !== null && typeof answer === "object"
-        ? { ...answer, id: m.id }
-        : { jsonrpc: "2.0", id: m.id, error: { code: -32603, message: "internal error" } }
+  return Effect.map(paths.rpc(JSON.stringify({ ...m, id: 1 })), (answer) => wellFormed(answer, id)).pipe(
+    Effect.catchAllCause(() => Effect.succeed(errorAnswer(id, INTERNAL_ERROR, "internal error")))
   )
 }

@@ -3,6 +3,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
 import { Cause, Context, Effect } from "effect"
 import type { McpCallers } from "./Callers.js"
+import { errorAnswer, INTERNAL_ERROR } from "./JsonRpc.js"
 
 export interface DirectCall {
   readonly id: string | number
@@ -47,14 +48,13 @@ export const answerDirectBody = (
     Effect.map((result) => ({ jsonrpc: "2.0", id: call.id, result })),
     Effect.catchAllCause((cause) => {
       const e = Cause.squash(cause) as { readonly code?: unknown; readonly message?: unknown }
-      return Effect.succeed({
-        jsonrpc: "2.0",
-        id: call.id,
-        error: {
-          code: typeof e?.code === "number" ? e.code : -32603,
-          message: typeof e?.message === "string" ? e.message : "internal error"
-        }
-      })
+      // an MCP error keeps its code and words; anything else is an internal error whose details stay in the log
+      const mcp = Number.isSafeInteger(e?.code) && e.code !== 0 && typeof e?.message === "string"
+      return Effect.succeed(
+        mcp
+          ? errorAnswer(call.id, e.code as number, e.message as string)
+          : errorAnswer(call.id, INTERNAL_ERROR, "internal error")
+      )
     })
   )
 

@@ -8,9 +8,11 @@ import { Auth } from "@shoal/domain"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
-import { makeBatch, parseBatch } from "./Batch.js"
+import { answerSingle, makeBatch } from "./Batch.js"
 import { McpCallers } from "./Callers.js"
-import { answerDirect, answerDirectBody, McpDirect, parseDirectCall } from "./Direct.js"
+import { answerDirect, answerDirectBody, type DirectCall, McpDirect, parseDirectCall } from "./Direct.js"
+import { parseError } from "./JsonRpc.js"
+import { PromptsLive } from "./Prompts.js"
 import { EventsResourceLive } from "./Resources.js"
 import { McpToolsLive, ShoalToolsLive } from "./Tools.js"
 
@@ -74,33 +76,29 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
             callers.open(token, principal)
             yield* Effect.addFinalizer(() => Effect.sync(() => callers.close(token)))
             const headers = Headers.set(request.headers, SESSION_HEADER, token)
-            const messages = parseBatch(text)
-            if (messages !== undefined) {
-              // each message of a batch alone through the RPC server (its own client, closed after it)
-              const rpc = (message: string) =>
-                Effect.scoped(Effect.provideService(
-                  httpApp,
-                  HttpServerRequest.HttpServerRequest,
-                  Object.create(request, {
-                    headers: { value: headers },
-                    text: { value: Effect.succeed(message) }
-                  }) as HttpServerRequest.HttpServerRequest
-                )).pipe(Effect.map((response) => {
-                  const body = response.body._tag === "Uint8Array" ? decoder.decode(response.body.body) : ""
-                  return body.length > 0 ? JSON.parse(body) as unknown : undefined
-                }))
-              return yield* batch(principal, messages, {
-                parse: direct.parse,
-                direct: (c) => direct.answerBody(principal, c),
-                rpc
-              })
+            let parsed: unknown
+            try {
+              parsed = JSON.parse(text)
+            } catch (e) {
+              return HttpServerResponse.unsafeJson(parseError(e), { status: 400 })
             }
-            return yield* Effect.provideService(
-              httpApp,
-              HttpServerRequest.HttpServerRequest,
-              // not `modify`: that re-reads a body the request checks already read (and cached on this object)
-              Object.create(request, { headers: { value: headers } }) as HttpServerRequest.HttpServerRequest
-            )
+            // each message alone through the RPC server (its own client, closed after it), its answer checked and
+            // put under the client's id (src/Mcp/Batch.ts)
+            const rpc = (message: string) =>
+              Effect.scoped(Effect.provideService(
+                httpApp,
+                HttpServerRequest.HttpServerRequest,
+                // not `modify`: that re-reads a body the request checks already read (and cached on this object)
+                Object.create(request, {
+                  headers: { value: headers },
+                  text: { value: Effect.succeed(message) }
+                }) as HttpServerRequest.HttpServerRequest
+              )).pipe(Effect.map((response) => {
+                const body = response.body._tag === "Uint8Array" ? decoder.decode(response.body.body) : ""
+                return body.length > 0 ? JSON.parse(body) as unknown : undefined
+              }))
+            const paths = { parse: direct.parse, direct: (c: DirectCall) => direct.answerBody(principal, c), rpc }
+            return yield* Array.isArray(parsed) ? batch(principal, parsed, paths) : answerSingle(parsed, paths)
           })
         )
       )
@@ -126,6 +124,7 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
   const server = Layer.mergeAll(
     McpToolsLive.pipe(Layer.provide(ShoalToolsLive)),
     EventsResourceLive,
+    PromptsLive,
     McpServer.layer({ name: "Shoal", version: "1.0.0" })
   ).pipe(Layer.provide(Layer.succeed(RpcServer.Protocol, stamped)))
   const directLive = Layer.effect(

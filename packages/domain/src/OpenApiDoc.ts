@@ -44,6 +44,38 @@ export const localServers = (
     }
   ] satisfies ReadonlyArray<OpenApi.OpenAPISpecServer>
 
+/** Where a request reached the server: its scheme, and the host and port its `Host` header named. */
+export interface Origin {
+  readonly protocol: "http" | "https"
+  readonly host: string
+  readonly port: string
+}
+
+/**
+ * `localServers` as the server at `origin` serves them: the first entry the absolute URL of that server (a generated
+ * client or a reader elsewhere cannot resolve `/`), the template's defaults that host and port.
+ */
+export const serversAt = (
+  servers: ReadonlyArray<OpenApi.OpenAPISpecServer>,
+  origin: Origin
+): ReadonlyArray<OpenApi.OpenAPISpecServer> => {
+  const usual = origin.port === (origin.protocol === "https" ? "443" : "80")
+  return servers.map((server) =>
+    server.url === "/"
+      ? { ...server, url: `${origin.protocol}://${origin.host}${usual ? "" : `:${origin.port}`}` }
+      : server.variables?.host !== undefined && server.variables.port !== undefined
+      ? {
+        ...server,
+        variables: {
+          ...server.variables,
+          host: { ...server.variables.host, default: origin.host },
+          port: { ...server.variables.port, default: origin.port }
+        }
+      }
+      : server
+  )
+}
+
 const decodeErrorRef = "#/components/schemas/HttpApiDecodeError"
 
 const dropDecodeError = (node: unknown): unknown => {

@@ -1,0 +1,69 @@
+import { McpSchema } from "@effect/ai"
+import { ErrorDetails } from "@shoal/domain"
+import { Either, ParseResult, Schema } from "effect"
+
+/** JSON-RPC 2.0's error codes (https://www.jsonrpc.org/specification#error_object). */
+export const PARSE_ERROR = -32700
+export const INVALID_REQUEST = -32600
+export const METHOD_NOT_FOUND = -32601
+export const INVALID_PARAMS = -32602
+export const INTERNAL_ERROR = -32603
+
+export type Id = string | number | null
+
+export const errorAnswer = (id: Id, code: number, message: string) => ({ jsonrpc: "2.0", id, error: { code, message } })
+
+/** A body that is not JSON: answered with id null, as the spec says when the id cannot be read. */
+export const parseError = (e: unknown) =>
+  errorAnswer(null, PARSE_ERROR, `Parse error: ${e instanceof Error ? e.message : "the body is not JSON"}`)
+
+const requests = McpSchema.ClientRequestRpcs.requests as ReadonlyMap<
+  string,
+  { readonly payloadSchema: Schema.Schema.Any }
+>
+const decoders = new Map<string, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
+const decoderOf = (method: string, schema: Schema.Schema.Any) => {
+  let decode = decoders.get(method)
+  if (decode === undefined) {
+    decode = Schema.decodeUnknownEither(schema as Schema.Schema<unknown, unknown>)
+    decoders.set(method, decode)
+  }
+  return decode
+}
+
+/**
+ * What the RPC server cannot say well itself, checked before a request reaches it: a method MCP's server does not
+ * have (the RPC server answers a defect), params its schema refuses (the RPC server dies with the schema's dump).
+ * `undefined` when the request may go on.
+ */
+export const checkRequest = (id: Id, method: string, params: unknown) => {
+  const rpc = requests.get(method)
+  if (rpc === undefined) return errorAnswer(id, METHOD_NOT_FOUND, `Method not found: ${method}`)
+  if (method === "tools/call" && params !== null && typeof params === "object" && !("arguments" in params)) {
+    // `arguments` is optional in MCP; the route defaults it to {} on its way in (src/Mcp/Http.ts)
+    params = { ...params, arguments: {} }
+  }
+  const decoded = Either.try(() => decoderOf(method, rpc.payloadSchema)(params))
+  if (Either.isLeft(decoded)) return undefined // a schema that cannot decode synchronously: the RPC server decides
+  if (Either.isRight(decoded.right)) return undefined
+  const { message } = ErrorDetails.formatDecodeIssues(ParseResult.ArrayFormatter.formatErrorSync(decoded.right.left))
+  return errorAnswer(id, INVALID_PARAMS, `Invalid params: ${message.replace("the request body", "params")}`)
+}
+
+/**
+ * The RPC server's answer as JSON-RPC 2.0 has it, under the client's id: its result, or an error of `code` and
+ * `message` only (no `_tag`, no cause dump in `data`); a defect is an internal error whose details stay in the log.
+ */
+export const wellFormed = (answer: unknown, id: Id) => {
+  if (answer === null || typeof answer !== "object") return errorAnswer(id, INTERNAL_ERROR, "internal error")
+  const a = answer as { readonly result?: unknown; readonly error?: unknown }
+  if ("result" in a) return { jsonrpc: "2.0", id, result: a.result }
+  const e = a.error as { readonly _tag?: unknown; readonly code?: unknown; readonly message?: unknown } | undefined
+  if (
+    e === undefined || e === null || e._tag === "Defect" || !Number.isSafeInteger(e.code) || e.code === 0 ||
+    typeof e.message !== "string"
+  ) {
+    return errorAnswer(id, INTERNAL_ERROR, "internal error")
+  }
+  return errorAnswer(id, e.code as number, e.message)
+}
