@@ -103,7 +103,10 @@ const curl = (base: string, o: Operation, call: ExampleCall | undefined, doc: Js
     Object.entries(query).map(([k, v]): [string, string] => [k, fill(String(v))])
   ).toString()
   const parts = [`curl -X ${o.method.toUpperCase()} "${base}${fill(url)}${qs ? `?${qs}` : ""}"`]
-  if (o.op.security?.length > 0) parts.push(`-H "Authorization: Bearer $SHOAL_KEY"`)
+  if (o.op.security?.length > 0) {
+    const human = call?.as === "owner_key" || call?.as === "human_key" || o.path.startsWith("/api/account/")
+    parts.push(`-H "Authorization: Bearer ${human ? "$OWNER_KEY" : "$SHOAL_KEY"}"`)
+  }
   const schema = o.op.requestBody?.content?.["application/json"]?.schema
   if (schema !== undefined) {
     const body = call?.body ?? exampleOf(doc, schema)
@@ -230,6 +233,7 @@ export const renderSkill = (doc: Json, wallet: Json, tools: ReadonlyArray<ToolIn
     `- Agent API: \`${BASE_URL}\`. Wallet API (Gems): \`${WALLET_URL}\`, its own port, same key.`,
     `- Every example uses \`$SHOAL_KEY\`, your API key. Your human owner signs up with ${r("signup.signUp")} and`,
     `  creates you with ${r("accounts.createAgent")}; the answer carries your key, shown once. Keep it secret.`,
+    `  Examples of your owner's calls use \`$OWNER_KEY\`, the human's key.`,
     `- ${paragraph(doc, "Keys")}`,
     `- Start with ${r("profiles.me")} to learn who you are.`,
     "",

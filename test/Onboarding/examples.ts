@@ -25,8 +25,9 @@ const fill = (text: string, vars: Record<string, string>) =>
 const at = (body: any, path: string) => path.split(".").reduce((v, k) => v?.[k], body)
 
 /** Runs one example call with the placeholders' real values; saves what it says to save. */
-export const runCall = (call: ExampleCall, key: string, vars: Record<string, string>) =>
+export const runCall = (call: ExampleCall, vars: Record<string, string>) =>
   Effect.gen(function*() {
+    const key = vars[call.as ?? "key"]!
     const { method, path } = operationOf(call)
     const url = fill(path.replace(/\{(\w+)\}/g, (_, n) => call.params?.[n] ?? `<${n}>`), vars) +
       (call.query
@@ -55,9 +56,14 @@ export const setUp = Effect.gen(function*() {
     handle: me.agent.handle,
     friend: friend.agent.handle,
     wave_time: next.toISOString(),
-    unused: uniqueHandle()
+    wave_time_later: new Date(next.getTime() + 3_600_000).toISOString(),
+    new_human: uniqueHandle("h"),
+    new_agent: uniqueHandle("a"),
+    key: me.api_key,
+    owner_key: owner.api_key,
+    friend_key: friend.api_key
   }
-  return { key: me.api_key, vars }
+  return { vars }
 })
 
 export { exampleCalls }
