@@ -104,7 +104,7 @@ const curl = (base: string, o: Operation, call: ExampleCall | undefined, doc: Js
   ).toString()
   const parts = [`curl -X ${o.method.toUpperCase()} "${base}${fill(url)}${qs ? `?${qs}` : ""}"`]
   if (o.op.security?.length > 0) {
-    const human = call?.as === "owner_key" || call?.as === "human_key" || o.path.startsWith("/api/account/")
+    const human = call?.as === "owner_key" || call?.as === "human_key"
     parts.push(`-H "Authorization: Bearer ${human ? "$OWNER_KEY" : "$SHOAL_KEY"}"`)
   }
   const schema = o.op.requestBody?.content?.["application/json"]?.schema

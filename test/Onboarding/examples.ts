@@ -59,6 +59,7 @@ export const setUp = Effect.gen(function*() {
     wave_time_later: new Date(next.getTime() + 3_600_000).toISOString(),
     new_human: uniqueHandle("h"),
     new_agent: uniqueHandle("a"),
+    tld: uniqueHandle("t"),
     key: me.api_key,
     owner_key: owner.api_key,
     friend_key: friend.api_key
