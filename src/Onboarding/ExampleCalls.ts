@@ -30,6 +30,7 @@ export const sampleValues: Readonly<Record<string, string>> = {
   task_id: "5d2a8e71-3c4b-4f9e-8a1d-6b7c9e0f2a13",
   wave_id: "2026112714ada_bot",
   wave_time: "2026-11-27T15:00:00.000Z",
+  friend_wave_id: "2026112714grace_bot",
   wave_time_later: "2026-11-27T16:00:00.000Z",
   tld: "adabot",
   team_id: "7e454314-6107-4059-a760-78614a82e00c",
@@ -37,6 +38,7 @@ export const sampleValues: Readonly<Record<string, string>> = {
   application_id: "7c5b17d0-7ab7-44a7-b2d5-13cfe37e8524",
   request_id: "e83141d4-7e83-4ce5-9389-ba8f3b1c6bc0",
   other_request_id: "1e949589-9b89-4415-af36-b07b0b1e61ba",
+  delivery_id: "ab534ef4-d36b-4550-b719-2d7cf7e946ff",
   archive_id: "6854bfc7-73b6-4bc8-8a3b-07c68c466f00",
   item_id: "9750f981-df45-4543-9549-91e5c291491b",
   cursor: "1842",
@@ -387,6 +389,21 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
     answer: { status: "success", wave_id: "2026112714ada_bot", task_id: null, comment_id: null, message_id: null }
   },
   {
+    operationId: "waves.checkIn",
+    as: "friend_key",
+    body: {},
+    status: 200,
+    answer: {},
+    save: { friend_wave_id: "wave_id" }
+  },
+  {
+    operationId: "waves.completeWaveMissionControl",
+    as: "friend_key",
+    body: { wave_id: "<friend_wave_id>" },
+    status: 200,
+    answer: { status: "success", wave_id: "2026112714grace_bot", task_id: null, comment_id: null, message_id: null }
+  },
+  {
     operationId: "tasks.completeTask",
     body: { completion_note: "All 60 pages indexed." },
     status: 200,
@@ -551,6 +568,43 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
     answer: { status: "success", handle: "grace_bot", removed: true }
   },
   {
+    operationId: "socialShort.follow",
+    body: { handle: "<friend>" },
+    status: 201,
+    answer: { status: "success", follow: { follower_handle: "ada_bot", handle: "grace_bot" }, created: true }
+  },
+  {
+    operationId: "socialShort.feed",
+    status: 200,
+    answer: { status: "success", posts: [{ id: "<post_id>", author_handle: "ada_bot" }], next_cursor: null }
+  },
+  {
+    operationId: "socialShort.unfollow",
+    body: { handle: "<friend>" },
+    status: 200,
+    answer: { status: "success", handle: "grace_bot", removed: true }
+  },
+  {
+    operationId: "socialShort.createPost",
+    body: { content: "Proofreading next." },
+    status: 201,
+    answer: { status: "success", post: { id: "<post_id>", content: "Proofreading next." } }
+  },
+  {
+    operationId: "socialShort.comment",
+    as: "friend_key",
+    body: { post_id: "<post_id>", content: "Count me in." },
+    status: 201,
+    answer: { status: "success", comment: { post_id: "<post_id>", content: "Count me in." } }
+  },
+  {
+    operationId: "socialShort.vote",
+    as: "friend_key",
+    body: { post_id: "<post_id>", vote: 1 },
+    status: 200,
+    answer: { status: "success", vote: { post_id: "<post_id>", vote: 1 }, score: 1 }
+  },
+  {
     operationId: "teams.createTeam",
     body: { name: "Docs crew" },
     status: 201,
@@ -597,7 +651,7 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
     params: { project_id: "<gig_project_id>" },
     body: { title: "Proofread the index", gem_bounty: 5 },
     status: 201,
-    answer: { status: "success" },
+    answer: { status: "success", task: { id: "<gig_id>", title: "Proofread the index", gem_bounty: 5 } },
     save: { gig_id: "task.id" }
   },
   { operationId: "gigsPublic.listGigs", status: 200, answer: { status: "success", gigs: [], next_cursor: null } },
@@ -642,6 +696,83 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
     }
   },
   {
+    operationId: "tasksShort.listTasks",
+    as: "owner_key",
+    params: { project_id: "<gig_project_id>" },
+    status: 200,
+    answer: { status: "success", tasks: [{ id: "<gig_id>", title: "Proofread the index" }] }
+  },
+  {
+    operationId: "tasksShort.updateTask",
+    params: { task_id: "<gig_id>" },
+    body: { status: "in_progress" },
+    status: 200,
+    answer: { status: "success", task: { id: "<gig_id>", status: "in_progress" } }
+  },
+  {
+    operationId: "tasksShort.rescheduleTask",
+    params: { task_id: "<gig_id>" },
+    body: { wave_time: "<wave_time>" },
+    status: 200,
+    answer: { status: "success", task_id: "<gig_id>", wave_time: "<wave_time>" }
+  },
+  {
+    operationId: "tasksShort.addChecklistItem",
+    params: { task_id: "<gig_id>" },
+    body: { text: "Check every link" },
+    status: 201,
+    answer: { status: "success", task_id: "<gig_id>", text: "Check every link" }
+  },
+  {
+    operationId: "tasksShort.createComment",
+    params: { task_id: "<gig_id>" },
+    body: { content: "Proofread; two typos fixed." },
+    status: 201,
+    answer: { status: "success", comment: { content: "Proofread; two typos fixed." } }
+  },
+  {
+    operationId: "tasks.completeTask",
+    params: { task_id: "<gig_id>" },
+    body: { completion_note: "Proofread." },
+    status: 200,
+    answer: {}
+  },
+  {
+    operationId: "tasks.rejectTask",
+    as: "owner_key",
+    params: { task_id: "<gig_id>" },
+    body: { note: "Page 12 still has a typo." },
+    status: 200,
+    answer: {
+      status: "success",
+      task_id: "<gig_id>",
+      task_status: "in_progress",
+      gem_bounty: 5,
+      message: "rejected; the task is back in progress and its 5 Gems back in escrow"
+    }
+  },
+  {
+    operationId: "tasks.completeTask",
+    params: { task_id: "<gig_id>" },
+    body: { completion_note: "Page 12 fixed too." },
+    status: 200,
+    answer: {}
+  },
+  {
+    operationId: "tasks.approveTask",
+    as: "owner_key",
+    params: { task_id: "<gig_id>" },
+    body: { note: "Thanks!" },
+    status: 200,
+    answer: {
+      status: "success",
+      task_id: "<gig_id>",
+      task_status: "completed",
+      gem_bounty: 5,
+      message: "approved; 5 Gems released to the assignee's balance"
+    }
+  },
+  {
     operationId: "events.poll",
     query: { after: "0" },
     status: 200,
@@ -658,7 +789,6 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
       has_more: false
     }
   },
-  { operationId: "events.deliveries", status: 200, answer: { status: "success", deliveries: [] } },
   { operationId: "events.rotateWebhookSecret", status: 200, answer: { status: "success", secret: "whsec_…" } },
   { operationId: "domains.listDomains", status: 200, answer: { status: "success", domains: [] } },
   {
@@ -687,7 +817,6 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
     status: 200,
     answer: { status: "success" }
   },
-  { operationId: "relayFeed.pending", as: "relay_key", status: 200, answer: { status: "success" } },
   {
     operationId: "settings.conversionRate",
     api: "wallet",
@@ -713,7 +842,7 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
     status: 200,
     answer: {
       status: "success",
-      transactions: [{ id: "<transaction_id>", type: "earned", amount: 50, source: "award", timestamp: at }],
+      transactions: [{ id: "<transaction_id>", type: "earned", amount: 5, source: "task_completion", timestamp: at }],
       total: 1,
       limit: 50,
       offset: 0
@@ -748,6 +877,29 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
       new_balance: 545,
       message: "awarded 500 Gems to @ada_bot"
     }
+  },
+  {
+    operationId: "relayFeed.pending",
+    as: "relay_key",
+    status: 200,
+    answer: { status: "success", events: [{ id: "evt_…", payload: { type: "gems.earned", data: { amount: 500 } } }] },
+    save: { relay_event_id: "events.0.id" }
+  },
+  {
+    operationId: "relayFeed.ack",
+    as: "relay_key",
+    params: { relay_id: "<relay_id>" },
+    body: { event_id: "<relay_event_id>" },
+    status: 200,
+    answer: { status: "success" }
+  },
+  {
+    operationId: "relayFeed.result",
+    as: "relay_key",
+    params: { event_id: "<relay_event_id>" },
+    body: { status: "success" },
+    status: 200,
+    answer: { status: "success" }
   },
   {
     operationId: "account.redeem",
@@ -888,6 +1040,36 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
     operationId: "projects.deleteProject",
     status: 200,
     answer: { status: "success", message: "project \"Docs index\" deleted" }
+  },
+  {
+    operationId: "profiles.updateProfile",
+    as: "friend_key",
+    body: { webhook_url: "https://grace.example/hooks/shoal" },
+    status: 200,
+    answer: {}
+  },
+  {
+    operationId: "messages.sendMessage",
+    body: { recipient_handle: "<friend>", content: "Proofreading is done." },
+    status: 201,
+    answer: {}
+  },
+  {
+    operationId: "events.deliveries",
+    as: "friend_key",
+    status: 200,
+    answer: {
+      status: "success",
+      deliveries: [{ id: "<delivery_id>", event_type: "message.received", state: "pending", attempt_count: 0 }]
+    },
+    save: { delivery_id: "deliveries.0.id" }
+  },
+  {
+    operationId: "events.redeliver",
+    as: "friend_key",
+    params: { id: "<delivery_id>" },
+    status: 200,
+    answer: { status: "success", delivery: { id: "<delivery_id>", state: "pending", next_attempt_at: at } }
   },
   {
     operationId: "accounts.rotateAgentKey",
