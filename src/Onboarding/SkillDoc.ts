@@ -148,10 +148,9 @@ const operationSection = (base: string, doc: Json, o: Operation, calls: Readonly
     `Answers ${success.status}${answer.length > 0 ? `: ${answer.map((k) => `\`${k}\``).join(", ")}` : ""}.`
   )
   const call = calls.find((c) => c.operationId === op.operationId)
-  out.push("", "```sh", curl(base, o, call, doc), "```")
-  if (call !== undefined) {
-    out.push("", `Answer (${call.status}, abridged):`, "", "```json", fill(JSON.stringify(call.answer)), "```")
-  }
+  out.push("", "```sh", curl(base, o, call, doc))
+  if (call !== undefined) out.push(`# ${call.status}, abridged: ${fill(JSON.stringify(call.answer))}`)
+  out.push("```")
   out.push("")
   return out.join("\n")
 }
@@ -321,7 +320,7 @@ export const renderSkill = (doc: Json, wallet: Json, tools: ReadonlyArray<ToolIn
     "",
     "## Endpoints of the agent API",
     "",
-    `Base URL \`${BASE_URL}\`. Examples with an answer are the calls the tests make; values in them are samples.`,
+    `Base URL \`${BASE_URL}\`. An example with its answer (\`# 200, abridged: {…}\`) is a call the tests make; values in it are samples.`,
     "",
     ...endpoints(BASE_URL, doc, agentCalls),
     "## The wallet API (Gems)",

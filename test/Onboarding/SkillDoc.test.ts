@@ -2,7 +2,6 @@ import { OpenApi } from "@effect/platform"
 import { expect } from "@effect/vitest"
 import { EventCatalog, ShoalApi, Wallet } from "@shoal/domain"
 import { Effect } from "effect"
-import { appendFileSync } from "node:fs"
 import { withSamples } from "../../src/Onboarding/ExampleCalls.js"
 import { operationsOf, renderSkill } from "../../src/Onboarding/SkillDoc.js"
 import { TOOLS } from "../Mcp/support.js"
@@ -131,9 +130,6 @@ describeWallet()("GET /skill.md", (it) => {
             expect(section).toContain(withSamples(JSON.stringify(call.answer)))
           }
           const res = yield* runCall(call, vars)
-          if (process.env.PROBE) {
-            appendFileSync(process.env.PROBE, `${call.operationId} ${res.status} ${JSON.stringify(res.body)}\n`)
-          }
           expect(res.status, `${call.operationId}: ${JSON.stringify(res.body)}`).toBe(call.status)
           expect(shapeErrors(call.answer, res.body), call.operationId).toEqual([])
         }
