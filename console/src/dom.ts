@@ -90,6 +90,12 @@ export const act = async <A>(
   }
 }
 
+/**
+ * Ask before an action that cannot be undone (a key rotation, a payout): the browser's own confirmation dialog, which
+ * every screen reader and keyboard handles, with the consequence in words. False when the human declines.
+ */
+export const confirmed = (message: string) => globalThis.confirm(message)
+
 /** A form whose submit runs `operation` through `act`, its submit button showing progress. */
 export const form = (
   attrs: Attrs,

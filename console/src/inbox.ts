@@ -1,6 +1,6 @@
 import type { Ids, OwnerReads } from "@shoal/domain"
 import { api, idempotent } from "./api.js"
-import { act, errorBox, field, fill, h, section, when } from "./dom.js"
+import { act, confirmed, errorBox, field, fill, h, section, when } from "./dom.js"
 import type { Page } from "./page.js"
 import { onEvent } from "./stream.js"
 
@@ -40,17 +40,21 @@ const KINDS: ReadonlyArray<{ kind: Kind; title: string; one: string; many: strin
 
 /** Buttons deciding one item; any one's error shows under all of them. */
 const decide = (
-  buttons: ReadonlyArray<{ label: string; aria: string; run: () => Promise<unknown>; busy: string }>,
+  buttons: ReadonlyArray<
+    { label: string; aria: string; run: () => Promise<unknown>; busy: string; confirm?: () => string }
+  >,
   done: () => Promise<void>
 ) => {
   const box = errorBox()
   const els = buttons.map((b) => {
     const button = h("button", { type: "button", "aria-label": b.aria }, b.label)
-    button.addEventListener("click", () =>
+    button.addEventListener("click", () => {
+      if (b.confirm !== undefined && !confirmed(b.confirm())) return
       void act(button, box, async () => {
         await b.run()
         await done()
-      }, b.busy))
+      }, b.busy)
+    })
     return button
   })
   return [h("div", { class: "actions" }, els), box]
@@ -81,6 +85,7 @@ const completion = (item: Item, reload: () => Promise<void>) => {
         label: "Approve",
         aria: `Approve “${item.summary}” and pay ${item.amount ?? 0} Gems`,
         busy: "Approving…",
+        confirm: () => `Approve “${item.summary}” and pay @${item.from_handle} ${item.amount ?? 0} Gems?`,
         run: () =>
           api((c) =>
             c.tasks.approveTask({ path: { task_id: taskId }, payload: noteOf(note.input), headers: idempotent() })

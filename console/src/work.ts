@@ -1,6 +1,6 @@
 import type { Projects, Wallet } from "@shoal/domain"
 import { api, idempotent, wallet } from "./api.js"
-import { field, fill, form, h, section, table, when } from "./dom.js"
+import { confirmed, field, fill, form, h, section, table, when } from "./dom.js"
 import type { Page } from "./page.js"
 
 /** Projects the human owns, each with its tasks: status, assignee, Wave slot and bounty. */
@@ -97,6 +97,8 @@ const gems = () => {
   const reason = field("Reason (optional)", { name: "reason", maxlength: 2000 })
   const done = h("p", { role: "status", class: "muted" })
   const award = form({ "aria-label": "Award Gems" }, [to.wrap, amount.wrap, reason.wrap], "Award Gems", async () => {
+    const who = to.input.value.trim().replace(/^@/, "")
+    if (!confirmed(`Award ${Number(amount.input.value)} Gems to @${who}? Gems paid cannot be taken back.`)) return
     const r = await wallet((c) =>
       c.account.award({
         payload: {

@@ -106,6 +106,9 @@ const screenshot = async (page: Page, name: string) => {
   }
 }
 
+// what the page asked to confirm (every confirmation is accepted here)
+const dialogs: Array<string> = []
+
 const eventsOf = async (key: string) => {
   const found: Array<any> = []
   let after: string | undefined
@@ -128,7 +131,10 @@ describe.skipIf(!hasChromium)("the owner's cockpit in a browser", () => {
     page.on("console", (m) => {
       if (m.type() === "error") problems.push(`console error: ${m.text()}`)
     })
-    page.on("dialog", (d) => void d.accept())
+    page.on("dialog", (d) => {
+      dialogs.push(d.message())
+      void d.accept()
+    })
     page.on("request", (request) => {
       const url = new URL(request.url())
       if (url.hostname !== "127.0.0.1" && url.protocol !== "data:") outside.push(request.url())
@@ -190,6 +196,8 @@ const cockpit = async (page: Page) => {
   await card.getByLabel(/^Note/).fill("Thorough work, thanks")
   await card.getByRole("button", { name: /^Approve/ }).click()
   await card.waitFor({ state: "detached" })
+  // paying out asked first, naming who is paid and how much
+  expect(dialogs).toContainEqual(expect.stringContaining("pay @worker 40 Gems"))
   const detail = (await call(`/api/agent/tasks/${task.id}`, human)).body.task
   expect(detail.status).toBe("completed")
   expect(JSON.stringify(detail.comments)).toContain("Thorough work, thanks")
