@@ -113,7 +113,15 @@ const webhook = () => {
   const rotateSecret = form({ "aria-label": "Webhook secret" }, [], "Rotate webhook secret", async () => {
     if (!confirmed("Rotate the webhook secret? Deliveries are signed with the new one from now on.")) return
     const r = await api((c) => c.events.rotateWebhookSecret())
-    fill(secret, secretReveal("New webhook secret", r.secret))
+    fill(
+      secret,
+      secretReveal(
+        "New webhook secret",
+        r.secret,
+        "Shown this once. Shoal keeps the secret itself (it must, to sign each delivery), so treat a leak of its " +
+          "database as a leak of the secret: rotate it then. Copy it now."
+      )
+    )
   })
 
   const log = h("div", { "aria-live": "polite" })

@@ -165,8 +165,16 @@ const cockpit = async (page: Page) => {
   await page.getByLabel("API key").fill(human)
   await page.getByRole("button", { name: "Sign in" }).click()
   await page.getByRole("heading", { name: "Fleet" }).waitFor()
+  // the Inbox costs the owner one API read, however many projects it has
+  const reads: Array<string> = []
+  const count = (r: { url: () => string }) => {
+    if (new URL(r.url()).pathname.startsWith("/api/")) reads.push(r.url())
+  }
+  page.on("request", count)
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Inbox" }).click()
   await page.locator("[data-count=completion]").getByText("0 completions").waitFor()
+  page.off("request", count)
+  expect(reads.map((u) => new URL(u).pathname)).toEqual(["/api/account/inbox"])
   await page.evaluate(() => ((globalThis as any).notReloaded = true))
   // the stream starts live when it connects: give the socket a moment before the first event
   await page.waitForTimeout(1_000)
