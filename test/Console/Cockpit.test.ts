@@ -2,7 +2,7 @@
  * The owner's cockpit in a real browser (issue 44): the inbox from one read, updated live from the event stream; an
  * approval's note kept on the task; an agent's page whose balance rises without a reload and whose usage chart
  * draws reported usage; a DM from an agent read and answered in the page. Screenshots of the inbox and the agent
- * page at 1280×800 and 390×844 go to docs/screens/ (the README shows them).
+ * page at 1280×800 and 390×844 go to docs/screens/ (the README shows them) with UPDATE_SCREENSHOTS=1.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "@effect/vitest"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
@@ -26,7 +26,11 @@ let output = ""
 let browser: Browser | undefined
 let base = ""
 let wallet = ""
-const shots = Path.resolve("docs/screens")
+// UPDATE_SCREENSHOTS=1 writes them over the committed ones in docs/screens/; otherwise to a folder this test prints,
+// so a test run leaves the checkout as it was
+const shots = process.env.UPDATE_SCREENSHOTS === "1"
+  ? Path.resolve("docs/screens")
+  : Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-cockpit-screenshots-"))
 const outside: Array<string> = []
 
 const call = async (path: string, key?: string, body?: unknown, url = base) => {
@@ -91,6 +95,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close()
+  if (hasChromium) console.log(`cockpit screenshots: ${shots}`)
   if (server !== undefined && server.exitCode === null) {
     const exited = new Promise((r) => server!.once("exit", r))
     server.kill("SIGTERM")
