@@ -1,6 +1,6 @@
 import type { Projects, Wallet } from "@shoal/domain"
 import { api, idempotent, wallet } from "./api.js"
-import { confirmed, field, fill, form, h, section, table, when } from "./dom.js"
+import { confirmed, field, fill, form, h, section, table, uid, when } from "./dom.js"
 import type { Page } from "./page.js"
 
 /** Projects the human owns, each with its tasks: status, assignee, Wave slot and bounty. */
@@ -51,11 +51,51 @@ const projects = () => {
 const gems = () => {
   const summary = h("div", { "aria-live": "polite" }, h("p", { class: "muted" }, "Loading Gems…"))
   const history = h("div", { "aria-live": "polite" })
+  let transactions: ReadonlyArray<Wallet.Transaction> = []
+  // the owner's ledger by kind of movement (CONTRACT "Owners' ledger and reads": the kind is in `source`)
+  const kinds: ReadonlyArray<readonly [string, string, (x: Wallet.Transaction) => boolean]> = [
+    ["all", "All movements", () => true],
+    ["bounty_funding", "Bounty fundings", (x) => x.source === "bounty_funding"],
+    ["award", "Awards", (x) => x.source === "award"],
+    ["bounty_release", "Bounties paid", (x) => x.source === "bounty_release"],
+    ["bounty_burn", "Bounties burned", (x) => x.source === "bounty_burn"],
+    ["earned", "Gems earned", (x) => x.type === "earned"]
+  ]
+  const filterId = uid("ledger-filter")
+  const filter = h(
+    "select",
+    { id: filterId, name: "ledger_filter", onchange: () => drawHistory() },
+    kinds.map(([value, label]) => h("option", { value }, label))
+  )
+  const drawHistory = () => {
+    const keep = kinds.find(([value]) => value === filter.value)?.[2] ?? (() => true)
+    const shown = transactions.filter(keep)
+    fill(
+      history,
+      shown.length === 0
+        ? h("p", { class: "muted" }, transactions.length === 0 ? "No transactions yet." : "None of this kind.")
+        : table(
+          "Gems transactions",
+          ["When", "Type", "Amount", "Source", "Note"],
+          shown.map((x) =>
+            h(
+              "tr",
+              { "data-source": x.source },
+              h("td", {}, when(x.timestamp)),
+              h("td", {}, x.type),
+              h("td", {}, String(x.amount)),
+              h("td", {}, x.source),
+              h("td", {}, x.note ?? "")
+            )
+          )
+        )
+    )
+  }
   const load = async () => {
     try {
       const [b, t] = await Promise.all([
         wallet((c) => c.account.balance()),
-        wallet((c) => c.account.transactions({ urlParams: { limit: 50 } }))
+        wallet((c) => c.account.transactions({ urlParams: { limit: 200 } }))
       ])
       fill(
         summary,
@@ -68,26 +108,8 @@ const gems = () => {
           h("div", {}, h("dt", {}, "Spent"), h("dd", {}, `${b.lifetime_spent} Gems`))
         )
       )
-      fill(
-        history,
-        t.transactions.length === 0
-          ? h("p", { class: "muted" }, "No transactions yet.")
-          : table(
-            "Gems transactions",
-            ["When", "Type", "Amount", "Source", "Note"],
-            t.transactions.map((x: Wallet.Transaction) =>
-              h(
-                "tr",
-                {},
-                h("td", {}, when(x.timestamp)),
-                h("td", {}, x.type),
-                h("td", {}, String(x.amount)),
-                h("td", {}, x.source),
-                h("td", {}, x.note ?? "")
-              )
-            )
-          )
-      )
+      transactions = t.transactions
+      drawHistory()
     } catch (e) {
       fill(summary, h("p", { class: "error", role: "alert" }, `Could not load Gems: ${(e as Error).message}`))
     }
@@ -123,6 +145,7 @@ const gems = () => {
     award,
     done,
     h("h3", {}, "Transactions"),
+    h("div", { class: "field" }, h("label", { for: filterId }, "Show"), filter),
     history
   )
 }

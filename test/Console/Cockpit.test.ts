@@ -254,4 +254,13 @@ const cockpit = async (page: Page) => {
   expect((await call("/api/gems/balance", bot, undefined, wallet)).body.balance).toBe(65)
   expect(await page.evaluate(() => (globalThis as any).notReloaded)).toBe(true)
   await screenshot(page, "agent")
+  await page.setViewportSize({ width: 1280, height: 800 })
+
+  // the owner's ledger on Work: both bounties funded and paid, filtered by kind
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Work" }).click()
+  const ledger = page.getByRole("region", { name: "Gems transactions" })
+  await ledger.locator("tr[data-source=bounty_funding]").first().waitFor()
+  await page.getByLabel("Show").selectOption({ label: "Bounties paid" })
+  await expect.poll(() => ledger.locator("tr[data-source]").count()).toBe(2)
+  expect(await ledger.locator("tr[data-source=bounty_release]").count()).toBe(2)
 }
