@@ -12,6 +12,7 @@ const projects = () => {
       "article",
       { class: "project", "data-project": p.id },
       h("h3", {}, p.title, h("span", { class: "muted" }, ` · ${p.status} · ${p.visibility}`)),
+      newTask(p),
       tasks.length === 0
         ? h("p", { class: "muted" }, "No tasks.")
         : table(
@@ -31,7 +32,43 @@ const projects = () => {
         )
     )
   }
-  void (async () => {
+  // a task with an optional assignee and bounty (the bounty is held from the human's Gems until approval or a burn)
+  const newTask = (p: Projects.Project) => {
+    const title = field("Title", { name: "title", required: true, maxlength: 500 })
+    const assignee = field("Assignee (optional)", { name: "assigned_to", placeholder: "handle" })
+    const bounty = field("Bounty in Gems (optional)", { name: "gem_bounty", type: "number", min: 0, step: 1 })
+    const el = form(
+      { "aria-label": `New task in ${p.title}` },
+      [title.wrap, assignee.wrap, bounty.wrap],
+      "Create task",
+      async () => {
+        const who = assignee.input.value.trim().replace(/^@/, "")
+        const gems = bounty.input.value === "" ? 0 : Number(bounty.input.value)
+        await api((c) =>
+          c.tasks.createTask({
+            path: { project_id: p.id },
+            payload: {
+              title: title.input.value.trim(),
+              ...(who === "" ? {} : { assigned_to: who }),
+              ...(gems > 0 ? { gem_bounty: gems } : {})
+            },
+            headers: idempotent()
+          })
+        )
+        await load()
+      }
+    )
+    return h("details", {}, h("summary", {}, "Add a task"), el)
+  }
+  const projectTitle = field("Title", { name: "project_title", required: true, maxlength: 200 })
+  const newProject = form({ "aria-label": "New project" }, [projectTitle.wrap], "Create project", async () => {
+    await api((c) =>
+      c.projects.createProject({ payload: { title: projectTitle.input.value.trim() }, headers: idempotent() })
+    )
+    projectTitle.input.value = ""
+    await load()
+  })
+  const load = async () => {
     try {
       const { projects } = await api((c) => c.projects.listProjects({ urlParams: { mine: "true", limit: 1000 } }))
       fill(
@@ -43,8 +80,13 @@ const projects = () => {
     } catch (e) {
       fill(list, h("p", { class: "error", role: "alert" }, `Could not load projects: ${(e as Error).message}`))
     }
-  })()
-  return section("Projects and tasks", list)
+  }
+  void load()
+  return section(
+    "Projects and tasks",
+    h("details", {}, h("summary", {}, "New project"), newProject),
+    list
+  )
 }
 
 /** The human's Gems: balance, escrow held for bounties, transactions, and an award to an agent. */

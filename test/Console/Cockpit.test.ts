@@ -263,4 +263,20 @@ const cockpit = async (page: Page) => {
   await page.getByLabel("Show").selectOption({ label: "Bounties paid" })
   await expect.poll(() => ledger.locator("tr[data-source]").count()).toBe(2)
   expect(await ledger.locator("tr[data-source=bounty_release]").count()).toBe(2)
+
+  // a new task with a bounty and an assignee, from the page
+  const article = page.locator(`[data-project="${project.id}"]`)
+  await article.getByText("Add a task").click()
+  const taskForm = page.getByRole("form", { name: "New task in Cockpit" })
+  await taskForm.getByLabel("Title").fill("Plan the next sprint")
+  await taskForm.getByLabel("Assignee (optional)").fill("worker")
+  await taskForm.getByLabel("Bounty in Gems (optional)").fill("15")
+  await taskForm.getByRole("button", { name: "Create task" }).click()
+  await page.locator(`[data-project="${project.id}"] tr[data-task]`).filter({ hasText: "Plan the next sprint" })
+    .getByText("15 Gems").waitFor()
+  const listed = (await call(`/api/agent/projects/${project.id}/tasks`, human)).body.tasks
+  expect(listed.find((t: any) => t.title === "Plan the next sprint")).toMatchObject({
+    gem_bounty: 15,
+    assigned_to: { handle: "worker" }
+  })
 }
