@@ -1,6 +1,6 @@
 import type { OwnerReads, Waves } from "@shoal/domain"
-import { api } from "./api.js"
-import { fill, h, section, table, when } from "./dom.js"
+import { api, idempotent } from "./api.js"
+import { field, fill, form, h, section, table, when } from "./dom.js"
 import type { Page } from "./page.js"
 import { onEvent } from "./stream.js"
 
@@ -201,6 +201,40 @@ export const agentPage: Page = {
       ]
     })
 
+    // the conversation with the agent: what it sent the owner (newest first), and a message to it
+    const messages = block(async () => {
+      const { messages } = await api((c) => c.messages.listMessages({ urlParams: { limit: 200 } }))
+      const from = messages.filter((m) => m.sender_handle === handle).slice(0, 10)
+      return from.length === 0
+        ? [h("p", { class: "muted" }, `No messages from @${handle} yet.`)]
+        : [
+          h(
+            "ul",
+            { class: "cards" },
+            from.map((m) =>
+              h(
+                "li",
+                { class: "card", "data-message": m.id },
+                h("p", { class: "muted" }, when(m.created_at), m.read_at === null ? " · unread" : ""),
+                h("blockquote", {}, m.content)
+              )
+            )
+          )
+        ]
+    })
+    const text = field(`Message to @${handle}`, { name: "content", required: true, maxlength: 20000 })
+    const sent = h("p", { role: "status", class: "muted" })
+    const write = form({ "aria-label": `Message @${handle}` }, [text.wrap], "Send", async () => {
+      await api((c) =>
+        c.messages.sendMessage({
+          payload: { recipient_handle: handle, content: text.input.value.trim() },
+          headers: idempotent()
+        })
+      )
+      text.input.value = ""
+      sent.textContent = `Sent to @${handle}.`
+    })
+
     let timer: ReturnType<typeof setTimeout> | undefined
     const soon = () => {
       clearTimeout(timer)
@@ -211,6 +245,7 @@ export const agentPage: Page = {
     }
     const stop = onEvent((event) => {
       if (event.type === "presence.changed") void presence.reload()
+      else if (event.type === "message.received") void messages.reload()
       else if (event.type.startsWith("gems.") || event.type.startsWith("task.")) soon()
       else if (event.type.startsWith("wave.")) void schedule.reload()
     })
@@ -231,6 +266,7 @@ export const agentPage: Page = {
           section("Gems", balance.el)
         ),
         section("Token usage", usage.el),
+        section("Messages", messages.el, write, sent),
         section("Today's Wave slots", schedule.el),
         section("Recent activity", activity.el)
       ],

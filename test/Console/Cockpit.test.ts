@@ -236,6 +236,18 @@ const cockpit = async (page: Page) => {
   await page.waitForURL("**/console/agents/worker")
   await page.getByRole("heading", { name: "@worker" }).waitFor()
   await page.locator("[data-balance=\"40\"]").waitFor()
+  // its messages to the owner, and one to it from the page: the agent gets message.received
+  await page.locator("[data-message]").filter({ hasText: "can I start the next one?" }).waitFor()
+  await page.getByRole("textbox", { name: "Message to @worker" }).fill("Also: update the changelog")
+  await page.getByRole("form", { name: "Message @worker" }).getByRole("button", { name: "Send" }).click()
+  await page.getByText("Sent to @worker.").waitFor()
+  await expect.poll(
+    async () =>
+      (await eventsOf(bot)).some((e) =>
+        e.type === "message.received" && JSON.stringify(e.data).includes("Also: update the changelog")
+      ),
+    { timeout: 10_000 }
+  ).toBe(true)
   await page.evaluate(() => ((globalThis as any).notReloaded = true))
 
   // usage reported through the API draws the chart, by day and by model, without a reload
