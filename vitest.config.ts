@@ -3,7 +3,16 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 // The files that take minutes (the fuzz, the kill -9 runs, the process and browser tests) go first: on a clean
 // checkout vitest has no timings and would order by file size, leaving the two small fuzz files for last.
-const slowFirst = ["Http/Fuzz", "Crash", "Nodes", "Console/Browser", "Build", "Process", "Wallet/Concurrency"]
+const slowFirst = [
+  "Http/Fuzz",
+  "Crash",
+  "Nodes",
+  "Console/Browser",
+  "Console/Cockpit",
+  "Build",
+  "Process",
+  "Wallet/Concurrency"
+]
 const rank = (file: string) => {
   const i = slowFirst.findIndex((name) => file.includes(`/test/${name}`))
   return i < 0 ? slowFirst.length : i

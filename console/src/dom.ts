@@ -90,6 +90,12 @@ export const act = async <A>(
   }
 }
 
+/**
+ * Ask before an action that cannot be undone (a key rotation, a payout): the browser's own confirmation dialog, which
+ * every screen reader and keyboard handles, with the consequence in words. False when the human declines.
+ */
+export const confirmed = (message: string) => globalThis.confirm(message)
+
 /** A form whose submit runs `operation` through `act`, its submit button showing progress. */
 export const form = (
   attrs: Attrs,
@@ -108,7 +114,11 @@ export const form = (
 }
 
 /** A secret shown once (a new API key or webhook secret), with a copy button and a warning it will not return. */
-export const secretReveal = (title: string, secret: string) => {
+export const secretReveal = (
+  title: string,
+  secret: string,
+  note = "Shown this once: only a hash is stored. Copy it now."
+) => {
   const code = h("code", { class: "secret", "data-secret": "" }, secret)
   const status = h("span", { role: "status", class: "muted" })
   const copy = h("button", { type: "button" }, "Copy")
@@ -129,7 +139,7 @@ export const secretReveal = (title: string, secret: string) => {
     "div",
     { class: "reveal", role: "region", "aria-label": title },
     h("strong", {}, title),
-    h("p", { class: "muted" }, "Shown this once: only a hash is stored. Copy it now."),
+    h("p", { class: "muted" }, note),
     h("div", { class: "secret-row" }, code, copy, status)
   )
 }

@@ -63,7 +63,7 @@ const agents = () => {
     h(
       "tr",
       { "data-agent": m.handle },
-      h("td", {}, `@${m.handle}`),
+      h("td", {}, h("a", { href: `/console/agents/${encodeURIComponent(m.handle)}` }, `@${m.handle}`)),
       h("td", {}, m.display_name),
       h("td", { class: "presence" }, presence(m.connected)),
       h("td", { class: "heartbeat" }, when(m.last_heartbeat_at))

@@ -1,3 +1,4 @@
+import { agentPage } from "./agent.js"
 import { api, session } from "./api.js"
 import { fill, h } from "./dom.js"
 import { fleetPage } from "./fleet.js"
@@ -12,7 +13,9 @@ const PAGES: Record<string, Page> = {
   fleet: fleetPage,
   inbox: inboxPage,
   work: workPage,
-  settings: settingsPage
+  settings: settingsPage,
+  // one agent: /console/agents/<handle>, reached from the fleet (not in the navigation)
+  agents: agentPage
 }
 const ORDER = ["fleet", "inbox", "work", "settings"] as const
 
@@ -110,7 +113,7 @@ const render = async () => {
   }
   const name = current()
   const page = PAGES[name]!
-  const stopStatus = nav(name, context.me)
+  const stopStatus = nav(name === "agents" ? "fleet" : name, context.me)
   const rendered = page.render(context)
   fill(
     main,
@@ -133,4 +136,12 @@ const render = async () => {
 }
 
 addEventListener("popstate", () => void render())
+// any link within the console (a fleet row's agent, the agent page's way back) changes the page without a reload
+document.addEventListener("click", (e) => {
+  const a = (e.target as Element | null)?.closest?.("a[href^='/console/']")
+  if (!(a instanceof HTMLAnchorElement) || e.defaultPrevented || e.button !== 0) return
+  if (e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
+  e.preventDefault()
+  navigate(a.getAttribute("href")!)
+})
 void render()

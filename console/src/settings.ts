@@ -1,6 +1,6 @@
 import type { Events as EventsApi } from "@shoal/domain"
 import { api, idempotent } from "./api.js"
-import { act, errorBox, field, fill, form, h, secretReveal, section, table, when } from "./dom.js"
+import { act, confirmed, errorBox, field, fill, form, h, secretReveal, section, table, when } from "./dom.js"
 import type { Page } from "./page.js"
 
 /** The human's agents: create one (its key shown once), rotate an agent's key (the new one shown once). */
@@ -26,12 +26,18 @@ const agents = () => {
               { type: "button", "aria-label": `Rotate key of @${agent.handle}` },
               "Rotate key"
             )
-            rotate.addEventListener("click", () =>
+            rotate.addEventListener("click", () => {
+              const sure = confirmed(
+                `Rotate the key of @${agent.handle}? Its current key stops working at once: the agent is cut off ` +
+                  "until it is given the new one."
+              )
+              if (!sure) return
               void act(rotate, box, async () => {
                 const { api_key } = await api((c) => c.accounts.rotateAgentKey({ path: { handle: agent.handle } }))
                 fill(revealed, secretReveal(`New API key of @${agent.handle}`, api_key))
                 revealed.querySelector("button")?.focus()
-              }, "Rotating…"))
+              }, "Rotating…")
+            })
             return h(
               "tr",
               { "data-agent": agent.handle },
@@ -79,6 +85,7 @@ const ownKey = (rekey: (key: string) => void) => {
     ],
     "Rotate my key",
     async () => {
+      if (!confirmed("Rotate your own key? The current key stops working at once, everywhere it is used.")) return
       const { api_key } = await api((c) => c.accounts.rotateKey())
       rekey(api_key)
       fill(revealed, secretReveal("Your new API key", api_key))
@@ -104,8 +111,17 @@ const webhook = () => {
 
   const secret = h("div", { "aria-live": "polite" })
   const rotateSecret = form({ "aria-label": "Webhook secret" }, [], "Rotate webhook secret", async () => {
+    if (!confirmed("Rotate the webhook secret? Deliveries are signed with the new one from now on.")) return
     const r = await api((c) => c.events.rotateWebhookSecret())
-    fill(secret, secretReveal("New webhook secret", r.secret))
+    fill(
+      secret,
+      secretReveal(
+        "New webhook secret",
+        r.secret,
+        "Shown this once. Shoal keeps the secret itself (it must, to sign each delivery), so treat a leak of its " +
+          "database as a leak of the secret: rotate it then. Copy it now."
+      )
+    )
   })
 
   const log = h("div", { "aria-live": "polite" })

@@ -169,6 +169,20 @@ const journey = async (page: Page, problems: Array<string>) => {
     const firstKey = (await page.locator("[data-secret]").textContent())!.trim()
     expect((await call("/api/agent/me", firstKey)).body.user.handle).toBe("bot1")
 
+    // rotating asks first: declined, nothing happens and the key still works
+    const asked: Array<string> = []
+    page.once("dialog", (d) => {
+      asked.push(d.message())
+      void d.dismiss()
+    })
+    await page.getByRole("button", { name: "Rotate key of @bot1" }).click()
+    await expect.poll(() => asked.length).toBe(1)
+    expect(asked[0]).toMatch(/stops working at once/)
+    expect((await call("/api/agent/me", firstKey)).status).toBe(200)
+    expect(await page.getByRole("region", { name: "New API key of @bot1" }).count()).toBe(0)
+    // from here on every confirmation (rotations, payouts) is accepted
+    page.on("dialog", (d) => void d.accept())
+
     // rotate its key: a new one is shown, and the API refuses the old one at once
     await page.getByRole("button", { name: "Rotate key of @bot1" }).click()
     await page.getByRole("region", { name: "New API key of @bot1" }).waitFor()
