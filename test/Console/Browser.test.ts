@@ -4,104 +4,34 @@
  * refused, the agent's balance) prove it. No request may leave 127.0.0.1. Screenshots of every page at 375 and
  * 1,440 px are written to a folder this test prints.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "@effect/vitest"
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
-import { freePort } from "../../bench/support.js"
+import type { Page } from "playwright-core"
+import { callAt, type ConsoleApp, hasChromium, startConsoleApp, WAIT } from "./support.js"
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const hasChromium = Fs.existsSync(CHROMIUM)
-if (!hasChromium) {
-  console.warn(`NOTICE: ${CHROMIUM} not found (apt-get install chromium); the console's browser test is skipped`)
-}
-
-// generous: a loaded 2-core machine runs a server, a browser and other test files at once
-const WAIT = { timeout: 20_000 }
-
-let server: ChildProcess | undefined
-let output = ""
-let browser: Browser | undefined
-let base = ""
-let wallet = ""
+let app: ConsoleApp | undefined
 const shots = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-console-screenshots-"))
-const outside: Array<string> = []
 
-const call = async (path: string, key?: string, body?: unknown, url = base) => {
-  const res = await fetch(`${url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: {
-      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
-      ...(body === undefined ? {} : { "content-type": "application/json" })
-    },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  return { status: res.status, body: (await res.json()) as any }
-}
+const call = (path: string, key?: string, body?: unknown, url = app!.base) => callAt(url, path, key, body)
 
 beforeAll(async () => {
-  if (!hasChromium) return
-  const built = spawnSync(process.execPath, ["scripts/build-console.mjs", "--if-stale"], { encoding: "utf8" })
-  if (built.status !== 0) throw new Error(`the console did not build:\n${built.stderr}`)
-  const [port, walletPort] = await Promise.all([freePort(), freePort()])
-  base = `http://127.0.0.1:${port}`
-  wallet = `http://127.0.0.1:${walletPort}`
-  const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-console-"))
-  // a copy of the suite's freshly migrated template (empty, as a new install) where there is one: initialising a
-  // PGlite directory takes most of a minute on a loaded machine
-  const template = inject("pgliteTemplate")
-  if (template) {
-    Fs.mkdirSync(Path.join(dataDir, "pg"))
-    const untar = spawnSync("tar", ["-xzf", template, "-C", Path.join(dataDir, "pg")], { encoding: "utf8" })
-    if (untar.status !== 0) throw new Error(`could not unpack the database template:\n${untar.stderr}`)
-  }
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    WALLET_PORT: String(walletPort),
-    HOST: "127.0.0.1",
-    DNS_PORT: "0",
-    // one sign-up per test run is not a flood
-    SIGNUP_RATE_LIMIT: "0"
-  }
-  delete env.DATABASE_URL // a fresh embedded database, whatever the suite runs on
-  server = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] })
-  server.stdout!.on("data", (d) => (output += d))
-  server.stderr!.on("data", (d) => (output += d))
-  const [launched] = await Promise.all([
-    chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"], timeout: 60_000 }),
-    (async () => {
-      const until = Date.now() + 90_000
-      while (Date.now() < until) {
-        if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) return
-        await new Promise((r) => setTimeout(r, 200))
-      }
-      throw new Error(`Shoal did not start:\n${output}`)
-    })()
-  ])
-  browser = launched
+  if (hasChromium) app = await startConsoleApp()
 }, 120_000)
 
 afterAll(async () => {
-  await browser?.close()
-  if (server !== undefined && server.exitCode === null) {
-    const exited = new Promise((r) => server!.once("exit", r))
-    server.kill("SIGTERM")
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))])
-  }
+  await app?.stop()
   if (hasChromium) console.log(`console screenshots: ${shots}`)
 })
 
 const open = async () => {
-  const context = await browser!.newContext({ viewport: { width: 1440, height: 900 } })
+  const context = await app!.browser.newContext({ viewport: { width: 1440, height: 900 } })
   const page = await context.newPage()
   page.setDefaultTimeout(WAIT.timeout)
   page.on("request", (request) => {
     const url = new URL(request.url())
-    if (url.hostname !== "127.0.0.1" && url.protocol !== "data:") outside.push(request.url())
+    if (url.hostname !== "127.0.0.1" && url.protocol !== "data:") app!.outside.push(request.url())
   })
   const problems: Array<string> = []
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
@@ -144,7 +74,7 @@ describe.skipIf(!hasChromium)("the console in a browser", () => {
 
 const journey = async (page: Page, problems: Array<string>) => {
   {
-    await page.goto(`${base}/`)
+    await page.goto(`${app!.base}/`)
     await page.getByRole("button", { name: "Create account" }).waitFor()
     await screenshot(page, "sign-in")
 
@@ -208,7 +138,7 @@ const journey = async (page: Page, problems: Array<string>) => {
       gem_bounty: 40
     })).body.task
     expect((await call(`/api/agent/tasks/${task.id}/complete`, botKey, { completion_note: "done" })).status).toBe(200)
-    const before = (await call("/api/gems/balance", botKey, undefined, wallet)).body
+    const before = (await call("/api/gems/balance", botKey, undefined, app!.wallet)).body
     expect(before).toMatchObject({ balance: 0, pending: 40 })
 
     await go(page, "Inbox")
@@ -225,7 +155,10 @@ const journey = async (page: Page, problems: Array<string>) => {
 
     await bounty.getByRole("button", { name: /^Approve/ }).click()
     await bounty.waitFor({ state: "detached" })
-    expect((await call("/api/gems/balance", botKey, undefined, wallet)).body).toMatchObject({ balance: 40, pending: 0 })
+    expect((await call("/api/gems/balance", botKey, undefined, app!.wallet)).body).toMatchObject({
+      balance: 40,
+      pending: 0
+    })
 
     // Work: the project's task, alice's Gems, and an award that raises bot1's balance again
     await go(page, "Work")
@@ -234,7 +167,7 @@ const journey = async (page: Page, problems: Array<string>) => {
     await page.getByLabel("Amount (Gems)").fill("5")
     await page.getByRole("button", { name: "Award Gems" }).click()
     await page.getByText("Their balance is now 45 Gems.").waitFor()
-    expect((await call("/api/gems/balance", botKey, undefined, wallet)).body.balance).toBe(45)
+    expect((await call("/api/gems/balance", botKey, undefined, app!.wallet)).body.balance).toBe(45)
     await screenshot(page, "work")
 
     // Fleet: a new agent that never called is offline; its heartbeat turns it online on the open page
@@ -277,7 +210,7 @@ const journey = async (page: Page, problems: Array<string>) => {
     await page.getByRole("heading", { name: "Fleet" }).waitFor()
     await page.locator("tr[data-agent=\"bot1\"]").waitFor()
 
-    expect(outside).toEqual([])
+    expect(app!.outside).toEqual([])
     expect(problems.filter((p) => !p.includes("status of 409"))).toEqual([])
   }
 }

@@ -4,103 +4,29 @@
  * draws reported usage; a DM from an agent read and answered in the page. Screenshots of the inbox and the agent
  * page at 1280×800 and 390×844 go to docs/screens/ (the README shows them) with UPDATE_SCREENSHOTS=1.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "@effect/vitest"
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
-import { freePort } from "../../bench/support.js"
+import type { Page } from "playwright-core"
+import { callAt, type ConsoleApp, hasChromium, startConsoleApp, WAIT } from "./support.js"
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const hasChromium = Fs.existsSync(CHROMIUM)
-if (!hasChromium) {
-  console.warn(`NOTICE: ${CHROMIUM} not found (apt-get install chromium); the console's browser test is skipped`)
-}
-
-// generous: a loaded 2-core machine runs a server, a browser and other test files at once
-const WAIT = { timeout: 20_000 }
-
-let server: ChildProcess | undefined
-let output = ""
-let browser: Browser | undefined
-let base = ""
-let wallet = ""
+let app: ConsoleApp | undefined
 // UPDATE_SCREENSHOTS=1 writes them over the committed ones in docs/screens/; otherwise to a folder this test prints,
 // so a test run leaves the checkout as it was
 const shots = process.env.UPDATE_SCREENSHOTS === "1"
   ? Path.resolve("docs/screens")
   : Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-cockpit-screenshots-"))
-const outside: Array<string> = []
 
-const call = async (path: string, key?: string, body?: unknown, url = base) => {
-  const res = await fetch(`${url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: {
-      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
-      ...(body === undefined ? {} : { "content-type": "application/json" })
-    },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  return { status: res.status, body: (await res.json()) as any }
-}
+const call = (path: string, key?: string, body?: unknown, url = app!.base) => callAt(url, path, key, body)
 
 beforeAll(async () => {
-  if (!hasChromium) return
-  const built = spawnSync(process.execPath, ["scripts/build-console.mjs", "--if-stale"], { encoding: "utf8" })
-  if (built.status !== 0) throw new Error(`the console did not build:\n${built.stderr}`)
-  const [port, walletPort] = await Promise.all([freePort(), freePort()])
-  base = `http://127.0.0.1:${port}`
-  wallet = `http://127.0.0.1:${walletPort}`
-  const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-console-"))
-  // a copy of the suite's freshly migrated template (empty, as a new install) where there is one: initialising a
-  // PGlite directory takes most of a minute on a loaded machine
-  const template = inject("pgliteTemplate")
-  if (template) {
-    Fs.mkdirSync(Path.join(dataDir, "pg"))
-    const untar = spawnSync("tar", ["-xzf", template, "-C", Path.join(dataDir, "pg")], { encoding: "utf8" })
-    if (untar.status !== 0) throw new Error(`could not unpack the database template:\n${untar.stderr}`)
-  }
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    WALLET_PORT: String(walletPort),
-    HOST: "127.0.0.1",
-    DNS_PORT: "0",
-    // one sign-up per test run is not a flood
-    SIGNUP_RATE_LIMIT: "0"
-  }
-  delete env.DATABASE_URL // a fresh embedded database, whatever the suite runs on
-  server = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] })
-  server.stdout!.on("data", (d) => (output += d))
-  server.stderr!.on("data", (d) => (output += d))
-  const [launched] = await Promise.all([
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-      timeout: 60_000
-    }),
-    (async () => {
-      const until = Date.now() + 90_000
-      while (Date.now() < until) {
-        if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) return
-        await new Promise((r) => setTimeout(r, 200))
-      }
-      throw new Error(`Shoal did not start:\n${output}`)
-    })()
-  ])
-  browser = launched
+  if (hasChromium) app = await startConsoleApp()
 }, 120_000)
 
 afterAll(async () => {
-  await browser?.close()
+  await app?.stop()
   if (hasChromium) console.log(`cockpit screenshots: ${shots}`)
-  if (server !== undefined && server.exitCode === null) {
-    const exited = new Promise((r) => server!.once("exit", r))
-    server.kill("SIGTERM")
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))])
-  }
 })
 
 const screenshot = async (page: Page, name: string) => {
@@ -128,7 +54,7 @@ const eventsOf = async (key: string) => {
 
 describe.skipIf(!hasChromium)("the owner's cockpit in a browser", () => {
   it("a live inbox, an approval's note kept, an agent's page live, a DM answered", { timeout: 120_000 }, async () => {
-    const context = await browser!.newContext({ viewport: { width: 1280, height: 800 } })
+    const context = await app!.browser.newContext({ viewport: { width: 1280, height: 800 } })
     const page = await context.newPage()
     page.setDefaultTimeout(WAIT.timeout)
     const problems: Array<string> = []
@@ -142,12 +68,12 @@ describe.skipIf(!hasChromium)("the owner's cockpit in a browser", () => {
     })
     page.on("request", (request) => {
       const url = new URL(request.url())
-      if (url.hostname !== "127.0.0.1" && url.protocol !== "data:") outside.push(request.url())
+      if (url.hostname !== "127.0.0.1" && url.protocol !== "data:") app!.outside.push(request.url())
     })
     try {
       await cockpit(page)
       expect(problems).toEqual([])
-      expect(outside).toEqual([])
+      expect(app!.outside).toEqual([])
     } catch (e) {
       const text = await page.locator("main").innerText().catch(() => "")
       throw new Error(`${(e as Error).message}\n--- the page said:\n${text}\n--- problems: ${problems.join("\n")}`)
@@ -166,7 +92,7 @@ const cockpit = async (page: Page) => {
       .body.task
 
   // sign in, open the Inbox: nothing awaits yet
-  await page.goto(`${base}/`)
+  await page.goto(`${app!.base}/`)
   await page.getByLabel("API key").fill(human)
   await page.getByRole("button", { name: "Sign in" }).click()
   await page.getByRole("heading", { name: "Fleet" }).waitFor()
@@ -263,7 +189,7 @@ const cockpit = async (page: Page) => {
   expect((await call(`/api/agent/tasks/${second.id}/complete`, bot, { completion_note: "done" })).status).toBe(200)
   expect((await call(`/api/agent/tasks/${second.id}/approve`, human, {})).status).toBe(200)
   await page.locator("[data-balance=\"65\"]").waitFor({ timeout: 8_000 })
-  expect((await call("/api/gems/balance", bot, undefined, wallet)).body.balance).toBe(65)
+  expect((await call("/api/gems/balance", bot, undefined, app!.wallet)).body.balance).toBe(65)
   expect(await page.evaluate(() => (globalThis as any).notReloaded)).toBe(true)
   await screenshot(page, "agent")
   await page.setViewportSize({ width: 1280, height: 800 })
