@@ -1,8 +1,7 @@
 import type { Auth, Ids } from "@shoal/domain"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { PublicUrl } from "../Identity/PublicUrl.js"
 import { Outbox } from "../Realtime/Outbox.js"
-import { FundersRepo } from "./FundersRepo.js"
 import type { TaskAccessRow } from "./Repo.js"
 import { taskPermalink } from "./Wire.js"
 
@@ -12,7 +11,6 @@ import { taskPermalink } from "./Wire.js"
  */
 export const makeBountyEvents = Effect.gen(function*() {
   const outbox = yield* Outbox
-  const funders = yield* Effect.provide(FundersRepo, FundersRepo.Default)
   const publicUrl = yield* Effect.orDie(PublicUrl)
 
   const about = (task: TaskAccessRow, amount: number) => ({
@@ -27,12 +25,11 @@ export const makeBountyEvents = Effect.gen(function*() {
   /** `task.pending_approval` to the funder, when `caller` has just completed a task with a bounty. */
   const completed = (caller: Auth.Principal, task: TaskAccessRow, note: string | undefined) =>
     Effect.gen(function*() {
-      if (task.gem_bounty <= 0) return
-      const funder = yield* funders.funderOf(task.id)
-      if (Option.isNone(funder)) return
+      // the funder comes with the task's row (TasksRepo.access joins its bounty)
+      if (task.gem_bounty <= 0 || task.funder_id === null) return
       // as the wallet settles it: the Gems go pending to the assignee, or to whoever completed an unassigned task
       const byAssignee = task.assigned_to_id !== null && task.assigned_to_id !== caller.id && task.a_handle !== null
-      yield* outbox.emit([funder.value], "task.pending_approval", {
+      yield* outbox.emit([task.funder_id], "task.pending_approval", {
         ...about(task, task.gem_bounty),
         assignee_id: byAssignee ? task.assigned_to_id! : caller.id,
         assignee_handle: byAssignee ? task.a_handle! : caller.handle,
