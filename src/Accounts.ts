@@ -2,10 +2,10 @@ import { SqlClient } from "@effect/sql"
 import type { Accounts as Api, Auth, Ids } from "@shoal/domain"
 import { Errors } from "@shoal/domain"
 import { Clock, Config, Effect, Option } from "effect"
-import { generateKey, hashKey } from "./Accounts/Keys.js"
 import { AccountsRepo } from "./Accounts/Repo.js"
-import * as Revoked from "./Accounts/Revoked.js"
 import { KeyCache } from "./Auth/KeyCache.js"
+import { generateKey, hashKey } from "./Auth/Keys.js"
+import * as Revoked from "./Auth/Revoked.js"
 import { EventsRepo } from "./Realtime/EventsRepo.js"
 
 const handleTaken = (handle: string) =>

@@ -2,25 +2,77 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Errors } from "@shoal/domain"
-import { Effect, Layer, Option } from "effect"
-import { hashKey } from "./Accounts/Keys.js"
+import { Clock, Effect, Layer, Option } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
-import { PremiumLimits } from "./Auth/PremiumLimits.js"
+import { hashKey, presentedKey } from "./Auth/Keys.js"
 import { type Decision, enforce, RateLimiter } from "./Auth/RateLimiter.js"
 
-const bearer = /^bearer\s+(\S+)\s*$/i
+export { presentedKey }
 
-/** The presented key: `Authorization: Bearer <key>` first, else `X-API-Key`. */
-export const presentedKey = (headers: Readonly<Record<string, string | undefined>>): string | undefined => {
-  const auth = headers["authorization"]
-  if (auth !== undefined) {
-    const m = bearer.exec(auth)
-    if (m) return m[1]
-  }
-  const key = headers["x-api-key"]
-  return key !== undefined && key.length > 0 ? key.trim() : undefined
-}
+/** CONTRACT "API calls": the extended rate limit multiplies the caller's bucket by 10 while it lasts. */
+export const EXTENDED_MULTIPLIER = 10
+
+/** What a request's key amounts to: the plain case (a known key within its limit), or why not. */
+export type KeyCheckResult =
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Unknown" }
+  | { readonly _tag: "Limited"; readonly principal: Auth.Principal; readonly decision: Decision }
+  | { readonly _tag: "Allowed"; readonly principal: Auth.Principal; readonly decision: Decision }
+
+const missing: KeyCheckResult = { _tag: "Missing" }
+const unknown: KeyCheckResult = { _tag: "Unknown" }
+
+/**
+ * The one key check, for HTTP, MCP and the event socket alike: a key resolves to its principal (src/Auth/KeyCache.ts)
+ * and takes a token from its account's bucket (premium multiplier included); an allowed call counts as a heartbeat.
+ * A call past its limit takes nothing and touches nothing, so checking it again decides the same.
+ */
+export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
+  effect: Effect.gen(function*() {
+    const keys = yield* KeyCache
+    const limiter = yield* RateLimiter
+    const heartbeat = yield* Heartbeat
+
+    const multiplierAt = (extendedUntil: number, now: number) => extendedUntil > now ? EXTENDED_MULTIPLIER : 1
+
+    const checkHash = (hash: string): Effect.Effect<KeyCheckResult> =>
+      Effect.flatMap(keys.get(hash), (found) => {
+        if (Option.isNone(found)) return Effect.succeed(unknown)
+        const { extendedUntil, principal } = found.value
+        return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<KeyCheckResult> => {
+          const decision = limiter.takeAt(principal.id, multiplierAt(extendedUntil, now), now)
+          return decision.allowed
+            ? Effect.as(heartbeat.touch(principal.id, principal.userType), { _tag: "Allowed", principal, decision })
+            : Effect.succeed({ _tag: "Limited", principal, decision })
+        })
+      })
+
+    /** A key as presented (an auth frame's `api_key`). */
+    const checkKey = (key: string) => checkHash(hashKey(key))
+
+    /** A request's key: `Authorization: Bearer <key>`, else `X-API-Key`. */
+    const check = (headers: Readonly<Record<string, string | undefined>>): Effect.Effect<KeyCheckResult> => {
+      const key = presentedKey(headers)
+      return key === undefined ? Effect.succeed(missing) : checkHash(hashKey(key))
+    }
+
+    /** One more call of an authenticated principal (each message of an MCP batch after the first). */
+    const take = (principal: Auth.Principal): Effect.Effect<Decision> =>
+      Effect.flatMap(
+        keys.get(principal.keyHash),
+        (found) =>
+          Effect.map(Clock.currentTimeMillis, (now) =>
+            limiter.takeAt(
+              principal.id,
+              Option.isSome(found) ? multiplierAt(found.value.extendedUntil, now) : 1,
+              now
+            ))
+      )
+
+    return { check, checkKey, take } as const
+  })
+}) {}
 
 const unauthorized = (message: string) =>
   Effect.zipRight(
@@ -30,81 +82,13 @@ const unauthorized = (message: string) =>
     Effect.fail(new Errors.Unauthorized({ message }))
   )
 
-/** What a request's key amounts to: the plain case (a known key within its limit), or why not. */
-export type KeyCheck =
-  | { readonly _tag: "Missing" }
-  | { readonly _tag: "Unknown" }
-  | { readonly _tag: "Limited"; readonly principal: Auth.Principal; readonly decision: Decision }
-  | { readonly _tag: "Allowed"; readonly principal: Auth.Principal; readonly decision: Decision }
-
-const missing: KeyCheck = { _tag: "Missing" }
-const unknown: KeyCheck = { _tag: "Unknown" }
-
-/**
- * Resolves a request's key to a principal (cached) and takes a token from its account's bucket; an allowed call counts as a
- * heartbeat. A call past its limit takes nothing and touches nothing, so checking it again decides the same.
- */
-export const makeKeyCheck = Effect.gen(function*() {
-  const keys = yield* KeyCache
-  const limiter = yield* RateLimiter
-  const heartbeat = yield* Heartbeat
-  const premium = yield* PremiumLimits
-  return (headers: Readonly<Record<string, string | undefined>>): Effect.Effect<KeyCheck> => {
-    const key = presentedKey(headers)
-    if (key === undefined) return Effect.succeed(missing)
-    return Effect.flatMap(keys.get(hashKey(key)), (found) => {
-      if (Option.isNone(found)) return Effect.succeed(unknown)
-      const principal = found.value
-      return Effect.flatMap(
-        premium.multiplier(principal.id),
-        (multiplier) =>
-          Effect.flatMap(
-            limiter.take(principal.id, multiplier),
-            (decision): Effect.Effect<KeyCheck> =>
-              decision.allowed
-                ? Effect.as(heartbeat.touch(principal.id, principal.userType), { _tag: "Allowed", principal, decision })
-                : Effect.succeed({ _tag: "Limited", principal, decision })
-          )
-      )
-    })
-  }
-})
-
-/**
- * The key check's plain case decided synchronously, for a front-door lane (src/Http/FrontDoor.ts): a known key
- * whose principal and premium holding are cached, within its limit, is counted and touched as `makeKeyCheck` does,
- * at the time `now` gives. Anything else (no key, a key or holding not cached, a limit reached) is `undefined`, with
- * nothing taken or touched, and the general path decides it. `ready`, when given, is asked before anything is taken
- * whether the lane can answer this principal from memory too (its own data cached): if not, the same `undefined`.
- */
-export const makeKeyCheckNow = Effect.gen(function*() {
-  const keys = yield* KeyCache
-  const limiter = yield* RateLimiter
-  const heartbeat = yield* Heartbeat
-  const premium = yield* PremiumLimits
-  return (
-    headers: Readonly<Record<string, string | string[] | undefined>>,
-    now: number,
-    ready?: (principal: Auth.Principal) => boolean
-  ): Extract<KeyCheck, { _tag: "Allowed" }> | undefined => {
-    const key = presentedKey(headers as Readonly<Record<string, string | undefined>>)
-    if (key === undefined) return undefined
-    const found = keys.peek(hashKey(key))
-    if (found === undefined || Option.isNone(found)) return undefined
-    const principal = found.value
-    const multiplier = premium.multiplierAt(principal.id, now)
-    if (multiplier === undefined || (ready !== undefined && !ready(principal))) return undefined
-    const decision = limiter.takeAt(principal.id, multiplier, now)
-    if (!decision.allowed) return undefined
-    heartbeat.touchAt(principal.id, principal.userType, now)
-    return { _tag: "Allowed", principal, decision }
-  }
-})
+export const missingKeyMessage = "an API key is required: Authorization: Bearer <key> or X-API-Key"
+export const unknownKeyMessage = "the API key is unknown or revoked"
 
 /** The API's authentication: the key check, with the contract's 401 and 429 answers and rate-limit headers. */
 export const AuthenticationLive = Layer.effect(
   Auth.Authentication,
-  Effect.map(makeKeyCheck, (check) =>
+  Effect.map(KeyCheck, ({ check }) =>
     Effect.flatMap(
       HttpServerRequest.HttpServerRequest,
       (request) =>
@@ -113,9 +97,9 @@ export const AuthenticationLive = Layer.effect(
           (checked): Effect.Effect<Auth.Principal, Errors.Unauthorized | Errors.RateLimited> => {
             switch (checked._tag) {
               case "Missing":
-                return unauthorized("an API key is required: Authorization: Bearer <key> or X-API-Key")
+                return unauthorized(missingKeyMessage)
               case "Unknown":
-                return unauthorized("the API key is unknown or revoked")
+                return unauthorized(unknownKeyMessage)
               default:
                 return Effect.as(enforce(checked.decision, "requests per minute"), checked.principal)
             }

@@ -128,18 +128,6 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     /** `me` in its wire form (see toUserJson). */
     const meJson = (userId: Ids.UserId) => Effect.map(row(userId), (r) => toUserJson(r, heartbeat.lastSeen(userId)))
 
-    /**
-     * The row `meJson` would read, if it can be had synchronously: cached, live, and not marked by a Gem movement
-     * since (a mark is left for `meJson` to take and reload). `undefined` otherwise: nothing is looked up.
-     */
-    const meRowNow = (userId: Ids.UserId): UserRow | undefined => {
-      if (balances.moved(userId)) return undefined
-      const hit = rows.peek(userId)
-      return hit === undefined || Option.isNone(hit) ? undefined : hit.value
-    }
-    /** `me` in its wire form from a row `meRowNow` gave, with the presence as of now. */
-    const meJsonOf = (r: UserRow) => toUserJson(r, heartbeat.lastSeen(r.id))
-
     const freshProfile = (userId: Ids.UserId) => Effect.map(fresh(userId), toProfile)
     const freshMe = (userId: Ids.UserId) => Effect.map(fresh(userId), (r) => toUser(r, heartbeat.lastSeen(userId)))
 
@@ -147,8 +135,6 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       profile,
       me,
       meJson,
-      meRowNow,
-      meJsonOf,
       freshProfile,
       freshMe,
       update,

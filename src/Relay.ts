@@ -1,6 +1,6 @@
 import { type Auth, Errors, type Relay as Api, type RelayApi } from "@shoal/domain"
 import { Effect, Option } from "effect"
-import { hashKey } from "./Accounts/Keys.js"
+import { hashKey } from "./Auth/Keys.js"
 import { Events } from "./Realtime/Events.js"
 import { EventsRepo } from "./Realtime/EventsRepo.js"
 import { UrlGuard } from "./Realtime/Webhooks/UrlGuard.js"

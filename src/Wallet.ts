@@ -1,7 +1,7 @@
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Wallet as Api } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
-import { PremiumLimits } from "./Auth/PremiumLimits.js"
+import { KeyCache } from "./Auth/KeyCache.js"
 import { PeopleRepo, type PersonRow } from "./Projects/PeopleRepo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { InsufficientGems, Ledger, system, user } from "./Wallet/Ledger.js"
@@ -23,8 +23,8 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
     const ledger = yield* Ledger
     const people = yield* PeopleRepo
     const premium = yield* PremiumRepo
-    // this process's cached rate-limit multipliers (another process rereads within 30 s)
-    const limits = yield* PremiumLimits
+    // this process's cached key holders carry the extended rate limit (another process rereads within 30 s)
+    const keys = yield* KeyCache
     const outbox = yield* Outbox
 
     const conversionRate = new Api.ConversionRate({
@@ -193,7 +193,6 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           ]
         }).pipe(insufficient(`${feature.name} costs ${feature.cost}`))
         const expires = yield* premium.grant(caller.id, input.feature_id, feature.days, posted.transactionId, now)
-        yield* limits.forget(caller.id)
         yield* outbox.emit([caller.id], "gems.spent", { amount: feature.cost, feature_id: input.feature_id })
         return new Api.Redeemed({
           status: "success",
@@ -205,7 +204,12 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           new_balance: posted.balanceOf(user(caller.id, "available")),
           expires_at: expires === null ? null : expires.toISOString()
         })
-      }).pipe(outbox.transaction, Effect.catchTag("SqlError", Effect.die))
+      }).pipe(
+        outbox.transaction,
+        // once committed: the caller's next call reads its extended limit
+        Effect.tap(() => keys.invalidate([caller.keyHash])),
+        Effect.catchTag("SqlError", Effect.die)
+      )
     })
 
     return { conversionRate, balance, transactions, award, transfer, redeem } as const

@@ -275,7 +275,6 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
       setSlot,
       complete,
       heartbeat: beat,
-      heartbeatAt: beatAt,
       fleet
     } as const
   }),

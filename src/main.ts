@@ -6,7 +6,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import { ShoalApi, Wallet as WalletApi } from "@shoal/domain"
-import { Effect, Layer } from "effect"
+import { Layer } from "effect"
 import { pathToFileURL } from "node:url"
 import { Accounts } from "./Accounts.js"
 import { AccountsHttpLive, SignUpHttpLive } from "./Accounts/Http.js"
@@ -14,10 +14,9 @@ import { OwnerReadsHttpLive } from "./Accounts/OwnerHttp.js"
 import { OwnerReads } from "./Accounts/OwnerReads.js"
 import { Analytics } from "./Analytics.js"
 import { AnalyticsHttpLive } from "./Analytics/Http.js"
-import { AuthenticationLive } from "./Auth.js"
+import { AuthenticationLive, KeyCheck } from "./Auth.js"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
-import { PremiumLimits } from "./Auth/PremiumLimits.js"
 import { RateLimiter } from "./Auth/RateLimiter.js"
 import { ReadCache } from "./Cache/ReadCache.js"
 import { ConsoleLive } from "./Console/Http.js"
@@ -38,7 +37,6 @@ import { Directory } from "./Identity/Directory.js"
 import { DomainsHttpLive, IdentityHttpLive, IdentityPreflightLive } from "./Identity/Http.js"
 import { RecordSourceLive } from "./Identity/RecordSourceLive.js"
 import { McpHttpLive } from "./Mcp/Http.js"
-import { McpFrontLane, McpLane } from "./Mcp/Lane.js"
 import { Messages } from "./Messages.js"
 import { MessagesHttpLive } from "./Messages/Http.js"
 import { Notifications } from "./Notifications.js"
@@ -46,7 +44,7 @@ import { SkillDocLive } from "./Onboarding/Http.js"
 import { PermalinksLive } from "./Permalinks/Http.js"
 import { Profiles } from "./Profiles.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
-import { MeFrontLane, MeLane, ProfilesHttpLive } from "./Profiles/Http.js"
+import { ProfilesHttpLive } from "./Profiles/Http.js"
 import { Projects } from "./Projects.js"
 import { ProjectsHttpLive } from "./Projects/Http.js"
 import { AgentHub } from "./Realtime/AgentHub.js"
@@ -60,12 +58,11 @@ import { Notifier } from "./Realtime/Notifier.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { Presence } from "./Realtime/Presence.js"
 import { RevocationsLive } from "./Realtime/Revocations.js"
-import { SocketAuth } from "./Realtime/SocketAuth.js"
 import { SweeperLive } from "./Realtime/Sweeper.js"
 import { Deliveries } from "./Realtime/Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Realtime/Webhooks/Secrets.js"
 import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
-import { EventSocketFrontLane, EventSocketLane, WebSocketLive } from "./Realtime/WebSocket.js"
+import { WebSocketLive } from "./Realtime/WebSocket.js"
 import { Relay } from "./Relay.js"
 import { RelayAuthenticationLive, RelayFeedHttpLive, RelayHttpLive } from "./Relay/Http.js"
 import { RelayPusherLive } from "./Relay/Pusher.js"
@@ -85,10 +82,9 @@ import { Bounties } from "./Wallet/Bounties.js"
 import { BountyExpiryLive } from "./Wallet/BountyExpiry.js"
 import { layer as WalletClientLayer, RpcRouteLive } from "./Wallet/Client.js"
 import { WalletAccountHttpLive, WalletSettingsHttpLive } from "./Wallet/Http.js"
-import { TransferLane } from "./Wallet/Lane.js"
 import { Waves } from "./Waves.js"
 import { WaveClockLive } from "./Waves/Clock.js"
-import { HeartbeatFrontLane, HeartbeatLane, WavesHttpLive, WavesPublicHttpLive } from "./Waves/Http.js"
+import { WavesHttpLive, WavesPublicHttpLive } from "./Waves/Http.js"
 import { Usage } from "./Waves/Usage.js"
 
 /**
@@ -96,7 +92,7 @@ import { Usage } from "./Waves/Usage.js"
  * the other at once, and a key has one rate-limit bucket. Listed in the order they build on each other.
  */
 export const Singletons = AgentHub.Default.pipe(
-  Layer.provideMerge(Layer.mergeAll(Presence.Default, ReadCache.Default)),
+  Layer.provideMerge(Layer.mergeAll(Presence.Default, ReadCache.Default, KeyCheck.Default)),
   Layer.provideMerge(Layer.mergeAll(Outbox.Default, Directory.Default)),
   Layer.provideMerge(Layer.mergeAll(
     KeyCache.Default,
@@ -108,7 +104,6 @@ export const Singletons = AgentHub.Default.pipe(
     Idempotency.Default,
     AccountActors.Default,
     BalanceChanges.Default,
-    PremiumLimits.Default,
     // one write queue for both servers: they write to one database
     WriteAdmission.Default,
     // one penalty box for both servers and the event socket: an address boxed on one port is boxed on the other
@@ -131,8 +126,8 @@ export const Services = Layer.mergeAll(
   Events.Default,
   Deliveries.Default,
   WebhookSecrets.Default,
-  // the event socket's sessions, which its route and its lane share
-  EventSocket.Default.pipe(Layer.provideMerge(SocketAuth.Default)),
+  // the event socket's sessions, behind its route
+  EventSocket.Default,
   Wallet.Default,
   Bounties.Default,
   Projects.Default,
@@ -192,11 +187,7 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       PermalinksLive.pipe(Layer.provide(AuthenticationLive)),
       SkillDocLive,
       routes
-    ),
-    // the hottest calls, answered ahead of the router in their plain case (src/Http/FastLane.ts)
-    Effect.all([HeartbeatLane, MeLane, McpLane, EventSocketLane]),
-    // …and the heartbeat's and the event socket's plain case even before Effect's HTTP server (src/Http/FrontDoor.ts)
-    Effect.all([HeartbeatFrontLane, MeFrontLane, McpFrontLane, EventSocketFrontLane])
+    )
   )
 
 export const AgentApi = agentApi(Layer.empty)
@@ -206,9 +197,7 @@ export const WalletApiApp = apiApp(
   WalletApi.WalletApi,
   Layer.mergeAll(WalletSettingsHttpLive, WalletAccountHttpLive).pipe(Layer.provide(AuthenticationLive)),
   // what the agent API asks of a wallet running alone (WALLET_RPC_SECRET)
-  Layer.mergeAll(RpcRouteLive, ConsoleCorsLive),
-  // a transfer without an Idempotency-Key, answered ahead of the router (src/Http/FastLane.ts)
-  Effect.map(TransferLane, (lane) => [lane])
+  Layer.mergeAll(RpcRouteLive, ConsoleCorsLive)
 )
 
 export const AgentApiServer = serveOn(AgentApi, listen("agent API", "PORT", 8080))

@@ -299,7 +299,7 @@ describeApp({ SIGNUP_RATE_LIMIT: "1", TRUST_PROXY: "true" })("sign-up rate limit
 
 describe("keys", () => {
   it("look like sk_ + 32 random bytes base64url and only their hash is stored", async () => {
-    const { generateKey, hashKey } = await import("../src/Accounts/Keys.js")
+    const { generateKey, hashKey } = await import("../src/Auth/Keys.js")
     const k = generateKey()
     expect(Buffer.from(k.slice(3), "base64url")).toHaveLength(32)
     expect(hashKey(k)).toMatch(/^[0-9a-f]{64}$/)

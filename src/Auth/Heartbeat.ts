@@ -22,8 +22,7 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     const woken = yield* PubSub.unbounded<Wake>()
 
     /**
-     * A touch at `now`, synchronous (the front-door lane calls it outside any fiber). `userType` when the caller
-     * knows it (the key named the account): presence then need not look it up. A first sighting, or one after a
+     * A touch at `now`. `userType` when the caller knows it (the key named the account): presence then need not look it up. A first sighting, or one after a
      * quiet minute, may be a return from offline: presence listens for these (an unbounded hub: never suspends).
      */
     const touchAt = (userId: Ids.UserId, userType: Ids.UserType | undefined, now: number): void => {
@@ -74,7 +73,7 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     /** Accounts heard from after a quiet spell (not every call). */
     const wakes = Stream.fromPubSub(woken)
 
-    return { touch, touchAt, seenAt, lastSeen, flush, wakes } as const
+    return { touch, seenAt, lastSeen, flush, wakes } as const
   }),
   dependencies: [HeartbeatRepo.Default]
 }) {}

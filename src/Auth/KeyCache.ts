@@ -1,65 +1,57 @@
-import type { Auth } from "@shoal/domain"
-import { Config, Duration, Effect, Option } from "effect"
-import { AccountsRepo } from "../Accounts/Repo.js"
-import * as TtlCache from "../Cache/TtlCache.js"
+import * as Resolvers from "@effect/experimental/RequestResolver"
+import { Cache, Clock, Config, Duration, Effect, Exit, Option, Request, RequestResolver } from "effect"
+import { type KeyHolder, KeysRepo } from "./KeysRepo.js"
 
-/** How long a read of a key is trusted: the bound on serving a key revoked elsewhere whose notice was lost. */
-const VALID_MS = 30_000
-/** A key unread for this long is no longer rechecked: its next use reads it again. */
-const IDLE_MS = 10 * 60_000
-const CHECK_BATCH = 1_000
+/** An unknown key is remembered briefly: a flood of bad keys does not reach the database with every request. */
+const UNKNOWN = Duration.seconds(2)
+
+class HolderOf extends Request.TaggedClass("HolderOf")<Option.Option<KeyHolder>, never, { readonly hash: string }> {}
 
 /**
- * key hash → principal, so authentication does not touch the database per request. Concurrent misses for one
- * key share one query. Rotation on this node invalidates at once, other nodes when its notice arrives
- * (Realtime/Revocations.ts). A read is trusted for 30 s, a safety net should a notice be lost; so that a key in
- * use does not go back to the database every 30 s (10,000 agents calling every half minute all missed), the
- * keys read in the last 10 minutes are rechecked in bulk every `KEY_CACHE_RECHECK_INTERVAL` (default 15 s; one
- * query per 1,000 keys), which drops the revoked and renews the rest.
+ * key hash → its holder (principal and extended limit), so authentication does not touch the database per request:
+ * an Effect `Cache` (concurrent misses for one key share one lookup). Misses from different requests arriving
+ * within `KEY_LOOKUP_WINDOW` (default 5 ms) are looked up together, at most 500 in one statement
+ * (`@effect/experimental`'s data loader): after a deploy, thousands of agents reconnect at once and each key is
+ * new to this node. Rotation on this node invalidates at once, other nodes when its notice arrives
+ * (src/Realtime/Revocations.ts); a read is trusted for `KEY_CACHE_TTL` (30 s) should a notice be lost.
  */
 export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
   scoped: Effect.gen(function*() {
-    const repo = yield* AccountsRepo
-    const every = yield* Config.duration("KEY_CACHE_RECHECK_INTERVAL").pipe(
-      Config.withDefault(Duration.seconds(15))
-    )
-    const cache = yield* TtlCache.make({
-      capacity: 200_000,
-      lookup: (hash: string) =>
-        repo.principalByKeyHash(hash).pipe(
-          Effect.map(Option.map((row): Auth.Principal => ({
-            id: row.id,
-            handle: row.handle,
-            userType: row.user_type,
-            ownerId: row.owner_id,
-            keyHash: hash
-          }))),
+    const repo = yield* KeysRepo
+    const window = yield* Config.duration("KEY_LOOKUP_WINDOW").pipe(Config.withDefault(Duration.millis(5)))
+    // how long a read of a key is trusted: the bound on serving a key revoked elsewhere whose notice was lost
+    const valid = yield* Config.duration("KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(30)))
+    const resolver = yield* Resolvers.dataLoader(
+      RequestResolver.makeBatched((requests: ReadonlyArray<HolderOf>) =>
+        Clock.currentTimeMillis.pipe(
+          Effect.flatMap((now) => repo.holders(requests.map((r) => r.hash), new Date(now))),
+          Effect.flatMap((found) =>
+            Effect.forEach(
+              requests,
+              (r) => Request.completeEffect(r, Effect.succeed(Option.fromNullable(found.get(r.hash)))),
+              { discard: true }
+            )
+          ),
           Effect.orDie
-        ),
-      ttlMillis: (found) => Option.isSome(found) ? VALID_MS : 2_000
-    })
-
-    // unknown keys are dropped: their short expiry guards against floods, a recheck need not renew it
-    const recheck = cache.recheck(CHECK_BATCH, IDLE_MS, (entries) =>
-      Effect.map(
-        Effect.orDie(repo.liveKeys(entries.flatMap(([hash, found]) => Option.isSome(found) ? [hash] : []))),
-        (live) => new Set(entries.flatMap(([hash]) => live.has(hash) ? [] : [hash]))
-      )).pipe(Effect.catchAllCause((cause) => Effect.logWarning("key cache recheck failed", cause)))
-    // a round only after some key was used since the last one: an idle node (or a test clock) is not woken
-    yield* cache.awaitUse.pipe(
-      Effect.zipRight(Effect.sleep(every)),
-      Effect.zipRight(recheck),
-      Effect.forever,
-      Effect.forkScoped
+        )
+      ),
+      { window, maxBatchSize: 500 }
+    ).pipe(
+      // the window waits for requests arriving on sockets, in the event loop's time, not the application Clock's:
+      // under a test clock a lookup must not wait for the test to step it
+      Effect.withClock(Clock.make())
     )
+    const cache = yield* Cache.makeWith({
+      capacity: 200_000,
+      lookup: (hash: string) => Effect.request(new HolderOf({ hash }), resolver),
+      timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? valid : UNKNOWN
+    })
 
     return {
       get: (hash: string) => cache.get(hash),
-      /** the cached answer for a key, read synchronously; undefined when it would take a lookup */
-      peek: (hash: string) => cache.peek(hash),
       invalidate: (hashes: ReadonlyArray<string>) =>
         Effect.forEach(hashes, (h) => cache.invalidate(h), { discard: true })
     } as const
   }),
-  dependencies: [AccountsRepo.Default]
+  dependencies: [KeysRepo.Default]
 }) {}

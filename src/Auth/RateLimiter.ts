@@ -63,15 +63,10 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
     const signUpBuckets = new Map<string, Bucket>()
 
     // keyed by the account's id, never by its key: a rotated key would otherwise start a full bucket
-    const take = (account: Ids.UserId, multiplier = 1) =>
-      Effect.map(
-        Clock.currentTimeMillis,
-        (now): Decision => takeFrom(buckets, account, perMinute * multiplier, MINUTE, now)
-      )
-
-    /** `take` at a time the caller read, synchronously. */
     const takeAt = (account: Ids.UserId, multiplier: number, now: number): Decision =>
       takeFrom(buckets, account, perMinute * multiplier, MINUTE, now)
+    const take = (account: Ids.UserId, multiplier = 1) =>
+      Effect.map(Clock.currentTimeMillis, (now) => takeAt(account, multiplier, now))
 
     /** A sign-up from `address`; undefined when sign-ups are not limited. */
     const takeSignUp = (address: string) =>

@@ -77,12 +77,11 @@ export const readBody = (
 }
 
 /**
- * `readBody`'s read on the Node request itself, for a front-door lane (src/Http/FrontDoor.ts): `done` is called
- * once, with the body or why it could not be read. What it returns stops the read (the request is destroyed unless it
- * ended), `undefined` when `done` was called at once. A lane that hands the request on keeps what it read with
- * `keepBody`, so the general path reads the same body.
+ * `readBody`'s read on the Node request itself: `done` is called once, with the body or why it could not be read.
+ * What it returns stops the read (the request is destroyed unless it ended), `undefined` when `done` was called at
+ * once.
  */
-export const readNodeBody = (
+const readNodeBody = (
   source: IncomingMessage,
   max: number,
   drain: number,
@@ -132,9 +131,6 @@ export const readNodeBody = (
     if (!source.readableEnded) source.destroy()
   }
 }
-
-/** A body a front-door lane read, kept for the general path's `readBody` of the same request. */
-export const keepBody = (source: IncomingMessage, body: Body) => void bodies.set(source, Exit.succeed(body))
 
 /** `readBody` through the platform's stream, for a request that is not a Node request. */
 const readBodyStream = (request: HttpServerRequest.HttpServerRequest, max: number, drain: number) =>

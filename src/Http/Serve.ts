@@ -8,17 +8,14 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpPlatform from "@effect/platform/HttpPlatform"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
-import { Config, Context, Data, Duration, Effect, Layer, Option, Runtime, Scope } from "effect"
+import { Config, Context, Data, Duration, Effect, Layer, Option, Scope } from "effect"
 import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
-import * as AcceptHandles from "./AcceptHandles.js"
 import { DocsLive } from "./Docs.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
-import { type Lane, lanesEnabled, withLanes } from "./FastLane.js"
-import * as FrontDoor from "./FrontDoor.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
 import { OpenApiLive } from "./OpenApiRoute.js"
 import { PenaltyBox } from "./PenaltyBox.js"
-import { admissionGate, admittedLane, isGatedWrite, withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
+import { withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
 
 /**
  * One HttpApi as an app over whatever HttpServer is provided: its groups, extra routes (`Router.use` layers such as
@@ -33,17 +30,11 @@ import { admissionGate, admittedLane, isGatedWrite, withWriteAdmission, WriteAdm
  * feature's services in it, the copies showed in profiles and grew with each feature. Handlers take their
  * services when their layer is built (a group merges its own context back in), so nothing they use is lost.
  */
-const serveLean = <LR, FR>(
-  lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR>,
-  front: Effect.Effect<ReadonlyArray<FrontDoor.NodeLane | FrontDoor.NodeUpgradeLane>, never, FR>
-) =>
+const serveLean = () =>
   Layer.scopedDiscard(Effect.gen(function*() {
-    const enabled = yield* lanesEnabled
-    const built = enabled ? yield* lanes : []
-    // writes wait their turn, or are shed, before the lanes and the router (src/Http/WriteAdmission.ts): a write a
-    // lane answers (a transfer, an MCP call) is gated as its general path is; the heartbeat is exempt either way
+    // writes wait their turn, or are shed, before the router (src/Http/WriteAdmission.ts); the heartbeat is exempt
     const admission = Option.flatMapNullable(yield* Effect.serviceOption(WriteAdmission), (a) => a.queue)
-    const app = withWriteAdmission(Option.getOrUndefined(admission), withLanes(built, yield* HttpApiBuilder.httpApp))
+    const app = withWriteAdmission(Option.getOrUndefined(admission), yield* HttpApiBuilder.httpApp)
     const server = yield* HttpServer.HttpServer
     const context = yield* Effect.context<
       | HttpServer.HttpServer
@@ -62,18 +53,6 @@ const serveLean = <LR, FR>(
       Scope.Scope
     )(context)
     yield* Effect.mapInputContext(server.serve(app), (_: Context.Context<never>) => lean)
-    // the front door's lanes once the app behind them serves (the server's FrontDoor, when it has one); a gated
-    // write's lane takes a free slot of the write queue or leaves the request to the general path, and a write the
-    // queue sheds at once is answered at the door
-    if (enabled) {
-      const queue = Option.getOrUndefined(admission)
-      if (queue !== undefined) yield* FrontDoor.registerGate(admissionGate(queue))
-      yield* FrontDoor.register((yield* front).map((lane) =>
-        queue !== undefined && !("upgrade" in lane) && isGatedWrite(lane.method, lane.path)
-          ? admittedLane(queue, lane)
-          : lane
-      ))
-    }
   })).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
 
 export const apiApp = <
@@ -85,17 +64,13 @@ export const apiApp = <
   GR,
   XE,
   XR,
-  XO = never,
-  LR = never,
-  FR = never
+  XO = never
 >(
   api: HttpApi.HttpApi<Id, Groups, E, R>,
   groups: Layer.Layer<HttpApiGroup.HttpApiGroup.ToService<Id, Groups>, GE, GR>,
-  routes: Layer.Layer<XO, XE, XR>,
-  lanes: Effect.Effect<ReadonlyArray<Lane>, never, LR> = Effect.succeed([]),
-  front: Effect.Effect<ReadonlyArray<FrontDoor.NodeLane | FrontDoor.NodeUpgradeLane>, never, FR> = Effect.succeed([])
+  routes: Layer.Layer<XO, XE, XR>
 ) =>
-  serveLean(lanes, front).pipe(
+  serveLean().pipe(
     Layer.provide(DocsLive("/docs")),
     Layer.provide(OpenApiLive("/openapi.json")),
     Layer.provide(ErrorHandlingLive),
@@ -124,9 +99,6 @@ export class ListenError
 // seconds rather than the iteration it takes to accept them (bench/README.md, overload)
 const defaultListenBacklog = 4096
 
-// descriptors of the listening socket, each accepting one connection per loop turn (src/Http/AcceptHandles.ts)
-const defaultAcceptHandles = 8
-
 const reason = (cause: unknown): string => {
   const inner = (cause as { cause?: { code?: string; message?: string } } | undefined)?.cause
   if (inner?.code === "EADDRINUSE") return "EADDRINUSE: the address is already in use by another process"
@@ -142,9 +114,7 @@ const reason = (cause: unknown): string => {
  * (default 10 000), `HTTP_MAX_CONNECTIONS_PER_IP` from one client address (default 1 000; 0 turns either off), and
  * an idle keep-alive connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT` (default 5 seconds). An address boxed for
  * breaking the protocol (`HTTP_PENALTY_*`, src/Http/PenaltyBox.ts) has its new connections held unserved. The
- * kernel holds up to `HTTP_LISTEN_BACKLOG` (4096) connections not yet accepted, and `HTTP_ACCEPT_HANDLES` (8)
- * descriptors of the listening socket accept them, each one per loop turn (src/Http/AcceptHandles.ts; 1: Node's
- * one).
+ * kernel holds up to `HTTP_LISTEN_BACKLOG` (4096) connections not yet accepted.
  */
 export const listen = (name: string, portVariable: string, defaultPort: number) =>
   Layer.unwrapEffect(Effect.gen(function*() {
@@ -169,32 +139,16 @@ export const listen = (name: string, portVariable: string, defaultPort: number) 
       Config.withDefault(Duration.millis(defaultLimits.keepAliveTimeoutMs))
     )
     const backlog = yield* Config.integer("HTTP_LISTEN_BACKLOG").pipe(Config.withDefault(defaultListenBacklog))
-    const acceptHandles = yield* Config.integer("HTTP_ACCEPT_HANDLES").pipe(Config.withDefault(defaultAcceptHandles))
-    const runtime = yield* Effect.runtime<never>()
-    const warn = (reason: string) =>
-      Runtime.runFork(runtime)(Effect.logWarning(`the ${name} accepts through one descriptor: ${reason}`))
     const limits = { maxConnections, maxConnectionsPerIp, keepAliveTimeoutMs: Duration.toMillis(keepAlive) }
     const timeouts = {
       headersTimeoutMs: Duration.toMillis(headers),
       requestTimeoutMs: Duration.toMillis(request),
       handlerTimeoutMs: Duration.toMillis(handler)
     }
-    const door = FrontDoor.make()
     // the process's penalty box, when it has one (src/Http/PenaltyBox.ts)
     const box = Option.getOrUndefined(yield* Effect.serviceOption(PenaltyBox))?.strikes
-    const make = () =>
-      AcceptHandles.install(FrontDoor.install(createHoldingServer(timeouts, limits, box), door), {
-        count: acceptHandles,
-        backlog,
-        onFailure: warn
-      }).server
-    return NodeHttpServer.layer(make, {
-      host,
-      port,
-      backlog
-    })
+    return NodeHttpServer.layer(() => createHoldingServer(timeouts, limits, box), { host, port, backlog })
       .pipe(
-        Layer.merge(Layer.succeed(FrontDoor.FrontDoor, door)),
         Layer.mapError((cause) =>
           new ListenError({
             message: `the ${name} cannot listen on ${host}:${port} (${portVariable}): ${reason(cause)}`,

@@ -2,20 +2,9 @@ import type { Server } from "node:http"
 import type { Socket } from "node:net"
 import type { Strikes } from "./PenaltyBox.js"
 
-type ReadHandle = { reading?: boolean; readStop?: () => number }
-
-/**
- * Reads nothing more from `tcp`: paused, and its handle's reads stopped too (`pause()` alone reads on until the
- * stream's buffer is full, one more chunk of up to 64 KB allocated), so what the peer sends stays in the kernel.
- */
+/** Reads nothing more from `tcp` (beyond the chunk already in flight): what the peer sends stays in the kernel. */
 export const stopReading = (tcp: Socket) => {
-  if (tcp.destroyed) return
-  tcp.pause()
-  const handle = (tcp as unknown as { _handle?: ReadHandle | null })._handle
-  if (handle?.reading === true && typeof handle.readStop === "function") {
-    handle.reading = false
-    handle.readStop()
-  }
+  if (!tcp.destroyed) tcp.pause()
 }
 
 const ignore = () => {}

@@ -3,7 +3,6 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Config, Duration, Effect } from "effect"
 import { type AdmissionOptions, AdmissionQueue, type Outcome } from "./AdmissionQueue.js"
 import { errorResponse } from "./ErrorEnvelope.js"
-import { type NodeGate, type NodeLane, writeJson } from "./FrontDoor.js"
 
 /**
  * Load shedding for writes (src/Http/AdmissionQueue.ts has the policy). Offered more writes than the write path
@@ -71,21 +70,6 @@ const overloaded = {
 export const overloadedResponse = () =>
   errorResponse(503, overloaded.code, overloaded.message, overloaded.details, overloaded.headers)
 
-/**
- * The front door's gate (src/Http/FrontDoor.ts) for the queue: a gated write that `queue` sheds at once is answered
- * there, on Node's response, before Effect's server makes it a fiber: the same answer as `overloadedResponse`, at a
- * fraction of the CPU (bench/README.md, "overload"). Offered three times what it absorbs, most writes are shed: on
- * the general path their answers took as much CPU as the admitted writes' work, and a server short of CPU reads
- * every request late, the admitted ones too. Any other request goes on as before, to be admitted, queued or shed by
- * `withWriteAdmission`.
- */
-export const admissionGate = (queue: AdmissionQueue): NodeGate => (request, response) => {
-  if (!isGatedWrite(request.method ?? "", request.url ?? "") || !queue.refuse(Date.now())) return false
-  const { code, details, headers, message } = overloaded
-  writeJson(response, 503, headers, { status: "error", error: { code, message, details } })
-  return true
-}
-
 /** `app` with its writes admitted through `queue` (none: `app` as it is). */
 export const withWriteAdmission = <E, R>(
   queue: AdmissionQueue | undefined,
@@ -118,27 +102,3 @@ export const withWriteAdmission = <E, R>(
     })
   })
 }
-
-/**
- * A front-door lane for a gated write, behind the same queue: it takes the request only when a slot is free and no
- * one waits (the slot is released as its response closes, however it ends); otherwise the request goes on to the
- * app, whose general path queues or sheds it as any other write.
- */
-export const admittedLane = (queue: AdmissionQueue, lane: NodeLane): NodeLane => ({
-  method: lane.method,
-  path: lane.path,
-  answer: (request, response, next) => {
-    if (!queue.tryRun()) return false
-    let holds = true
-    const release = () => {
-      if (!holds) return
-      holds = false
-      queue.release(Date.now())
-    }
-    // handed on: the general path takes its own place in the queue
-    const taken = lane.answer(request, response, () => (release(), next()))
-    if (!taken) release()
-    else if (holds) response.once("close", release)
-    return taken
-  }
-})

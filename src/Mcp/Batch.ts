@@ -2,8 +2,8 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
 import { Effect } from "effect"
-import { PremiumLimits } from "../Auth/PremiumLimits.js"
-import { type Decision, RateLimiter, rateLimitHeaders } from "../Auth/RateLimiter.js"
+import { KeyCheck } from "../Auth.js"
+import { type Decision, rateLimitHeaders } from "../Auth/RateLimiter.js"
 import type { DirectCall } from "./Direct.js"
 import { checkRequest, errorAnswer, type Id, INTERNAL_ERROR, INVALID_REQUEST, wellFormed } from "./JsonRpc.js"
 
@@ -50,8 +50,7 @@ export interface BatchPaths {
  * still run); notifications and responses get no answer.
  */
 export const makeBatch = Effect.gen(function*() {
-  const limiter = yield* RateLimiter
-  const premium = yield* PremiumLimits
+  const keys = yield* KeyCheck
 
   return (principal: Auth.Principal, messages: ReadonlyArray<unknown>, paths: BatchPaths) =>
     Effect.gen(function*() {
@@ -66,7 +65,7 @@ export const makeBatch = Effect.gen(function*() {
       for (let i = 0; i < messages.length; i++) {
         if (i > 0) {
           yield* Effect.yieldNow()
-          last = yield* limiter.take(principal.id, yield* premium.multiplier(principal.id))
+          last = yield* keys.take(principal)
         }
         const answer = yield* answerOne(messages[i], last, paths)
         if (answer !== undefined) answers.push(answer)

@@ -1,7 +1,7 @@
 import type { McpServer } from "@effect/ai"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
-import { Cause, Context, Effect } from "effect"
+import { Cause, Effect } from "effect"
 import type { McpCallers } from "./Callers.js"
 import { errorAnswer, INTERNAL_ERROR } from "./JsonRpc.js"
 
@@ -65,17 +65,3 @@ export const answerDirect = (
   principal: Auth.Principal,
   call: DirectCall
 ) => Effect.map(answerDirectBody(server, callers, principal, call), (body) => HttpServerResponse.unsafeJson(body))
-
-/**
- * The direct path of the MCP route, for the lane ahead of the router (src/Mcp/Lane.ts): the same parse of a body
- * and the same answer to a call, over the route's own MCP server and callers.
- */
-export class McpDirect extends Context.Tag("Shoal/McpDirect")<McpDirect, {
-  readonly parse: (text: string) => DirectCall | undefined
-  readonly answer: (
-    principal: Auth.Principal,
-    call: DirectCall
-  ) => Effect.Effect<HttpServerResponse.HttpServerResponse>
-  /** The same answer's JSON-RPC body, for the front door (src/Mcp/Lane.ts). */
-  readonly answerBody: (principal: Auth.Principal, call: DirectCall) => Effect.Effect<unknown>
-}>() {}

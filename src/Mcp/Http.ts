@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto"
 import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
 import { answerSingle, makeBatch } from "./Batch.js"
 import { McpCallers } from "./Callers.js"
-import { answerDirect, answerDirectBody, type DirectCall, McpDirect, parseDirectCall } from "./Direct.js"
+import { answerDirect, answerDirectBody, type DirectCall, parseDirectCall } from "./Direct.js"
 import { parseError } from "./JsonRpc.js"
 import { PromptsLive } from "./Prompts.js"
 import { EventsResourceLive } from "./Resources.js"
@@ -60,7 +60,18 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
             onSuccess: f
           })
         )
-      const direct = yield* McpDirect
+      const mcp = yield* McpServer.McpServer
+      // the registered tools' names, read again if a tool was registered since
+      let names = new Set<string>()
+      const known = (name: string) => {
+        if (names.size !== mcp.tools.length) names = new Set(mcp.tools.map((t) => t.name))
+        return names.has(name)
+      }
+      const direct = {
+        parse: (text: string) => parseDirectCall(text, known),
+        answer: (principal: Auth.Principal, call: DirectCall) => answerDirect(mcp, callers, principal, call),
+        answerBody: (principal: Auth.Principal, call: DirectCall) => answerDirectBody(mcp, callers, principal, call)
+      }
       const batch = yield* makeBatch
       const decoder = new TextDecoder()
       yield* router.post(
@@ -127,22 +138,5 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
     PromptsLive,
     McpServer.layer({ name: "Shoal", version: "1.0.0" })
   ).pipe(Layer.provide(Layer.succeed(RpcServer.Protocol, stamped)))
-  const directLive = Layer.effect(
-    McpDirect,
-    Effect.map(McpServer.McpServer, (mcp) => {
-      // the registered tools' names, read again if a tool was registered since
-      let names = new Set<string>()
-      const known = (name: string) => {
-        if (names.size !== mcp.tools.length) names = new Set(mcp.tools.map((t) => t.name))
-        return names.has(name)
-      }
-      return McpDirect.of({
-        parse: (text) => parseDirectCall(text, known),
-        answer: (principal, call) => answerDirect(mcp, callers, principal, call),
-        answerBody: (principal, call) => answerDirectBody(mcp, callers, principal, call)
-      })
-    })
-  )
-  // McpDirect goes out too, for the lane ahead of the router (src/Mcp/Lane.ts)
-  return Layer.mergeAll(route, server).pipe(Layer.provideMerge(directLive), Layer.provide(McpServer.McpServer.layer))
+  return Layer.mergeAll(route, server).pipe(Layer.provide(McpServer.McpServer.layer))
 })).pipe(Layer.provide(RpcSerialization.layerJsonRpc()), Layer.provide(McpCallers.Default))

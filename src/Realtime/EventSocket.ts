@@ -5,14 +5,14 @@ import { Config, Duration, Effect, FiberSet, Option } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { Socket as TcpSocket } from "node:net"
 import { WebSocket, WebSocketServer } from "ws"
+import { KeyCheck } from "../Auth.js"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import { PenaltyBox } from "../Http/PenaltyBox.js"
 import { AgentHub } from "./AgentHub.js"
 import { Connection } from "./Connection.js"
 import { EventsRepo } from "./EventsRepo.js"
 import { FrameLimitConfig, takeFrame } from "./FrameLimit.js"
-import { PendingAuth, pendingRefusalRaw } from "./PendingAuth.js"
-import { SocketAuth } from "./SocketAuth.js"
+import { PendingAuth } from "./PendingAuth.js"
 import {
   drained,
   errorFrame,
@@ -43,7 +43,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
   scoped: Effect.gen(function*() {
     const hub = yield* AgentHub
     const repo = yield* EventsRepo
-    const auth = yield* SocketAuth
+    const keys = yield* KeyCheck
     const heartbeat = yield* Heartbeat
     const maxBuffered = yield* Config.integer("WS_MAX_BUFFERED_BYTES").pipe(Config.withDefault(1024 * 1024))
     const authTimeout = yield* Config.duration("WS_AUTH_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
@@ -194,13 +194,13 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
         // the frame met the deadline: what is left is the server's own check, which gets a deadline of its own
         clearTimeout(s.authTimer)
         s.authTimer = setTimeout(checkExpired, authTimeoutMs, s)
-        runFork(Effect.flatMap(auth.check(frame.api_key), (result) => {
-          if (result._tag === "Ok") return start(s, result.principal)
+        runFork(Effect.flatMap(keys.checkKey(frame.api_key), (result) => {
+          if (result._tag === "Allowed") return start(s, result.principal)
           refuse(
             s,
-            result._tag === "RateLimited" ? rateLimited : unauthorized,
-            result._tag === "RateLimited"
-              ? `rate limited; retry after ${result.retryAfter} s`
+            result._tag === "Limited" ? rateLimited : unauthorized,
+            result._tag === "Limited"
+              ? `rate limited; retry after ${result.decision.retryAfter} s`
               : "the API key is unknown or revoked"
           )
           return Effect.void
@@ -295,30 +295,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
           : Effect.asVoid(Effect.sync(() => runFork(start(started!, header))))
       })
 
-    /**
-     * The upgrade's front door (src/Realtime/WebSocket.ts): a request whose header key was checked, without
-     * `?after=`, upgraded and started on Node's socket with no fiber. The 101 and `ready` leave in one write.
-     */
-    const upgradeNow = (req: IncomingMessage, tcp: TcpSocket, head: Buffer, principal: Auth.Principal): void => {
-      tcp.cork()
-      try {
-        wss.handleUpgrade(req, tcp, head, (ws) => startNow(session(ws, tcp, principal, undefined), principal))
-      } finally {
-        tcp.uncork()
-      }
-    }
-
-    /**
-     * The upgrade's front door for a request with no key in its header (and no `?after=`): upgraded on Node's socket
-     * with its auth deadline (a plain timer), as `accept` would; the Effect world is entered only when an auth frame
-     * arrives. A few thousand sockets that never authenticate were as many request fibers through Effect's server.
-     */
-    const upgradeUnauthenticatedNow = (req: IncomingMessage, tcp: TcpSocket, head: Buffer): void => {
-      if (pendingAuth.refuses(tcp.remoteAddress)) return void tcp.end(pendingRefusalRaw)
-      wss.handleUpgrade(req, tcp, head, (ws) => void session(ws, tcp, undefined, undefined))
-    }
-
-    return { accept, upgradeNow, upgradeUnauthenticatedNow, refusesKeyless: pendingAuth.refuses } as const
+    return { accept, refusesKeyless: pendingAuth.refuses } as const
   }),
   dependencies: [EventsRepo.Default]
 }) {}

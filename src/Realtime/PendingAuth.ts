@@ -58,15 +58,3 @@ export const pendingRetryAfter = 10
 
 export const pendingRefusalMessage =
   `too many event sockets from this address are waiting to authenticate; retry after ${pendingRetryAfter} s`
-
-const refusalBody = JSON.stringify({
-  status: "error",
-  error: { code: "rate_limited", message: pendingRefusalMessage, details: { retry_after: pendingRetryAfter } }
-})
-
-/** The refusal as the front door writes it on the raw socket (the general path sends the same through HttpApi). */
-export const pendingRefusalRaw = `HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\n` +
-  `content-length: ${
-    Buffer.byteLength(refusalBody)
-  }\r\nretry-after: ${pendingRetryAfter}\r\nconnection: close\r\n\r\n` +
-  refusalBody

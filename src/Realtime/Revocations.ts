@@ -1,9 +1,9 @@
 import type { Ids } from "@shoal/domain"
 import { Config, Duration, Effect, Layer, Option, Queue } from "effect"
-import * as Revoked from "../Accounts/Revoked.js"
 import { KeyCache } from "../Auth/KeyCache.js"
+import { KeysRepo } from "../Auth/KeysRepo.js"
+import * as Revoked from "../Auth/Revoked.js"
 import { AgentHub } from "./AgentHub.js"
-import { KeysRepo } from "./KeysRepo.js"
 import { Notifier } from "./Notifier.js"
 
 const CHECK_BATCH = 1_000
@@ -42,7 +42,7 @@ export const RevocationsLive = Layer.scopedDiscard(
       const open = [...hub.keys()]
       for (let i = 0; i < open.length; i += CHECK_BATCH) {
         const batch = open.slice(i, i + CHECK_BATCH)
-        const live = yield* Effect.orDie(repo.principals(batch.map(([hash]) => hash)))
+        const live = yield* Effect.orDie(repo.live(batch.map(([hash]) => hash)))
         for (const [hash, userId] of batch) if (!live.has(hash)) yield* revoke(userId, [hash])
       }
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("key revocation check failed", cause)))

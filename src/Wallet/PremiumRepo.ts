@@ -1,7 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
-import { sqlArray } from "../Database/SqlArrays.js"
 
 const FeatureRow = Schema.Struct({ feature_id: Schema.String, expires_at: Schema.NullOr(Schema.DateFromSelf) })
 
@@ -42,19 +41,7 @@ export class PremiumRepo extends Effect.Service<PremiumRepo>()("Wallet/PremiumRe
             WHERE user_id = ${user} AND (expires_at IS NULL OR expires_at > ${now})`
     })
 
-    /** Of `users`, those holding `feature` at `now`, with its end (null: permanent). */
-    const heldUntil = (users: ReadonlyArray<Ids.UserId>, feature: string, now: Date) =>
-      Effect.map(
-        sql<{ user_id: Ids.UserId; expires_at: Date | null }>`
-          SELECT user_id, expires_at FROM premium_features
-          WHERE user_id = ANY(${sqlArray(users)}::uuid[]) AND feature_id = ${feature}
-            AND (expires_at IS NULL OR expires_at > ${now})`,
-        (rows) => new Map(rows.map((r) => [r.user_id, r.expires_at] as const))
-      )
-
     return {
-      heldUntil: (users: ReadonlyArray<Ids.UserId>, feature: string, now: Date) =>
-        Effect.orDie(heldUntil(users, feature, now)),
       grant: (user: Ids.UserId, feature: string, days: number | null, txn: Ids.LedgerTransactionId, now: Date) =>
         Effect.orDie(grant(user, feature, days, txn, now)),
       active: (user: Ids.UserId, now: Date) => Effect.orDie(active({ user, now }))

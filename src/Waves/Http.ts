@@ -2,13 +2,8 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, ShoalApi, Waves as Api } from "@shoal/domain"
 import { Effect } from "effect"
-import { makeKeyCheck, makeKeyCheckNow } from "../Auth.js"
-import { rateLimitHeaders } from "../Auth/RateLimiter.js"
-import { authenticatedLane } from "../Http/FastLane.js"
-import { type NodeLane, writeJson } from "../Http/FrontDoor.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
-import { declaresBody } from "../Http/RequestChecks.js"
 import { Waves } from "../Waves.js"
 import { Usage } from "./Usage.js"
 
@@ -88,42 +83,3 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
           )
         ))
   })).pipe(withOnly(Waves, Usage, Idempotency, Auth.Authentication))
-
-/** The heartbeat's fast lane (src/Http/FastLane.ts): a call without a body, from a known key within its limit. */
-export const HeartbeatLane = Effect.gen(function*() {
-  const waves = yield* Waves
-  return authenticatedLane(
-    "POST",
-    "/api/agent/heartbeat",
-    yield* makeKeyCheck,
-    ({ principal }) => Effect.map(waves.heartbeat(principal), (r) => ({ status: "success", ...r })),
-    (request) => !declaresBody(request.headers)
-  )
-})
-
-/**
- * The heartbeat at the front door (src/Http/FrontDoor.ts), ahead of even the fast lane: a call without a body from
- * a key whose principal is cached, within its limit, is an in-memory touch answered on Node's response. The rest
- * goes on to the fast lane and the general path.
- */
-export const HeartbeatFrontLane = Effect.gen(function*() {
-  const waves = yield* Waves
-  const check = yield* makeKeyCheckNow
-  const clock = yield* Effect.clock
-  const lane: NodeLane = {
-    method: "POST",
-    path: "/api/agent/heartbeat",
-    answer: (request, response) => {
-      if (declaresBody(request.headers as Record<string, string | undefined>)) return false
-      const now = clock.unsafeCurrentTimeMillis()
-      const checked = check(request.headers, now)
-      if (checked === undefined) return false
-      writeJson(response, 200, rateLimitHeaders(checked.decision), {
-        status: "success",
-        ...waves.heartbeatAt(checked.principal, now)
-      })
-      return true
-    }
-  }
-  return lane
-})

@@ -2,7 +2,7 @@ import { expect } from "@effect/vitest"
 import type { Ids } from "@shoal/domain"
 import { Effect, TestClock, TestContext } from "effect"
 import { Analytics } from "../../src/Analytics.js"
-import { PremiumLimits } from "../../src/Auth/PremiumLimits.js"
+import { KeyCheck } from "../../src/Auth.js"
 import { failure } from "../Projects/support.js"
 import { rawRequest } from "../support/Raw.js"
 import { createAgent, signUp, uniqueHandle } from "../support/TestApp.js"
@@ -42,14 +42,15 @@ describeWallet({ RATE_LIMIT_PER_MINUTE: "5" })("premium features", (it) => {
       expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0)
 
       // on the test clock: 29 days on it holds, 31 days on it has expired
-      const limits = yield* PremiumLimits
+      const keys = yield* KeyCheck
       const at = (ms: number) =>
         Effect.gen(function*() {
           yield* TestClock.setTime(ms)
-          return yield* limits.multiplier(agent.agent.id as Ids.UserId)
+          const checked = yield* keys.checkKey(agent.api_key)
+          return checked._tag === "Allowed" ? checked.decision.limit : undefined
         }).pipe(Effect.provide(TestContext.TestContext))
-      expect(yield* at(redeemedAt + 29 * DAY)).toBe(10)
-      expect(yield* at(redeemedAt + 31 * DAY)).toBe(1)
+      expect(yield* at(redeemedAt + 29 * DAY)).toBe(50)
+      expect(yield* at(redeemedAt + 31 * DAY)).toBe(5)
     }))
 
   it.effect("premium_analytics_30d opens GET /api/agent/analytics (403 without), closed again after 30 days (TestClock)", () =>

@@ -6,7 +6,7 @@ import { createAgent, signUp } from "../support/TestApp.js"
 // WS_AUTH_TIMEOUT is the client's deadline for its auth frame; the server's check of the key that frame carries is
 // made slow here (its lookups batched for 700 ms), as a database slow to answer would make it
 layer(
-  RealtimeApp({ WS_AUTH_TIMEOUT: "1 second", SOCKET_AUTH_BATCH_LINGER: "700 millis" }),
+  RealtimeApp({ WS_AUTH_TIMEOUT: "1 second", KEY_LOOKUP_WINDOW: "700 millis" }),
   { excludeTestServices: true, timeout: 30_000 }
 )("the event socket's auth deadline", (it) => {
   it.scoped("an auth frame sent in time is not refused while the server is still checking its key", () =>
@@ -31,7 +31,7 @@ layer(
 })
 
 layer(
-  RealtimeApp({ WS_AUTH_TIMEOUT: "500 millis", SOCKET_AUTH_BATCH_LINGER: "2 seconds" }),
+  RealtimeApp({ WS_AUTH_TIMEOUT: "500 millis", KEY_LOOKUP_WINDOW: "2 seconds" }),
   { excludeTestServices: true, timeout: 30_000 }
 )("the event socket's key check deadline", (it) => {
   it.scoped("a check that outlasts its own deadline closes 1013 (try again later), not 4401 (a bad key)", () =>

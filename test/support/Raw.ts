@@ -47,20 +47,3 @@ export const expectError = (res: RawResponse, status: number, code: string) => {
   }
   return res.body.error as { code: string; message: string; details?: unknown }
 }
-
-/**
- * What a lane's answer must share with the general path's (test/Http/FastLane, FrontDoor, test/Mcp/Lane): the
- * status, the header names (the date aside), the content type and the rate limit.
- */
-export const laneShape = (r: RawResponse) => ({
-  status: r.status,
-  headers: Object.keys(r.headers).filter((h) => h !== "date").sort(),
-  contentType: r.headers["content-type"],
-  limit: r.headers["ratelimit-limit"]
-})
-
-/** A body with its clock readings (`*_at`, `server_time`, and any `also` keys) masked, to compare two answers. */
-export const withoutClock = (body: unknown, also: ReadonlyArray<string> = []): unknown =>
-  JSON.parse(
-    JSON.stringify(body, (k, v) => (k.endsWith("_at") || k === "server_time" || also.includes(k) ? "<time>" : v))
-  )

@@ -1,6 +1,5 @@
 import { Toolkit } from "@effect/ai"
-import type { Auth } from "@shoal/domain"
-import { Events as EventsApi, type Users, Wallet as WalletApi, Waves as WavesApi } from "@shoal/domain"
+import { Events as EventsApi, Wallet as WalletApi, Waves as WavesApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency } from "../../Http/Idempotency.js"
 import { withOnly } from "../../Http/LeanContext.js"
@@ -132,57 +131,3 @@ export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
       )
   }
 })).pipe(withOnly(McpCallers, Idempotency, Profiles, Waves, Wallet, Events, AccountActors, BalanceChanges))
-
-/** The pieces of whoami's result text around its one field that changes without the row: the presence. */
-interface WhoamiPieces {
-  readonly before: string
-  readonly between: string
-  readonly after: string
-}
-
-const escaped = (json: string) => JSON.stringify(json).slice(1, -1)
-
-/**
- * The text `JSON.stringify(toolResult(false, { status: "success", user }))` gives, split around `last_heartbeat_at`
- * (in `structuredContent` and again, escaped, in the text content): written once per row, then each call only puts
- * its presence in (test/Mcp/WhoamiText.test.ts compares the two).
- */
-export const whoamiPieces = (user: typeof Users.User.Encoded): WhoamiPieces => {
-  const { created_at, last_heartbeat_at: _, ...rest } = user
-  const head = `{"status":"success","user":${JSON.stringify(rest).slice(0, -1)},"last_heartbeat_at":`
-  const tail = `,"created_at":${JSON.stringify(created_at)}}}`
-  return {
-    before: `{"isError":false,"structuredContent":${head}`,
-    between: `${tail},"content":[{"type":"text","text":"${escaped(head)}`,
-    after: `${escaped(tail)}"}]}`
-  }
-}
-
-export const whoamiText = (pieces: WhoamiPieces, seen: string | null) =>
-  seen === null
-    ? `${pieces.before}null${pieces.between}null${pieces.after}`
-    : `${pieces.before}"${seen}"${pieces.between}\\"${seen}\\"${pieces.after}`
-
-/**
- * `whoami` answered from memory, for MCP's front door (src/Mcp/Lane.ts): for a principal whose profile row `/me` can
- * have synchronously (`Profiles.meRowNow`), the JSON text of the result the registered handler gives (built after the
- * key check, so the presence counts this call, as the handler's does); `undefined` when it cannot, and the handler
- * answers.
- */
-export const WhoamiNow = Effect.map(
-  Profiles,
-  (profiles) => {
-    // per row object: a changed profile is a new row in the cache, and gets its own pieces
-    const pieces = new WeakMap<object, WhoamiPieces>()
-    return (principal: Auth.Principal): (() => string) | undefined => {
-      const row = profiles.meRowNow(principal.id)
-      if (row === undefined) return undefined
-      return () => {
-        const user = profiles.meJsonOf(row)
-        let these = pieces.get(row)
-        if (these === undefined) pieces.set(row, these = whoamiPieces(user))
-        return whoamiText(these, user.last_heartbeat_at)
-      }
-    }
-  }
-)

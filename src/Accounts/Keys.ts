@@ -1,7 +1,0 @@
-import { createHash, randomBytes } from "node:crypto"
-
-/** `sk_` + 32 random bytes, base64url. Shown once; only `hashKey` of it is stored. */
-export const generateKey = () => `sk_${randomBytes(32).toString("base64url")}`
-
-// the key has 256 bits of entropy, so a fast hash is enough: no salt or KDF to slow every request
-export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex")

@@ -1,0 +1,20 @@
+import { createHash, randomBytes } from "node:crypto"
+
+/** `sk_` + 32 random bytes, base64url. Shown once; only `hashKey` of it is stored. */
+export const generateKey = () => `sk_${randomBytes(32).toString("base64url")}`
+
+// the key has 256 bits of entropy, so a fast hash is enough: no salt or KDF to slow every request
+export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex")
+
+const bearer = /^bearer\s+(\S+)\s*$/i
+
+/** The presented key: `Authorization: Bearer <key>` first, else `X-API-Key`. */
+export const presentedKey = (headers: Readonly<Record<string, string | undefined>>): string | undefined => {
+  const auth = headers["authorization"]
+  if (auth !== undefined) {
+    const m = bearer.exec(auth)
+    if (m) return m[1]
+  }
+  const key = headers["x-api-key"]
+  return key !== undefined && key.length > 0 ? key.trim() : undefined
+}
