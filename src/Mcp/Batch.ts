@@ -4,8 +4,8 @@ import type { Auth } from "@shoal/domain"
 import { Effect } from "effect"
 import { KeyCheck } from "../Auth.js"
 import { type Decision, rateLimitHeaders } from "../Auth/RateLimiter.js"
-import type { DirectCall } from "./Direct.js"
 import { checkRequest, errorAnswer, type Id, INTERNAL_ERROR, INVALID_REQUEST, wellFormed } from "./JsonRpc.js"
+import { parseToolCall, type ToolCall } from "./ToolCall.js"
 
 /** CONTRACT "Who may do what": at most this many messages in one JSON-RPC batch; a longer one is refused whole. */
 export const MAX_BATCH_CALLS = 50
@@ -35,9 +35,8 @@ const rateLimited = (id: unknown, decision: Decision) => {
 }
 
 export interface BatchPaths {
-  /** one `tools/call` of a registered tool, as the route's direct path parses it */
-  readonly parse: (text: string) => DirectCall | undefined
-  readonly direct: (call: DirectCall) => Effect.Effect<unknown>
+  /** one `tools/call`, answered through the MCP server's tool handler (src/Mcp/ToolCall.ts) */
+  readonly toolCall: (call: ToolCall) => Effect.Effect<unknown>
   /** one message (with a numeric id, or none) through the RPC server; its JSON-RPC answer, if any */
   readonly rpc: (text: string) => Effect.Effect<unknown>
 }
@@ -118,9 +117,8 @@ const answerOne = (message: unknown, decision: Decision | undefined, paths: Batc
   const id = m.id as Id
   const refused = checkRequest(id, m.method, (m as { readonly params?: unknown }).params)
   if (refused !== undefined) return Effect.succeed(refused)
-  const text = JSON.stringify(m)
-  const call = paths.parse(text)
-  if (call !== undefined) return paths.direct(call)
+  const call = parseToolCall(m)
+  if (call !== undefined) return paths.toolCall(call)
   // the RPC server's codec takes only numeric ids (0 reads as none): it sees 1, the answer carries the client's id
   return Effect.map(paths.rpc(JSON.stringify({ ...m, id: 1 })), (answer) => wellFormed(answer, id)).pipe(
     Effect.catchAllCause(() => Effect.succeed(errorAnswer(id, INTERNAL_ERROR, "internal error")))

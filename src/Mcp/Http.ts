@@ -10,10 +10,10 @@ import { randomUUID } from "node:crypto"
 import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
 import { answerSingle, makeBatch } from "./Batch.js"
 import { McpCallers } from "./Callers.js"
-import { answerDirect, answerDirectBody, type DirectCall, parseDirectCall } from "./Direct.js"
 import { parseError } from "./JsonRpc.js"
 import { PromptsLive } from "./Prompts.js"
 import { EventsResourceLive } from "./Resources.js"
+import { answerToolCall, type ToolCall } from "./ToolCall.js"
 import { McpToolsLive, ShoalToolsLive } from "./Tools.js"
 
 /** Set by the route on every authenticated request (any value the client sent is replaced). */
@@ -37,7 +37,7 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
         if (message._tag === "Request") {
           const token = message.headers.find(([k]) => k === SESSION_HEADER)?.[1]
           if (token !== undefined) callers.bind(token, clientId)
-          // as on the direct path: a tools/call without `arguments` (optional in MCP) passes none
+          // as src/Mcp/ToolCall.ts does: a tools/call without `arguments` (optional in MCP) passes none
           const payload = message.payload as { arguments?: unknown } | null
           if (message.tag === "tools/call" && payload !== null && typeof payload === "object") {
             payload.arguments ??= {}
@@ -61,17 +61,6 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
           })
         )
       const mcp = yield* McpServer.McpServer
-      // the registered tools' names, read again if a tool was registered since
-      let names = new Set<string>()
-      const known = (name: string) => {
-        if (names.size !== mcp.tools.length) names = new Set(mcp.tools.map((t) => t.name))
-        return names.has(name)
-      }
-      const direct = {
-        parse: (text: string) => parseDirectCall(text, known),
-        answer: (principal: Auth.Principal, call: DirectCall) => answerDirect(mcp, callers, principal, call),
-        answerBody: (principal: Auth.Principal, call: DirectCall) => answerDirectBody(mcp, callers, principal, call)
-      }
       const batch = yield* makeBatch
       const decoder = new TextDecoder()
       yield* router.post(
@@ -79,36 +68,39 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
         authenticated((principal) =>
           Effect.gen(function*() {
             const request = yield* HttpServerRequest.HttpServerRequest
-            // the frequent case, one tool call, skips the RPC server's per-request client, mailbox and fiber
             const text = yield* Effect.orElseSucceed(request.text, () => "")
-            const call = direct.parse(text)
-            if (call !== undefined) return yield* direct.answer(principal, call)
-            const token = randomUUID()
-            callers.open(token, principal)
-            yield* Effect.addFinalizer(() => Effect.sync(() => callers.close(token)))
-            const headers = Headers.set(request.headers, SESSION_HEADER, token)
             let parsed: unknown
             try {
               parsed = JSON.parse(text)
             } catch (e) {
               return HttpServerResponse.unsafeJson(parseError(e), { status: 400 })
             }
-            // each message alone through the RPC server (its own client, closed after it), its answer checked and
-            // put under the client's id (src/Mcp/Batch.ts)
+            // each message but a tool call alone through the RPC server (its own client, closed after it), its answer
+            // checked and put under the client's id (src/Mcp/Batch.ts); the caller is known to the RPC server's
+            // handlers by a token in a header, for this message alone
             const rpc = (message: string) =>
-              Effect.scoped(Effect.provideService(
-                httpApp,
-                HttpServerRequest.HttpServerRequest,
-                // not `modify`: that re-reads a body the request checks already read (and cached on this object)
-                Object.create(request, {
-                  headers: { value: headers },
-                  text: { value: Effect.succeed(message) }
-                }) as HttpServerRequest.HttpServerRequest
-              )).pipe(Effect.map((response) => {
+              Effect.acquireUseRelease(
+                Effect.sync(() => {
+                  const token = randomUUID()
+                  callers.open(token, principal)
+                  return token
+                }),
+                (token) =>
+                  Effect.scoped(Effect.provideService(
+                    httpApp,
+                    HttpServerRequest.HttpServerRequest,
+                    // not `modify`: that re-reads a body the request checks already read (and cached on this object)
+                    Object.create(request, {
+                      headers: { value: Headers.set(request.headers, SESSION_HEADER, token) },
+                      text: { value: Effect.succeed(message) }
+                    }) as HttpServerRequest.HttpServerRequest
+                  )),
+                (token) => Effect.sync(() => callers.close(token))
+              ).pipe(Effect.map((response) => {
                 const body = response.body._tag === "Uint8Array" ? decoder.decode(response.body.body) : ""
                 return body.length > 0 ? JSON.parse(body) as unknown : undefined
               }))
-            const paths = { parse: direct.parse, direct: (c: DirectCall) => direct.answerBody(principal, c), rpc }
+            const paths = { toolCall: (c: ToolCall) => answerToolCall(mcp, callers, principal, c), rpc }
             return yield* Array.isArray(parsed) ? batch(principal, parsed, paths) : answerSingle(parsed, paths)
           })
         )

@@ -1,48 +1,44 @@
 import type { McpServer } from "@effect/ai"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
 import { Cause, Effect } from "effect"
 import type { McpCallers } from "./Callers.js"
 import { errorAnswer, INTERNAL_ERROR } from "./JsonRpc.js"
 
-export interface DirectCall {
+export interface ToolCall {
   readonly id: string | number
   readonly name: string
   readonly arguments: Record<string, unknown>
 }
 
-/** One JSON-RPC `tools/call` of a known tool, alone in its body; anything else (batches, other methods) is not. */
-export const parseDirectCall = (text: string, known: (name: string) => boolean): DirectCall | undefined => {
-  let message: any
-  try {
-    message = JSON.parse(text)
-  } catch {
-    return undefined
-  }
+/**
+ * One JSON-RPC `tools/call` message with a numeric or string id; anything else (other methods, notifications, a
+ * malformed call) is not, and goes to the RPC server, which answers the protocol's other methods and its errors.
+ */
+export const parseToolCall = (message: unknown): ToolCall | undefined => {
   if (message === null || typeof message !== "object" || Array.isArray(message)) return undefined
-  if (message.jsonrpc !== "2.0" || message.method !== "tools/call") return undefined
-  const { id, params } = message
+  const m = message as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: any }
+  if (m.jsonrpc !== "2.0" || m.method !== "tools/call") return undefined
+  const { id, params } = m
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined
-  if (params === null || typeof params !== "object" || typeof params.name !== "string" || !known(params.name)) {
-    return undefined
-  }
+  if (params === null || typeof params !== "object" || typeof params.name !== "string") return undefined
   const args = params.arguments
   if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) return undefined
   // `arguments` is optional in MCP: absent, the tool gets no arguments (its schema then says what is missing)
-  return { id, name: params.name, arguments: args ?? {} }
+  return { id: id as string | number, name: params.name, arguments: args ?? {} }
 }
 
 /**
- * The answer to a direct call: the registered tool's own handler through `McpServer.callTool` (the same decoding,
- * handler and `CallToolResult` as the RPC server's), run in the HTTP request's fiber as the key's principal, and
- * written as the JSON-RPC response the RPC server would write. A `CallToolResult` is plain JSON (text content), so
- * its schema encoding is the identity and is skipped.
+ * How `tools/call` is answered, alone or in a batch: the registered tool's handler through `McpServer.callTool` (an
+ * unknown tool is its InvalidParams), run in the HTTP request's fiber as the key's principal, written as a JSON-RPC
+ * response. The RPC server, which needs a client, a mailbox and a fiber per request, serves the protocol's other
+ * methods (initialize, tools/list, prompts, resources). A `CallToolResult` is plain JSON (text content), so its schema
+ * encoding is the identity and is skipped.
  */
-export const answerDirectBody = (
+export const answerToolCall = (
   server: McpServer.McpServer["Type"],
   callers: McpCallers,
   principal: Auth.Principal,
-  call: DirectCall
+  call: ToolCall
 ): Effect.Effect<unknown> =>
   callers.as(principal, server.callTool({ name: call.name, arguments: call.arguments })).pipe(
     Effect.map((result) => ({ jsonrpc: "2.0", id: call.id, result })),
@@ -57,11 +53,3 @@ export const answerDirectBody = (
       )
     })
   )
-
-/** `answerDirectBody` as the JSON response. */
-export const answerDirect = (
-  server: McpServer.McpServer["Type"],
-  callers: McpCallers,
-  principal: Auth.Principal,
-  call: DirectCall
-) => Effect.map(answerDirectBody(server, callers, principal, call), (body) => HttpServerResponse.unsafeJson(body))
