@@ -37,16 +37,18 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
     const multiplierAt = (extendedUntil: number, now: number) => extendedUntil > now ? EXTENDED_MULTIPLIER : 1
 
     const checkHash = (hash: string): Effect.Effect<KeyCheckResult> =>
-      Effect.flatMap(keys.get(hash), (found) => {
-        if (Option.isNone(found)) return Effect.succeed(unknown)
-        const { extendedUntil, principal } = found.value
-        return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<KeyCheckResult> => {
-          const decision = limiter.takeAt(principal.id, multiplierAt(extendedUntil, now), now)
-          return decision.allowed
-            ? Effect.as(heartbeat.touch(principal.id, principal.userType), { _tag: "Allowed", principal, decision })
-            : Effect.succeed({ _tag: "Limited", principal, decision })
-        })
-      })
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) =>
+          Effect.flatMap(keys.get(hash, now), (found): Effect.Effect<KeyCheckResult> => {
+            if (Option.isNone(found)) return Effect.succeed(unknown)
+            const { extendedUntil, principal } = found.value
+            const decision = limiter.takeAt(principal.id, multiplierAt(extendedUntil, now), now)
+            return decision.allowed
+              ? Effect.as(heartbeat.touch(principal.id, principal.userType), { _tag: "Allowed", principal, decision })
+              : Effect.succeed({ _tag: "Limited", principal, decision })
+          })
+      )
 
     /** A key as presented (an auth frame's `api_key`). */
     const checkKey = (key: string) => checkHash(hashKey(key))
@@ -60,9 +62,9 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
     /** One more call of an authenticated principal (each message of an MCP batch after the first). */
     const take = (principal: Auth.Principal): Effect.Effect<Decision> =>
       Effect.flatMap(
-        keys.get(principal.keyHash),
-        (found) =>
-          Effect.map(Clock.currentTimeMillis, (now) =>
+        Clock.currentTimeMillis,
+        (now) =>
+          Effect.map(keys.get(principal.keyHash, now), (found) =>
             limiter.takeAt(
               principal.id,
               Option.isSome(found) ? multiplierAt(found.value.extendedUntil, now) : 1,

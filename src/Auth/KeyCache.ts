@@ -1,9 +1,11 @@
 import * as Resolvers from "@effect/experimental/RequestResolver"
-import { Cache, Clock, Config, Duration, Effect, Exit, Option, Request, RequestResolver } from "effect"
+import { Cache, Clock, Config, Duration, Effect, Exit, Option, Request, RequestResolver, Schedule } from "effect"
 import { type KeyHolder, KeysRepo } from "./KeysRepo.js"
 
 /** An unknown key is remembered briefly: a flood of bad keys does not reach the database with every request. */
 const UNKNOWN = Duration.seconds(2)
+/** A key unused this long is no longer read again ahead of its expiry. */
+const IDLE_MS = 10 * 60_000
 
 class HolderOf extends Request.TaggedClass("HolderOf")<Option.Option<KeyHolder>, never, { readonly hash: string }> {}
 
@@ -47,8 +49,39 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
       timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? valid : UNKNOWN
     })
 
+    // keys in use are read again before their read expires, in the background and in bulk (the data loader's
+    // batches), so an agent calling every few seconds never waits on the database; a key unused for IDLE is left
+    // to expire, and its next call reads it
+    const every = yield* Config.duration("KEY_CACHE_REFRESH_INTERVAL").pipe(
+      Config.withDefault(Duration.seconds(15))
+    )
+    let used = new Map<string, number>()
+    const refresh = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const recent = used
+      used = new Map()
+      const due: Array<string> = []
+      for (const [hash, at] of recent) {
+        if (now - at > IDLE_MS) continue
+        used.set(hash, at)
+        due.push(hash)
+      }
+      yield* Effect.forEach(due, (hash) => cache.refresh(hash), { concurrency: 500, discard: true })
+    })
+    yield* refresh.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("key cache refresh failed", cause)),
+      Effect.repeat(Schedule.spaced(every)),
+      Effect.delay(every),
+      Effect.withClock(Clock.make()),
+      Effect.forkScoped
+    )
+
     return {
-      get: (hash: string) => cache.get(hash),
+      /** the holder of a key, `now` being the caller's clock reading (the key counts as in use) */
+      get: (hash: string, now: number) => {
+        used.set(hash, now)
+        return cache.get(hash)
+      },
       invalidate: (hashes: ReadonlyArray<string>) =>
         Effect.forEach(hashes, (h) => cache.invalidate(h), { discard: true })
     } as const
