@@ -41,6 +41,7 @@ import { McpHttpLive } from "./Mcp/Http.js"
 import { McpFrontLane, McpLane } from "./Mcp/Lane.js"
 import { Messages } from "./Messages.js"
 import { MessagesHttpLive } from "./Messages/Http.js"
+import { MetricsHttpLive } from "./Metrics/Http.js"
 import { Notifications } from "./Notifications.js"
 import { SkillDocLive } from "./Onboarding/Http.js"
 import { PermalinksLive } from "./Permalinks/Http.js"
@@ -191,6 +192,8 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       // `/projects/<id>`, `/projects/<pid>/tasks/<id>`, `/posts/<id>`: a page for a browser, the record for a key
       PermalinksLive.pipe(Layer.provide(AuthenticationLive)),
       SkillDocLive,
+      // `/metrics` for an operator's scraper (Prometheus text; METRICS_TOKEN), not behind agent keys
+      MetricsHttpLive,
       routes
     ),
     // the hottest calls, answered ahead of the router in their plain case (src/Http/FastLane.ts)

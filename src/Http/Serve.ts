@@ -10,6 +10,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Runtime, Scope } from "effect"
 import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
+import { HttpMetricsLive } from "../Metrics/HttpMetrics.js"
 import * as AcceptHandles from "./AcceptHandles.js"
 import { DocsLive } from "./Docs.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
@@ -98,6 +99,8 @@ export const apiApp = <
   serveLean(lanes, front).pipe(
     Layer.provide(DocsLive("/docs")),
     Layer.provide(OpenApiLive("/openapi.json")),
+    // outside the error envelope, so it counts the status the client gets (src/Metrics/HttpMetrics.ts)
+    Layer.provide(HttpMetricsLive),
     Layer.provide(ErrorHandlingLive),
     Layer.provide(ReadCacheMiddlewareLive),
     Layer.provide(routes),
