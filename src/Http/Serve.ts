@@ -11,6 +11,7 @@ import * as Path from "@effect/platform/Path"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Runtime, Scope } from "effect"
 import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
 import { HttpMetricsLive } from "../Metrics/HttpMetrics.js"
+import { httpTracing } from "../Metrics/Tracing.js"
 import * as AcceptHandles from "./AcceptHandles.js"
 import { DocsLive } from "./Docs.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
@@ -105,10 +106,10 @@ export const apiApp = <
     Layer.provide(ReadCacheMiddlewareLive),
     Layer.provide(routes),
     Layer.provide(HttpApiBuilder.api(api).pipe(Layer.provide(groups))),
-    // a span per request costs ~30% of throughput; tracing is opt-in (HTTP_TRACING=true)
+    // a span per request costs ~30% of throughput: HTTP_TRACING, or on when traces are exported (src/Metrics/Tracing.ts)
     (layer) =>
       Layer.unwrapEffect(Effect.map(
-        Config.boolean("HTTP_TRACING").pipe(Config.withDefault(false)),
+        httpTracing,
         (tracing) => tracing ? layer : HttpMiddleware.withTracerDisabledWhen(layer, () => true)
       )),
     Layer.fresh,
