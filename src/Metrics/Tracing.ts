@@ -1,6 +1,3 @@
-import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
-import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Config, Effect, Layer, Option } from "effect"
 
 /** Where traces go: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as is, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`. */
@@ -31,6 +28,14 @@ export const TracingLive = Layer.unwrapEffect(Effect.gen(function*() {
   const endpoint = yield* tracesEndpoint
   if (Option.isNone(endpoint)) return Layer.empty
   const serviceName = yield* Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("shoal"))
+  // loaded only when used: the SDK is a third of a megabyte of code a process without a collector never needs
+  const [NodeSdk, { OTLPTraceExporter }, { BatchSpanProcessor }] = yield* Effect.promise(() =>
+    Promise.all([
+      import("@effect/opentelemetry/NodeSdk"),
+      import("@opentelemetry/exporter-trace-otlp-http"),
+      import("@opentelemetry/sdk-trace-base")
+    ])
+  )
   return NodeSdk.layer(() => ({
     resource: { serviceName },
     spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url: endpoint.value }))
