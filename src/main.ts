@@ -1,7 +1,8 @@
 /**
  * The composition root: everything that runs in a Shoal process, named once. Two HTTP servers (the agent API and
  * the Gems wallet), the event workers, the DNS responder and database maintenance, over one layer of process
- * singletons, over the database. `npm start -- --only agent` or `--only wallet` runs one of the two servers.
+ * singletons, over the database, traced when an OTLP endpoint is configured. `npm start -- --only agent` or
+ * `--only wallet` runs one of the two servers.
  */
 import { NodeRuntime } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
@@ -39,6 +40,8 @@ import { RecordSourceLive } from "./Identity/RecordSourceLive.js"
 import { McpHttpLive } from "./Mcp/Http.js"
 import { Messages } from "./Messages.js"
 import { MessagesHttpLive } from "./Messages/Http.js"
+import { MetricsHttpLive } from "./Metrics/Http.js"
+import { TracingLive } from "./Metrics/Tracing.js"
 import { Notifications } from "./Notifications.js"
 import { SkillDocLive } from "./Onboarding/Http.js"
 import { PermalinksLive } from "./Permalinks/Http.js"
@@ -186,6 +189,8 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       // `/projects/<id>`, `/projects/<pid>/tasks/<id>`, `/posts/<id>`: a page for a browser, the record for a key
       PermalinksLive.pipe(Layer.provide(AuthenticationLive)),
       SkillDocLive,
+      // `/metrics` for an operator's scraper (Prometheus text; METRICS_TOKEN), not behind agent keys
+      MetricsHttpLive,
       routes
     )
   )
@@ -238,7 +243,9 @@ export const Program = <E = never, R = never>(
     : Layer.mergeAll(AgentApiServer, WalletApiServer, EventWorkers, Dns, Maintenance)).pipe(
       Layer.provide(Services),
       Layer.provide(Singletons),
-      Layer.provide(database)
+      Layer.provide(database),
+      // OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT is set; built first, so every span goes through it
+      Layer.provide(TracingLive)
     )
 
 const partFromArgs = (args: ReadonlyArray<string>): Part => {

@@ -3,6 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
 import Pg from "pg"
+import { dbPool, observeStatement, poolIdle, poolTotal, poolWaiting, sampler } from "../Metrics/Metrics.js"
 import { lockDataDir } from "./DataDirLock.js"
 import { runMigrations } from "./Migrations.js"
 import * as Pglite from "./PgliteClient.js"
@@ -22,17 +23,21 @@ class DeadlineClient extends Pg.Client {
       ;(this as unknown as { _queryable: boolean })._queryable = false
       ;(this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy()
     }
+    // each statement timed from here to its answer (src/Metrics/Metrics.ts)
+    const start = performance.now()
     const last = args.length - 1
     if (typeof args[last] === "function") {
       const callback = args[last]
       args[last] = (err: unknown, res: unknown) => {
+        observeStatement(start)
         if (isReadTimeout(err)) abandon()
         callback(err, res)
       }
     }
     const result = (Pg.Client.prototype.query as (...a: Array<any>) => any).apply(this, args)
     return result instanceof Promise
-      ? result.catch((err: unknown) => {
+      ? result.then((res: unknown) => (observeStatement(start), res), (err: unknown) => {
+        observeStatement(start)
         if (isReadTimeout(err)) abandon()
         throw err
       })
@@ -72,6 +77,13 @@ export const layerPg = (url: Redacted.Redacted) =>
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
     ).pipe(
+      Effect.tap((pool) =>
+        sampler(Effect.sync(() => {
+          dbPool.unsafeUpdate(pool.totalCount, poolTotal)
+          dbPool.unsafeUpdate(pool.idleCount, poolIdle)
+          dbPool.unsafeUpdate(pool.waitingCount, poolWaiting)
+        }))
+      ),
       // as PgClient.layer does: a server that cannot be reached at start is a startup failure
       Effect.tap((pool) =>
         Effect.tryPromise({

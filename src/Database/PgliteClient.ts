@@ -5,6 +5,7 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { PGlite } from "@electric-sql/pglite"
 import { Chunk, Context, type Duration, Effect, Layer, Option, type Scope, Stream } from "effect"
+import { dbPool, poolTotal, poolWaiting, sampler, timeStatement } from "../Metrics/Metrics.js"
 import { FifoLock } from "./FifoLock.js"
 import { initialiseIfNew, startParams } from "./PgliteSettings.js"
 import * as Statements from "./PgliteStatements.js"
@@ -55,7 +56,11 @@ const makeConnection = (db: PGlite): Connection => {
   const run = <A>(f: () => Promise<A>) =>
     Effect.zipRight(
       yieldToLoop,
-      Effect.tryPromise({ try: f, catch: (cause) => new SqlError({ cause, message: errorMessage(cause) }) })
+      // timed once it runs, after the lock and the hop (src/Metrics/Metrics.ts)
+      Effect.tryPromise({
+        try: () => timeStatement(f),
+        catch: (cause) => new SqlError({ cause, message: errorMessage(cause) })
+      })
     )
   const rows = (sql: string, params: ReadonlyArray<unknown>) =>
     run(() => statements.run(sql, params, "object") as Promise<Array<any>>)
@@ -123,6 +128,11 @@ export const layerFrom = <E>(acquire: Effect.Effect<PGlite, E, Scope.Scope>) =>
     Effect.gen(function*() {
       const db = yield* acquire
       const { client, lock } = yield* makeClient(db, yield* databaseTimeout)
+      // one session: the "pool" is one connection, and the lock's queue is who waits for it
+      yield* sampler(Effect.sync(() => {
+        dbPool.unsafeUpdate(1, poolTotal)
+        dbPool.unsafeUpdate(lock.pending, poolWaiting)
+      }))
       return Context.make(SqlClient.SqlClient, client).pipe(Context.add(Pglite, { db, lock }))
     })
   ).pipe(Layer.provide(Reactivity.layer))

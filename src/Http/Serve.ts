@@ -10,6 +10,8 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Scope } from "effect"
 import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
+import { HttpMetricsLive } from "../Metrics/HttpMetrics.js"
+import { httpTracing } from "../Metrics/Tracing.js"
 import { DocsLive } from "./Docs.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
@@ -73,14 +75,16 @@ export const apiApp = <
   serveLean().pipe(
     Layer.provide(DocsLive("/docs")),
     Layer.provide(OpenApiLive("/openapi.json")),
+    // outside the error envelope, so it counts the status the client gets (src/Metrics/HttpMetrics.ts)
+    Layer.provide(HttpMetricsLive),
     Layer.provide(ErrorHandlingLive),
     Layer.provide(ReadCacheMiddlewareLive),
     Layer.provide(routes),
     Layer.provide(HttpApiBuilder.api(api).pipe(Layer.provide(groups))),
-    // a span per request costs ~30% of throughput; tracing is opt-in (HTTP_TRACING=true)
+    // a span per request costs ~30% of throughput: HTTP_TRACING, or on when traces are exported (src/Metrics/Tracing.ts)
     (layer) =>
       Layer.unwrapEffect(Effect.map(
-        Config.boolean("HTTP_TRACING").pipe(Config.withDefault(false)),
+        httpTracing,
         (tracing) => tracing ? layer : HttpMiddleware.withTracerDisabledWhen(layer, () => true)
       )),
     Layer.fresh,

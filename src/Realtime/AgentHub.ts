@@ -285,7 +285,17 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       /** every event up to this cursor has been handed out on this node */
       position: () => position,
       /** accounts with an entry on this node (tests, metrics) */
-      size: () => agents.size
+      size: () => agents.size,
+      /** open sockets on this node, and the agents holding at least one (`GET /metrics`, at each scrape) */
+      connected: () => {
+        let sockets = 0
+        let connected = 0
+        for (const agent of agents.values()) {
+          sockets += agent.sockets.size
+          if (agent.kind === "agent" && agent.sockets.size > 0) connected++
+        }
+        return { sockets, agents: connected }
+      }
     } as const
   })
 }) {}

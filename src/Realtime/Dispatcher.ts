@@ -1,4 +1,5 @@
 import { Effect, Layer, Queue } from "effect"
+import { observeDelivery, observeDeliveryAt } from "../Metrics/Metrics.js"
 import { AgentHub } from "./AgentHub.js"
 import { Blocks } from "./Blocks.js"
 import { EventsChannel, EventsRepo } from "./EventsRepo.js"
@@ -49,6 +50,7 @@ export const DispatcherLive = Layer.scopedDiscard(
         const block = blocks.takeAt(hub.position() + 1)
         if (block !== undefined) {
           hub.deliverBlock(block)
+          observeDeliveryAt(block.createdAt)
           continue
         }
         if (blocks.takeLost()) unknown = true
@@ -63,6 +65,7 @@ export const DispatcherLive = Layer.scopedDiscard(
           Effect.orDie
         )
         if (rows.length > 0) hub.deliver(rows, rows[rows.length - 1]!.cursor)
+        observeDelivery(rows)
         full = rows.length === BATCH
         if (!full) break
       }

@@ -1,0 +1,86 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { Chunk, Effect, Exit, FiberRef, Layer, MetricLabel } from "effect"
+import * as FindMyWay from "find-my-way-ts"
+import { httpDuration, httpRequests } from "./Metrics.js"
+
+type Route = HttpRouter.Route<unknown, unknown>
+/** A route's label sets, by method and then status class (index 1–5; 0 for a failure without a response). */
+type Slots = Map<string, Array<ReadonlyArray<MetricLabel.MetricLabel> | undefined>>
+
+const classes = ["5xx", "1xx", "2xx", "3xx", "4xx", "5xx"] as const
+const unmatched = { path: "unmatched" }
+
+/**
+ * The route template of a request, found again after the router answered: the router keeps the route it matched
+ * in a context of its own, out of a middleware's reach. Paths without parameters (the hot ones) are one map
+ * lookup; the others go through a find-my-way tree built from the same routes, with the router's settings.
+ */
+const matcher = (routes: ReadonlyArray<Route>, config: Partial<FindMyWay.RouterConfig>) => {
+  const tree = FindMyWay.make<Route>(config)
+  const statics = new Map<string, Map<string, Route>>()
+  for (const route of routes) {
+    if (route.method === "*") tree.all(route.path, route)
+    else tree.on(route.method, route.path, route)
+    if (/[:*]/.test(route.path)) continue
+    for (const method of route.method === "*" ? anyMethod : [route.method]) {
+      let paths = statics.get(method)
+      if (paths === undefined) statics.set(method, paths = new Map())
+      if (!paths.has(route.path)) paths.set(route.path, route)
+    }
+  }
+  const lookup = (method: string, path: string) => statics.get(method)?.get(path) ?? tree.find(method, path)?.handler
+  return (method: string, url: string): { readonly path: string } => {
+    const q = url.indexOf("?")
+    const path = q < 0 ? url : url.slice(0, q)
+    // HEAD is answered by the GET route, as the router does
+    return lookup(method, path) ?? (method === "HEAD" ? lookup("GET", path) : undefined) ?? unmatched
+  }
+}
+const anyMethod = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+/**
+ * Counts every request the router answers and times it, labelled by route template, method and status class, into
+ * `shoal_http_requests_total` and `shoal_http_request_duration_seconds`. Per request: the start time, the route
+ * lookup and two metric updates with a label array made once per route, method and class.
+ */
+export const HttpMetricsLive = HttpApiBuilder.middleware(
+  Effect.gen(function*() {
+    const service = yield* HttpApiBuilder.Router
+    const config = yield* FiberRef.get(HttpRouter.currentRouterConfig)
+    const slots = new Map<object, Slots>()
+    const labelsFor = (route: { readonly path: string }, method: string, status: number) => {
+      let byMethod = slots.get(route)
+      if (byMethod === undefined) slots.set(route, byMethod = new Map())
+      let byClass = byMethod.get(method)
+      if (byClass === undefined) byMethod.set(method, byClass = [])
+      const cls = status >= 100 && status < 600 ? Math.floor(status / 100) : 0
+      return byClass[cls] ??= [
+        MetricLabel.make("route", route.path),
+        MetricLabel.make("method", method),
+        MetricLabel.make("status", classes[cls]!)
+      ]
+    }
+    // applied once, when the app is assembled: every route (groups, sockets, MCP, console) is registered by then
+    return (app: HttpApp.Default) => {
+      const find = matcher(Chunk.toReadonlyArray(Effect.runSync(service.router).routes) as ReadonlyArray<Route>, config)
+      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const start = performance.now()
+        return Effect.onExit(app, (exit) => {
+          // a failure here is one the error envelope did not turn into an answer (an interruption): counted as 5xx
+          const tags = labelsFor(
+            find(request.method, request.url),
+            request.method,
+            Exit.isSuccess(exit) ? exit.value.status : 0
+          )
+          httpRequests.unsafeUpdate(1, tags)
+          httpDuration.unsafeUpdate((performance.now() - start) / 1000, tags)
+          return Effect.void
+        })
+      })
+    }
+  })
+  // the router the app's routes were registered on: one per app (memoized within its fresh layer)
+).pipe(Layer.provide(HttpApiBuilder.Router.Live))
