@@ -93,7 +93,12 @@ const main = () => {
 
   // ---- measurements
   const latencies: Record<string, Array<number>> = {}
+  /** the same, until the orchestrator says a node was killed (`phase`) */
+  let latenciesBefore: Record<string, Array<number>> | undefined = latencies
+  const latenciesUntilKill: Record<string, Array<number>> = {}
   const errors = { http5xx: 0, http429: 0, http4xx: 0, network: 0, firstError: "" }
+  /** when requests that failed (≥ 500, network) or took over a second were sent: to see whether they cluster */
+  const troubleAt: Array<number> = []
   /** writes: key, the recipients it should reach, when it was sent, whether its answer was a success */
   const writes: Array<{ key: string; to: Array<number>; at: number; ok: boolean }> = []
   /** per local agent: key → arrival time (ms); duplicates counted apart */
@@ -107,6 +112,8 @@ const main = () => {
   let drops = 0
   const reconnects: Array<{ agent: number; closedAt: number; readyAt: number }> = []
   let reconnectFailures = 0
+  /** why sockets closed: close codes (1006: no close frame, e.g. a reset) and refused upgrades (HTTP status) */
+  const closeCodes: Record<string, number> = {}
 
   // ---- sockets
   interface Conn {
@@ -183,8 +190,15 @@ const main = () => {
     ws.on("error", (e) => {
       if (errors.firstError === "") errors.firstError = `ws: ${e.message}`
     })
-    ws.on("close", () => {
+    ws.on("unexpected-response", (_req, res) => {
+      const code = `HTTP ${res.statusCode}`
+      closeCodes[code] = (closeCodes[code] ?? 0) + 1
+      res.resume()
+      ws.terminate()
+    })
+    ws.on("close", (code) => {
       if (c.ws !== ws || stopping) return
+      closeCodes[String(code)] = (closeCodes[String(code)] ?? 0) + 1
       const wasReady = c.ready
       c.ready = false
       if (wasReady) {
@@ -225,8 +239,10 @@ const main = () => {
       res.on("end", () => {
         const ms = now() - started
         const status = res.statusCode ?? 0
+        if (status >= 500 || ms > 1_000) troubleAt.push(started)
         if (status < 400) {
           ;(latencies[kind] ??= []).push(ms)
+          if (latenciesBefore !== undefined) (latenciesUntilKill[kind] ??= []).push(ms)
           if (record !== undefined) record.ok = true
         } else {
           if (status >= 500) errors.http5xx++
@@ -239,6 +255,7 @@ const main = () => {
     req.on("timeout", () => req.destroy(new Error("timeout after 30 s")))
     req.on("error", (e) => {
       errors.network++
+      troubleAt.push(started)
       if (errors.firstError === "") errors.firstError = `${kind}: ${e.message}`
     })
     req.end(payload)
@@ -377,6 +394,8 @@ const main = () => {
       wave()
     } else if (m.type === "go") {
       go(m.at!, m.seconds!)
+    } else if (m.type === "phase") {
+      latenciesBefore = undefined
     } else if (m.type === "stop") {
       if (timer !== undefined) clearTimeout(timer)
       send({ type: "stopped" })
@@ -392,6 +411,8 @@ const main = () => {
       send({
         type: "report",
         latencies,
+        latenciesBefore: latenciesUntilKill,
+        troubleAt,
         errors,
         writes,
         received: received.map((got, j) => ({ agent: from + j, got: [...got] })),
@@ -403,6 +424,7 @@ const main = () => {
         drops,
         reconnects,
         reconnectFailures,
+        closeCodes,
         notReady: conns.filter((c) => !c.ready).map((_, j) => from + j).length
       })
     } else if (m.type === "close") {

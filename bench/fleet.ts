@@ -283,7 +283,7 @@ const startHaproxy = async (nodes: ReadonlyArray<Node>, dir: string, limit: numb
       const u = new URL(pick(n))
       const check = new URL(n.api).port
       // health-checked on the agent API's /health (the wallet's port is checked through it)
-      return `  server ${n.name} 127.0.0.1:${u.port} check port ${check} inter 1s fall 2 rise 2 maxconn ${maxconn}`
+      return `  server ${n.name} 127.0.0.1:${u.port} check port ${check} inter 1s fastinter 250ms fall 3 rise 2 maxconn ${maxconn}`
     }).join("\n")
   const config = `global
   maxconn ${maxconn}
@@ -294,8 +294,9 @@ const startHaproxy = async (nodes: ReadonlyArray<Node>, dir: string, limit: numb
 defaults
   mode http
   log global
-  option redispatch
-  retries 3
+  # a connection refused (a dead node not yet marked down) is retried at once on another node, not on the same
+  retries 2
+  option redispatch 1
   timeout connect 2s
   timeout client 60s
   timeout server 60s
@@ -303,9 +304,12 @@ defaults
   timeout tunnel 1h
   timeout client-fin 5s
   timeout http-keep-alive 60s
+  # a check waits up to 5 s: on a loaded machine a live node's /health can take over a second, and a node marked
+  # down for it would send its share of the fleet to the others at once. A killed node refuses connections (the
+  # check fails at once) and its sockets are reset by the kernel: nothing to shut down from here
+  timeout check 5s
   option httpchk GET /health
   http-check expect status 200
-  default-server on-marked-down shutdown-sessions
 
 frontend api
   bind 127.0.0.1:${apiPort}
@@ -452,6 +456,7 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
         killedNode.child.proc.kill("SIGKILL")
         killedNode.killed = true
         killedAt = Date.now()
+        for (const c of clients) c.proc.send({ type: "phase" })
         console.log(`  killed ${killedNode.name} (SIGKILL) at ${((killedAt - at) / 1000).toFixed(0)} s`)
         // how many are down, every second, until all are back (at most to the end of the run)
         const downs: Array<string> = []
@@ -489,6 +494,8 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
       }
     }
     const all = Object.values(byKind).flat()
+    // before the kill, when there was one: the steady state of K nodes, apart from the reconnect storm
+    const allBefore = reports.flatMap((r) => Object.values(r.latenciesBefore as Record<string, Array<number>>).flat())
     const errors = { http5xx: 0, http429: 0, http4xx: 0, network: 0 }
     const firstErrors: Array<string> = []
     for (const r of reports) {
@@ -502,6 +509,7 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
     let uncertain = 0
     let uncertainArrived = 0
     const delivery: Array<number> = []
+    const deliveryBefore: Array<number> = []
     const lostSamples: Array<string> = []
     for (const r of reports) {
       for (const w of r.writes as Array<{ key: string; to: Array<number>; at: number; ok: boolean }>) {
@@ -516,7 +524,10 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
           if (arrived === undefined) {
             lost++
             if (lostSamples.length < 10) lostSamples.push(`${w.key} → ${to}`)
-          } else delivery.push(arrived - w.at)
+          } else {
+            delivery.push(arrived - w.at)
+            if (killedAt !== undefined && w.at < killedAt) deliveryBefore.push(arrived - w.at)
+          }
         }
       }
     }
@@ -570,6 +581,14 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
         f1(percentile(all, 99)).padStart(8)
       }`
     )
+    if (killedAt !== undefined) {
+      console.log(
+        `  before the kill: API p50 ${f1(percentile(allBefore, 50))} ms, p99 ${f1(percentile(allBefore, 99))} ms ` +
+          `(${allBefore.length} requests); delivery p50 ${f0(percentile(deliveryBefore, 50))} ms, p99 ${
+            f0(percentile(deliveryBefore, 99))
+          } ms`
+      )
+    }
     console.log(
       `  event delivery (write sent → recipient's frame): ${delivery.length} of ${expected} expected, ` +
         `p50 ${f0(percentile(delivery, 50))} ms, p99 ${f0(percentile(delivery, 99))} ms, max ${
@@ -583,6 +602,20 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
       `  errors: HTTP ≥ 500 ${errors.http5xx}, 429 ${errors.http429}, other 4xx ${errors.http4xx}, network ${errors.network}; ` +
         `socket drops ${drops}` + (firstErrors.length ? ` (first: ${firstErrors[0]})` : "")
     )
+    // failed or slow (> 1 s) requests by the 10 s window they were sent in, and the machine's load then
+    const trouble = reports.flatMap((r) => r.troubleAt as Array<number>)
+    if (trouble.length > 0) {
+      const windows = Math.ceil(steadyMs / 10_000)
+      const counts = Array.from({ length: windows }, () => 0)
+      for (const t of trouble) counts[Math.min(windows - 1, Math.max(0, Math.floor((t - at) / 10_000)))]!++
+      const loads = Array.from(
+        { length: windows },
+        (_, w) => samples.find((x) => x.t >= w * 10_000)?.load.toFixed(0) ?? "—"
+      )
+      console.log(
+        `  failed or > 1 s requests per 10 s window: ${counts.join(" ")} (load average: ${loads.join(" ")})`
+      )
+    }
     if (reconnects.length > 0 || killedAt !== undefined) {
       console.log(
         `  reconnects: ${reconnects.length} (failed tries ${sum((r) => r.reconnectFailures)}), close → ready p50 ${
@@ -592,6 +625,21 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
         } ms` + (backWithin30 !== undefined ? `; back within 30 s of the kill: ${backWithin30} of ${drops}` : "") +
           `; without a socket at the end: ${sum((r) => r.notReady)}`
       )
+      const codes: Record<string, number> = {}
+      for (const r of reports) {
+        for (const [k, v] of Object.entries(r.closeCodes as Record<string, number>)) codes[k] = (codes[k] ?? 0) + v
+      }
+      console.log(
+        `    closes by code: ${Object.entries(codes).map(([k, v]) => `${k} ×${v}`).join(", ") || "none"}`
+      )
+      if (proxy !== undefined) {
+        const states = proxy.child.output().split("\n").filter((l) => / is (DOWN|UP)/.test(l))
+        console.log(
+          `    HAProxy: ${
+            states.map((l) => l.replace(/.*(Server \S+ is \w+).*/, "$1")).join("; ") || "no state change"
+          }`
+        )
+      }
       console.log(
         `    written to an agent while it had no socket (delivered by the resume with ?after=): ${whileAwayArrived} ` +
           `of ${whileAway} arrived`
@@ -691,6 +739,12 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
         count: all.length,
         p50: percentile(all, 50),
         p99: percentile(all, 99),
+        beforeKill: killedAt === undefined ? null : {
+          p50: percentile(allBefore, 50),
+          p99: percentile(allBefore, 99),
+          deliveryP50: percentile(deliveryBefore, 50),
+          deliveryP99: percentile(deliveryBefore, 99)
+        },
         byKind: Object.fromEntries(
           Object.entries(byKind).map((
             [k, xs]
