@@ -1,10 +1,11 @@
 // The soak run's chart as a PNG, with no drawing library: two panels over time (p99 latency, resident memory),
 // axes with their maxima, written by hand into an RGB buffer and encoded with zlib (PNG is a deflated bitmap
-// behind a few CRC-checked chunks). Labels use a 3×5 pixel font of the characters they need.
+// behind a few CRC-checked chunks). Labels use a 3×5 pixel font of the characters they need. bench/fleet-plot.ts
+// draws on the same canvas.
 import * as Zlib from "node:zlib"
 
-const W = 900
-const H = 660
+export const W = 900
+export const H = 660
 const FONT: Record<string, string> = {
   "0": "111101101101111",
   "1": "010110010010111",
@@ -39,10 +40,35 @@ const FONT: Record<string, string> = {
   "(": "001010010010001",
   ")": "100010010010100",
   ",": "000000000010100",
-  "d": "001001111101111"
+  "d": "001001111101111",
+  "g": "111101111001111",
+  "k": "100101110101101",
+  "N": "101111111111101",
+  "A": "010101111101101",
+  "P": "110101110100100",
+  "I": "111010010010111",
+  "=": "000111000111000",
+  "/": "001001010100100",
+  "h": "100100111101101",
+  "u": "000101101101111",
+  "v": "000101101101010",
+  "-": "000000111000000",
+  ":": "000010000010000",
+  "w": "000101101111101",
+  "f": "011010111010010",
+  "b": "100100111101111",
+  "E": "111100111100111",
+  "L": "100100100100111",
+  "T": "111010010010010",
+  "H": "101101111101101",
+  "C": "111100100100111",
+  "U": "101101101101111",
+  "D": "110101101101110",
+  "O": "111101101101111",
+  "K": "101101110101101"
 }
 
-class Canvas {
+export class Canvas {
   readonly pixels = Buffer.alloc(W * H * 3, 255)
   set(x: number, y: number, rgb: readonly [number, number, number]) {
     if (x < 0 || y < 0 || x >= W || y >= H) return
@@ -59,14 +85,14 @@ class Canvas {
       for (let d = 0; d < width; d++) this.set(x, y + d, rgb)
     }
   }
-  text(x: number, y: number, text: string, scale = 2) {
+  text(x: number, y: number, text: string, scale = 2, rgb: readonly [number, number, number] = [0, 0, 0]) {
     for (const ch of text) {
       const glyph = FONT[ch] ?? FONT[" "]!
       for (let i = 0; i < 15; i++) {
         if (glyph[i] !== "1") continue
         for (let dx = 0; dx < scale; dx++) {
           for (let dy = 0; dy < scale; dy++) {
-            this.set(x + (i % 3) * scale + dx, y + Math.floor(i / 3) * scale + dy, [0, 0, 0])
+            this.set(x + (i % 3) * scale + dx, y + Math.floor(i / 3) * scale + dy, rgb)
           }
         }
       }
@@ -84,7 +110,7 @@ const chunk = (type: string, data: Buffer) => {
   return Buffer.concat([len, body, crc])
 }
 
-const encodePng = (pixels: Buffer) => {
+export const encodePng = (pixels: Buffer) => {
   const header = Buffer.alloc(13)
   header.writeUInt32BE(W, 0)
   header.writeUInt32BE(H, 4)

@@ -1,0 +1,440 @@
+// The fleet bench's agents, in a process of their own (bench/fleet.ts starts several): each agent holds one
+// WebSocket and runs the spec's routine over HTTP, from this process's own loopback source address (BENCH_LOCAL,
+// e.g. 127.0.0.3), so no (source, destination) pair runs out of ephemeral ports. Commanded over IPC:
+//   connect → every agent opens its socket (header auth); "connected" once each has its `ready` frame
+//   go { at, seconds } → the routine runs until `at + seconds`: R requests an hour per agent, spread evenly (each
+//     agent at its own random phase), the kinds in the routine's order
+//   stop → no more requests; report → what was written (writes with their recipients) and what arrived
+// A socket that closes (a killed node, a balancer that dropped it) reconnects after a short random pause with
+// `?after=<the last cursor it saw>` (the `ready` frame's cursor, then each event's), and the time from the close to
+// the new `ready` is kept. Each event the bench wrote carries a key (`fx:<writer>:<seq>` in its text; a transfer's
+// amount encodes its sender and sequence) so bench/fleet.ts can tell, per recipient, which writes arrived, which
+// did not and which came twice.
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import WebSocket from "ws"
+
+export interface PlanAgent {
+  readonly id: string
+  readonly handle: string
+  readonly key: string
+  /** the task this agent created (assigned to the next member of its project) */
+  readonly task: string
+}
+
+export interface Plan {
+  readonly agents: ReadonlyArray<PlanAgent>
+  /** agent i follows i+1 … i+follows (mod N): its followers are i-1 … i-follows */
+  readonly follows: number
+  /** members of each project: agents [g*size, (g+1)*size), the last group taking the remainder */
+  readonly groupSize: number
+  readonly rate: number
+}
+
+export type Kind = "heartbeat" | "checkin" | "schedule" | "comment" | "update" | "post" | "dm" | "transfer"
+
+/** The spec's routine of 20 requests an hour, interleaved so any window of it holds a bit of each kind. */
+export const ROUTINE: ReadonlyArray<Kind> = [
+  "heartbeat",
+  "comment",
+  "dm",
+  "update",
+  "post",
+  "schedule",
+  "comment",
+  "heartbeat",
+  "dm",
+  "update",
+  "checkin",
+  "comment",
+  "transfer",
+  "heartbeat",
+  "dm",
+  "update",
+  "post",
+  "schedule",
+  "dm",
+  "heartbeat"
+]
+
+/** Agent index → its project's members (the last group takes the remainder, so no project has fewer than 3). */
+export const groupOf = (i: number, n: number, size: number) => {
+  const groups = Math.max(1, Math.floor(n / size))
+  const g = Math.min(Math.floor(i / size), groups - 1)
+  const from = g * size
+  const to = g === groups - 1 ? n : from + size
+  return { from, to }
+}
+/** the next member of i's project, cyclically: T_i (created by i) is assigned to it */
+export const nextInGroup = (i: number, n: number, size: number) => {
+  const { from, to } = groupOf(i, n, size)
+  return i + 1 < to ? i + 1 : from
+}
+export const prevInGroup = (i: number, n: number, size: number) => {
+  const { from, to } = groupOf(i, n, size)
+  return i > from ? i - 1 : to - 1
+}
+
+const main = () => {
+  const plan = JSON.parse(Fs.readFileSync(process.env.BENCH_PLAN!, "utf8")) as Plan
+  const from = Number(process.env.BENCH_FROM)
+  const to = Number(process.env.BENCH_TO)
+  const localAddress = process.env.BENCH_LOCAL!
+  // per agent: its agent API and wallet base (a node directly, or the balancer)
+  const targets = JSON.parse(process.env.BENCH_TARGETS!) as Array<{ api: string; wallet: string }>
+  const n = plan.agents.length
+  const F = plan.follows
+  const size = plan.groupSize
+  const now = () => Date.now()
+  const send = (m: unknown) => process.send!(m)
+  const target = (i: number) => targets[i % targets.length]!
+
+  const httpAgent = new Http.Agent({ keepAlive: true, maxSockets: 512, localAddress })
+
+  // ---- measurements
+  const latencies: Record<string, Array<number>> = {}
+  /** the same, until the orchestrator says a node was killed (`phase`) */
+  let latenciesBefore: Record<string, Array<number>> | undefined = latencies
+  const latenciesUntilKill: Record<string, Array<number>> = {}
+  const errors = { http5xx: 0, http429: 0, http4xx: 0, network: 0, firstError: "" }
+  /** when requests that failed (≥ 500, network) or took over a second were sent: to see whether they cluster */
+  const troubleAt: Array<number> = []
+  /** writes: key, the recipients it should reach, when it was sent, whether its answer was a success */
+  const writes: Array<{ key: string; to: Array<number>; at: number; ok: boolean }> = []
+  /** per local agent: key → arrival time (ms); duplicates counted apart */
+  const received: Array<Map<string, number>> = []
+  let duplicates = 0
+  const duplicateKeys: Array<string> = []
+  let duplicateIds = 0
+  const eventIds = new Set<string>()
+  let cursorRegressions = 0
+  let otherEvents = 0
+  let drops = 0
+  const reconnects: Array<{ agent: number; closedAt: number; readyAt: number }> = []
+  let reconnectFailures = 0
+  /** why sockets closed: close codes (1006: no close frame, e.g. a reset) and refused upgrades (HTTP status) */
+  const closeCodes: Record<string, number> = {}
+
+  // ---- sockets
+  interface Conn {
+    ws: WebSocket | undefined
+    cursor: number | undefined
+    ready: boolean
+    closedAt: number | undefined
+  }
+  const conns: Array<Conn> = []
+  let stopping = false
+  let readyCount = 0
+  let connectTarget = 0
+  let connectedSent = false
+
+  const keyOf = (text: string) => {
+    const m = /fx:(\d+):(\d+)/.exec(text)
+    return m === null ? undefined : `${m[1]}:${m[2]}`
+  }
+
+  const onEvent = (i: number, frame: any) => {
+    const c = conns[i - from]!
+    if (typeof frame.cursor === "number") {
+      if (c.cursor !== undefined && frame.cursor <= c.cursor) cursorRegressions++
+      c.cursor = frame.cursor
+    }
+    const e = frame.event
+    if (eventIds.has(e.id)) duplicateIds++
+    else eventIds.add(e.id)
+    let key: string | undefined
+    if (e.type === "message.received" || e.type === "mention.created" || e.type === "task.comment") {
+      key = keyOf(String(e.data.content))
+    } else if (e.type === "gems.earned" && e.data.source === "tip") {
+      key = `t:${i}:${e.data.amount}`
+    }
+    if (key === undefined) {
+      otherEvents++
+      return
+    }
+    const got = received[i - from]!
+    if (got.has(key)) {
+      duplicates++
+      if (duplicateKeys.length < 20) duplicateKeys.push(`${i}<-${key}`)
+    } else got.set(key, now())
+  }
+
+  const open = (i: number, attempt = 0) => {
+    const c = conns[i - from]!
+    const t = target(i)
+    const url = `${t.api.replace("http", "ws")}/api/agent/ws${c.cursor !== undefined ? `?after=${c.cursor}` : ""}`
+    const ws = new WebSocket(url, {
+      headers: { authorization: `Bearer ${plan.agents[i]!.key}` },
+      perMessageDeflate: false,
+      localAddress
+    })
+    c.ws = ws
+    c.ready = false
+    ws.on("message", (data) => {
+      const text = data.toString()
+      if (text.startsWith("{\"type\":\"ready\"")) {
+        const frame = JSON.parse(text)
+        if (c.cursor === undefined) c.cursor = frame.cursor
+        c.ready = true
+        if (c.closedAt !== undefined) {
+          reconnects.push({ agent: i, closedAt: c.closedAt, readyAt: now() })
+          c.closedAt = undefined
+        } else if (++readyCount >= connectTarget && !connectedSent) {
+          connectedSent = true
+          send({ type: "connected", ready: readyCount })
+        }
+        return
+      }
+      if (text.startsWith("{\"type\":\"event\"")) onEvent(i, JSON.parse(text))
+    })
+    ws.on("error", (e) => {
+      if (errors.firstError === "") errors.firstError = `ws: ${e.message}`
+    })
+    ws.on("unexpected-response", (_req, res) => {
+      const code = `HTTP ${res.statusCode}`
+      closeCodes[code] = (closeCodes[code] ?? 0) + 1
+      res.resume()
+      ws.terminate()
+    })
+    ws.on("close", (code) => {
+      if (c.ws !== ws || stopping) return
+      closeCodes[String(code)] = (closeCodes[String(code)] ?? 0) + 1
+      const wasReady = c.ready
+      c.ready = false
+      if (wasReady) {
+        drops++
+        c.closedAt = now()
+      } else if (c.closedAt === undefined) {
+        // never became ready on the first connect: count it, and keep trying
+        reconnectFailures++
+        c.closedAt = now()
+      } else reconnectFailures++
+      // a short random pause (a whole node's agents reconnect at once), longer after each failed try
+      setTimeout(() => open(i, attempt + 1), 200 + Math.random() * 800 + Math.min(attempt, 5) * 500)
+    })
+    ws.on("open", () => (attempt = 0))
+  }
+
+  // ---- HTTP
+  const request = (i: number, kind: string, method: string, url: string, body: unknown, write?: {
+    key: string
+    to: Array<number>
+  }) => {
+    const started = now()
+    const payload = body === undefined ? undefined : JSON.stringify(body)
+    const record = write === undefined ? undefined : { key: write.key, to: write.to, at: started, ok: false }
+    if (record !== undefined) writes.push(record)
+    const req = Http.request(url, {
+      method,
+      agent: httpAgent,
+      headers: {
+        authorization: `Bearer ${plan.agents[i]!.key}`,
+        ...(payload !== undefined
+          ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }
+          : {})
+      },
+      timeout: 30_000
+    }, (res) => {
+      res.resume()
+      res.on("end", () => {
+        const ms = now() - started
+        const status = res.statusCode ?? 0
+        if (status >= 500 || ms > 1_000) troubleAt.push(started)
+        if (status < 400) {
+          ;(latencies[kind] ??= []).push(ms)
+          if (latenciesBefore !== undefined) (latenciesUntilKill[kind] ??= []).push(ms)
+          if (record !== undefined) record.ok = true
+        } else {
+          if (status >= 500) errors.http5xx++
+          else if (status === 429) errors.http429++
+          else errors.http4xx++
+          if (errors.firstError === "") errors.firstError = `${kind} ${method} ${url}: HTTP ${status}`
+        }
+      })
+    })
+    req.on("timeout", () => req.destroy(new Error("timeout after 30 s")))
+    req.on("error", (e) => {
+      errors.network++
+      troubleAt.push(started)
+      if (errors.firstError === "") errors.firstError = `${kind}: ${e.message}`
+    })
+    req.end(payload)
+  }
+
+  const seq: Array<number> = []
+  const transfers: Array<number> = []
+  const handle = (j: number) => plan.agents[((j % n) + n) % n]!.handle
+  const mod = (j: number) => ((j % n) + n) % n
+
+  const act = (i: number, kind: Kind, k: number) => {
+    const t = target(i)
+    const api = t.api
+    const me = i - from
+    const s = seq[me] = (seq[me] ?? 0) + 1
+    const key = `${i}:${s}`
+    const token = `fx:${key}`
+    switch (kind) {
+      case "heartbeat":
+        return request(i, kind, "POST", `${api}/api/agent/heartbeat`, {})
+      case "checkin":
+        return request(i, kind, "POST", `${api}/api/waves/checkin`, {})
+      case "schedule":
+        return request(i, kind, "GET", `${api}/api/agent/schedule`, undefined)
+      case "update": {
+        // the task assigned to me (created by the previous member of my project): its status, back and forth
+        const task = plan.agents[prevInGroup(i, n, size)]!.task
+        return request(i, kind, "POST", `${api}/api/agent/tasks/${task}/update`, {
+          status: k % 2 === 0 ? "review" : "in_progress"
+        })
+      }
+      case "comment": {
+        // on the next member's task: its creator (next) and assignee (the one after) hear of it
+        const creator = nextInGroup(i, n, size)
+        const assignee = nextInGroup(creator, n, size)
+        return request(
+          i,
+          kind,
+          "POST",
+          `${api}/api/agent/tasks/${plan.agents[creator]!.task}/comment`,
+          { content: `progress note ${token}` },
+          { key, to: [...new Set([creator, assignee])].filter((x) => x !== i) }
+        )
+      }
+      case "post": {
+        // mentions every follower: each gets mention.created
+        const followers = Array.from({ length: F }, (_, j) => mod(i - 1 - j)).filter((x) => x !== i)
+        const unique = [...new Set(followers)]
+        return request(
+          i,
+          kind,
+          "POST",
+          `${api}/api/agent/posts`,
+          { content: `${unique.map((f) => `@${handle(f)}`).join(" ")} shipped a thing ${token}` },
+          { key, to: unique }
+        )
+      }
+      case "dm": {
+        // to a follower (it follows me: delivered at once), a different one each time
+        const to = mod(i - 1 - (s % F))
+        return request(
+          i,
+          kind,
+          "POST",
+          `${api}/api/agent/message`,
+          { recipient_handle: handle(to), content: `hello ${token}` },
+          { key, to: [to] }
+        )
+      }
+      case "transfer": {
+        // to a follower; the amount names sender and sequence for that recipient: slot (1…F) + F × this agent's
+        // transfer count
+        const slot = 1 + (transfers[me] ?? 0) % F
+        const count = transfers[me] = (transfers[me] ?? 0) + 1
+        const to = mod(i - slot)
+        const amount = slot + F * count
+        return request(
+          i,
+          kind,
+          "POST",
+          `${t.wallet}/api/gems/transfer`,
+          { to_agent: handle(to), amount, note: `tip ${token}` },
+          { key: `t:${to}:${amount}`, to: [to] }
+        )
+      }
+    }
+  }
+
+  // ---- the routine: R an hour per agent, each at its own phase; the firing order is periodic, so the agents are
+  // sorted by phase once and a pointer walks them cycle after cycle
+  let timer: NodeJS.Timeout | undefined
+  const go = (at: number, seconds: number) => {
+    const interval = 3_600_000 / plan.rate
+    const count = to - from
+    const phase = Array.from({ length: count }, () => Math.random() * interval)
+    const start = Array.from({ length: count }, () => Math.floor(Math.random() * ROUTINE.length))
+    const order = Array.from({ length: count }, (_, j) => j).sort((a, b) => phase[a]! - phase[b]!)
+    const end = at + seconds * 1000
+    let p = 0
+    let cycle = 0
+    const tick = () => {
+      const t = now()
+      while (t >= at) {
+        const j = order[p]!
+        const due = at + phase[j]! + cycle * interval
+        if (due > t || due >= end) break
+        act(from + j, ROUTINE[(start[j]! + cycle) % ROUTINE.length]!, cycle)
+        if (++p === count) {
+          p = 0
+          cycle++
+        }
+      }
+      if (t < end) timer = setTimeout(tick, 20)
+    }
+    tick()
+  }
+
+  process.on("message", (m: { type: string; at?: number; seconds?: number }) => {
+    if (m.type === "connect") {
+      connectTarget = to - from
+      for (let i = from; i < to; i++) {
+        conns.push({ ws: undefined, cursor: undefined, ready: false, closedAt: undefined })
+        received.push(new Map())
+      }
+      // in waves of 200, each wave once the previous has its `ready` frames or 5 s have passed
+      let next = from
+      const wave = () => {
+        const upTo = Math.min(to, next + 200)
+        for (; next < upTo; next++) open(next)
+        if (next < to) {
+          const waitFrom = now()
+          const wait = () => readyCount >= next - from - 10 || now() - waitFrom > 5_000 ? wave() : setTimeout(wait, 10)
+          wait()
+        }
+      }
+      wave()
+    } else if (m.type === "go") {
+      go(m.at!, m.seconds!)
+    } else if (m.type === "phase") {
+      latenciesBefore = undefined
+    } else if (m.type === "stop") {
+      if (timer !== undefined) clearTimeout(timer)
+      send({ type: "stopped" })
+    } else if (m.type === "status") {
+      send({
+        type: "status",
+        ready: conns.filter((c) => c.ready).length,
+        down: conns.filter((c) => !c.ready).length,
+        drops,
+        reconnects: reconnects.length
+      })
+    } else if (m.type === "report") {
+      send({
+        type: "report",
+        latencies,
+        latenciesBefore: latenciesUntilKill,
+        troubleAt,
+        errors,
+        writes,
+        received: received.map((got, j) => ({ agent: from + j, got: [...got] })),
+        duplicates,
+        duplicateKeys,
+        duplicateIds,
+        cursorRegressions,
+        otherEvents,
+        drops,
+        reconnects,
+        reconnectFailures,
+        closeCodes,
+        notReady: conns.filter((c) => !c.ready).map((_, j) => from + j).length
+      })
+    } else if (m.type === "close") {
+      stopping = true
+      for (const c of conns) c.ws?.terminate()
+      httpAgent.destroy()
+      setTimeout(() => process.exit(0), 200)
+    }
+  })
+  send({ type: "started" })
+}
+
+if (process.env.BENCH_PLAN !== undefined) main()

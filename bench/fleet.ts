@@ -1,0 +1,810 @@
+// `npm run bench -- fleet [--agents N] [--rate R] [--nodes K] [--seconds S] [--balancer haproxy] [--kill true]`
+// (issue 46): N simulated agents, each with a WebSocket (resumed by cursor after a drop) and the spec's routine at R
+// requests an hour (default 20: 4 heartbeats, 1 Wave check-in, 2 schedule reads, 6 task updates and comments, 2
+// posts, 4 DMs, 1 transfer), spread evenly over time; events fan out to followers (posts mention them, DMs and
+// transfers go to them) and to project members (task comments reach the task's creator and assignee).
+//
+// Shoal runs as `npm start` runs it (the bundle, its V8 flags) on a fresh database of the local PostgreSQL server
+// (BENCH_DATABASE_URL names another server), K processes on that one database. Setup is direct SQL, as the fanout
+// bench's server seeds its agents: N agents with keys, a follow graph (agent i follows the next `--follows`, 5),
+// projects of `--group` (8) members each, one task per agent (created by it, assigned to the next member), and a
+// million Gems each (one minting transaction through the double-entry ledger).
+//
+// The agents run in client processes (bench/fleet-clients.ts), each from its own loopback source address (127.0.0.2,
+// 127.0.0.3 …). A process may hold at most `ulimit -Hn` files (20,000 here; hard): the bench prints it and plans
+// around it (≤ ~18,000 sockets a client process; more agents than one server process's share start more Shoal
+// processes, each agent connecting to one of them directly).
+//
+// `--nodes K --balancer haproxy` (the default when K > 1): the K nodes sit behind HAProxy (Debian's, started as a
+// child with a generated config: WebSocket tunnels, health checks on /health, maxconn from the file limit; two
+// sockets per agent there, so ≤ ~9,000 agents), the agents connect through its one address, and halfway through the
+// steady state one node is killed with SIGKILL (`--kill false` to skip): the agents that were on it reconnect
+// through the balancer with `?after=<cursor>`, and every write the bench made is checked against what reached each
+// of its recipients — none lost, none twice.
+//
+// Figures: API p50/p99 (client-measured, by kind), event delivery p50/p99 (the write's send → the recipient's
+// frame), errors (HTTP ≥ 500, 429 apart, other 4xx, network errors, socket drops), RSS and CPU per server process
+// (from /proc; `GET /metrics` is read when the server has it), memory per connected agent (RSS after connect −
+// before, / agents on that process). Appended to bench/fleet-results.json; bench/fleet-plot.ts draws them.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import pg from "pg"
+import { generateKey, hashKey } from "../src/Accounts/Keys.js"
+import { groupOf, nextInGroup, type Plan, ROUTINE } from "./fleet-clients.js"
+import { freePort, freshDatabase, npmStartFlags, report } from "./support.js"
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+interface Child {
+  readonly proc: ChildProcess
+  readonly output: () => string
+  readonly next: (type: string, timeoutMs?: number) => Promise<any>
+  readonly stop: () => Promise<void>
+}
+
+/** A process started through `sh` with its file limit raised to the hard limit (`exec`: the pid is the program's). */
+const spawnChild = (command: string, env: Record<string, string>, ipc = false): Child => {
+  const proc = spawn("sh", ["-c", `ulimit -n $(ulimit -Hn) 2>/dev/null; exec ${command}`], {
+    env: { ...process.env, ...env },
+    stdio: ipc ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"]
+  })
+  let out = ""
+  const keep = (d: Buffer) => {
+    out += d
+    if (out.length > 200_000) out = out.slice(-100_000)
+  }
+  proc.stdout!.on("data", keep)
+  proc.stderr!.on("data", keep)
+  const inbox: Array<any> = []
+  const waiters: Array<() => void> = []
+  proc.on("message", (m) => {
+    inbox.push(m)
+    for (const w of waiters.splice(0)) w()
+  })
+  const next = async (type: string, timeoutMs = 300_000) => {
+    const until = Date.now() + timeoutMs
+    while (true) {
+      const i = inbox.findIndex((m) => m.type === type)
+      if (i >= 0) return inbox.splice(i, 1)[0]
+      if (Date.now() > until || proc.exitCode !== null || proc.signalCode !== null) {
+        throw new Error(`no "${type}" from ${command.slice(0, 80)}:\n${out.slice(-2000)}`)
+      }
+      await Promise.race([new Promise<void>((r) => waiters.push(r)), sleep(500)])
+    }
+  }
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return resolve()
+      proc.once("exit", () => resolve())
+      proc.kill("SIGTERM")
+      setTimeout(() => proc.kill("SIGKILL"), 10_000).unref()
+    })
+  return { proc, output: () => out, next, stop }
+}
+
+const waitUp = async (url: string, child: Child, ms = 180_000) => {
+  const until = Date.now() + ms
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url, { signal: AbortSignal.timeout(1_000) })).ok) return
+    } catch {
+      // not up yet
+    }
+    if (child.proc.exitCode !== null) break
+    await sleep(200)
+  }
+  throw new Error(`${url} did not come up:\n${child.output().slice(-3000)}`)
+}
+
+const cpuMs = (pid: number) => {
+  try {
+    const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return NaN
+  }
+}
+const rssMb = (pid: number) => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024
+  } catch {
+    return NaN
+  }
+}
+
+const percentile = (xs: ReadonlyArray<number>, p: number) => {
+  if (xs.length === 0) return NaN
+  const s = Float64Array.from(xs).sort()
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!
+}
+
+/** `GET /metrics` in the Prometheus text format, when the server has it: the samples by series name (labels kept). */
+const readMetrics = async (base: string): Promise<Record<string, number> | undefined> => {
+  try {
+    const res = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(2_000) })
+    if (!res.ok || !(res.headers.get("content-type") ?? "").includes("text/plain")) return undefined
+    const out: Record<string, number> = {}
+    for (const line of (await res.text()).split("\n")) {
+      if (line.startsWith("#") || line.trim() === "") continue
+      const at = line.lastIndexOf(" ")
+      out[line.slice(0, at)] = Number(line.slice(at + 1))
+    }
+    return out
+  } catch {
+    return undefined
+  }
+}
+
+const fileLimit = () => {
+  try {
+    return Number(execFileSync("sh", ["-c", "ulimit -Hn"]).toString().trim())
+  } catch {
+    return 1024
+  }
+}
+
+/** Sets up N agents, follows, projects, tasks and Gems straight in the database (migrations already applied). */
+const seed = async (url: string, n: number, follows: number, groupSize: number) => {
+  const db = new pg.Client({ connectionString: url })
+  await db.connect()
+  try {
+    const t0 = Date.now()
+    await db.query("BEGIN")
+    const owner = (await db.query(`INSERT INTO users (handle, user_type, display_name)
+      VALUES ('fleetowner', 'human', 'Fleet Owner') RETURNING id`)).rows[0].id as string
+    const agents = (await db.query(
+      `INSERT INTO users (handle, user_type, display_name, owner_id)
+       SELECT 'fa' || g, 'agent', 'Fleet ' || g, $1 FROM generate_series(0, $2 - 1) g ORDER BY g RETURNING id, handle`,
+      [owner, n]
+    )).rows as Array<{ id: string; handle: string }>
+    agents.sort((a, b) => Number(a.handle.slice(2)) - Number(b.handle.slice(2)))
+    const ids = agents.map((a) => a.id)
+    const keys = agents.map(() => generateKey())
+    await db.query(`INSERT INTO api_keys (key_hash, user_id) SELECT * FROM unnest($1::text[], $2::uuid[])`, [
+      keys.map(hashKey),
+      ids
+    ])
+    // i follows i+1 … i+follows
+    const fFrom: Array<string> = []
+    const fTo: Array<string> = []
+    for (let i = 0; i < n; i++) {
+      for (let j = 1; j <= Math.min(follows, n - 1); j++) {
+        fFrom.push(ids[i]!)
+        fTo.push(ids[(i + j) % n]!)
+      }
+    }
+    await db.query(
+      `INSERT INTO follows (follower_id, followee_id, created_at) SELECT a, b, now() FROM unnest($1::uuid[], $2::uuid[]) t(a, b)`,
+      [fFrom, fTo]
+    )
+    // projects: one per group, its first member the owner; every member consented (joined)
+    const groups = Math.max(1, Math.floor(n / groupSize))
+    const owners = Array.from({ length: groups }, (_, g) => ids[g * groupSize]!)
+    const projects = (await db.query(
+      `INSERT INTO projects (owner_id, title, visibility, created_at, updated_at)
+       SELECT o, 'fleet project ' || ord, 'private', now(), now() FROM unnest($1::uuid[]) WITH ORDINALITY t(o, ord)
+       ORDER BY ord RETURNING id, title`,
+      [owners]
+    )).rows as Array<{ id: string; title: string }>
+    projects.sort((a, b) => Number(a.title.split(" ")[2]) - Number(b.title.split(" ")[2]))
+    const projectOf = (i: number) => projects[Math.floor(groupOf(i, n, groupSize).from / groupSize)]!.id
+    await db.query(
+      `INSERT INTO project_members (project_id, user_id, role, created_at, consented)
+       SELECT p, u, r, now(), true FROM unnest($1::uuid[], $2::uuid[], $3::text[]) t(p, u, r)`,
+      [
+        ids.map((_, i) => projectOf(i)),
+        ids,
+        ids.map((_, i) => groupOf(i, n, groupSize).from === i ? "owner" : "member")
+      ]
+    )
+    const tasks = (await db.query(
+      `INSERT INTO tasks (project_id, created_by, title, status, assigned_to_id, created_at, updated_at)
+       SELECT p, c, 'fleet task ' || ord, 'in_progress', a, now(), now()
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY t(p, c, a, ord) ORDER BY ord
+       RETURNING id, title`,
+      [ids.map((_, i) => projectOf(i)), ids, ids.map((_, i) => ids[nextInGroup(i, n, groupSize)]!)]
+    )).rows as Array<{ id: string; title: string }>
+    tasks.sort((a, b) => Number(a.title.split(" ")[2]) - Number(b.title.split(" ")[2]))
+    // a million Gems each, minted in one transaction of the double-entry ledger
+    const gems = 1_000_000
+    const tx = (await db.query(
+      `INSERT INTO gem_transactions (source, actor_id, note, created_at) VALUES ('award', $1, 'fleet bench', now())
+       RETURNING id, seq`,
+      [owner]
+    )).rows[0] as { id: string; seq: string }
+    await db.query(
+      `WITH upd AS (
+         UPDATE gem_accounts SET balance = balance + $1::bigint, credited = credited + $1::bigint
+         WHERE user_id = ANY($2::uuid[]) AND kind = 'available' RETURNING id),
+       mint AS (
+         UPDATE gem_accounts SET balance = balance - $1::bigint * (SELECT count(*) FROM upd),
+           debited = debited + $1::bigint * (SELECT count(*) FROM upd)
+         WHERE kind = 'mint' AND user_id IS NULL RETURNING id, $1::bigint * (SELECT count(*) FROM upd) AS total)
+       INSERT INTO gem_entries (transaction_id, txn_seq, account_id, amount)
+       SELECT $3::uuid, $4::bigint, id, $1::bigint FROM upd UNION ALL SELECT $3::uuid, $4::bigint, id, -total FROM mint`,
+      [gems, ids, tx.id, tx.seq]
+    )
+    await db.query("COMMIT")
+    await db.query("ANALYZE")
+    return {
+      ms: Date.now() - t0,
+      agents: agents.map((a, i) => ({ id: a.id, handle: a.handle, key: keys[i]!, task: tasks[i]!.id }))
+    }
+  } finally {
+    await db.end()
+  }
+}
+
+interface Node {
+  readonly name: string
+  readonly api: string
+  readonly wallet: string
+  readonly child: Child
+  readonly pid: number
+  killed: boolean
+}
+
+const startNode = async (name: string, database: string, dataDir: string): Promise<Node> => {
+  const [port, walletPort] = [await freePort(), await freePort()]
+  const child = spawnChild(`"${process.execPath}" ${npmStartFlags.join(" ")} build/server/main.js`, {
+    DATABASE_URL: database,
+    DATA_DIR: Path.join(dataDir, name),
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    WALLET_PORT: String(walletPort),
+    DNS_PORT: "0",
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    // the fleet's sockets and its HTTP pools all come from a few loopback addresses (or the balancer's one): no
+    // per-address cap, and no cap under the process's file limit
+    HTTP_MAX_CONNECTIONS: "0",
+    HTTP_MAX_CONNECTIONS_PER_IP: "0"
+  })
+  Fs.mkdirSync(Path.join(dataDir, name), { recursive: true })
+  return {
+    name,
+    api: `http://127.0.0.1:${port}`,
+    wallet: `http://127.0.0.1:${walletPort}`,
+    child,
+    pid: child.proc.pid!,
+    killed: false
+  }
+}
+
+/** HAProxy in front of the nodes: its config, written to `dir`, and the process. */
+const startHaproxy = async (nodes: ReadonlyArray<Node>, dir: string, limit: number) => {
+  const [apiPort, walletPort] = [await freePort(), await freePort()]
+  // two file descriptors per proxied connection (client side, server side) and some for listeners and checks
+  const maxconn = Math.floor((limit - 200) / 2)
+  const servers = (pick: (n: Node) => string) =>
+    nodes.map((n) => {
+      const u = new URL(pick(n))
+      const check = new URL(n.api).port
+      // health-checked on the agent API's /health (the wallet's port is checked through it)
+      return `  server ${n.name} 127.0.0.1:${u.port} check port ${check} inter 1s fastinter 250ms fall 3 rise 2 maxconn ${maxconn}`
+    }).join("\n")
+  const config = `global
+  maxconn ${maxconn}
+  ulimit-n ${limit}
+  nbthread 1
+  log stderr format raw local0 err
+
+defaults
+  mode http
+  log global
+  # a connection refused (a dead node not yet marked down) is retried at once on another node, not on the same
+  retries 2
+  option redispatch 1
+  timeout connect 2s
+  timeout client 60s
+  timeout server 60s
+  # a WebSocket is a tunnel once upgraded: longer than Shoal's 30 s ping, so only a dead peer times out
+  timeout tunnel 1h
+  timeout client-fin 5s
+  timeout http-keep-alive 60s
+  # a check waits up to 5 s: on a loaded machine a live node's /health can take over a second, and a node marked
+  # down for it would send its share of the fleet to the others at once. A killed node refuses connections (the
+  # check fails at once) and its sockets are reset by the kernel: nothing to shut down from here
+  timeout check 5s
+  option httpchk GET /health
+  http-check expect status 200
+
+frontend api
+  bind 127.0.0.1:${apiPort}
+  default_backend shoal_api
+
+backend shoal_api
+  # the fleet's sockets are long-lived: the node with fewest takes the next
+  balance leastconn
+${servers((n) => n.api)}
+
+frontend wallet
+  bind 127.0.0.1:${walletPort}
+  default_backend shoal_wallet
+
+backend shoal_wallet
+  balance leastconn
+${servers((n) => n.wallet)}
+`
+  const file = Path.join(dir, "haproxy.cfg")
+  Fs.writeFileSync(file, config)
+  execFileSync("haproxy", ["-c", "-q", "-f", file])
+  const child = spawnChild(`haproxy -db -f ${file}`, {})
+  return { child, api: `http://127.0.0.1:${apiPort}`, wallet: `http://127.0.0.1:${walletPort}`, file, maxconn }
+}
+
+export const run = async (options: Record<string, string> = {}): Promise<void> => {
+  const num = (name: string, fallback: number) => (options[name] !== undefined ? Number(options[name]) : fallback)
+  const agents = num("agents", 500)
+  const rate = num("rate", 20)
+  const seconds = num("seconds", 300)
+  const follows = num("follows", 5)
+  const groupSize = Math.max(3, num("group", 8))
+  const limit = fileLimit()
+  // a server process keeps ~2,000 files for itself (database pool, listeners, the HTTP pools' sockets)
+  const perServer = limit - 2_000
+  const perClient = Math.min(limit - 2_000, 18_000)
+  const nodesOpt = options.nodes !== undefined ? Number(options.nodes) : Math.max(1, Math.ceil(agents / perServer))
+  const balancer = options.balancer ?? (nodesOpt > 1 && options.nodes !== undefined ? "haproxy" : "none")
+  const kill = balancer !== "none" && options.kill !== "false"
+  const clientProcs = Math.max(2, Math.ceil(agents / perClient), num("clients", 0))
+  console.log(
+    `fleet bench: ${agents.toLocaleString()} agents at ${rate} requests/hour, ${seconds} s steady state; ` +
+      `file limit ${limit} (ulimit -Hn) → ≤ ${perServer.toLocaleString()} agents a server process, ` +
+      `≤ ${perClient.toLocaleString()} sockets a client process: ${nodesOpt} Shoal process(es), ` +
+      `${clientProcs} client processes (127.0.0.2 … 127.0.0.${1 + clientProcs}), ` +
+      `${balancer === "none" ? "agents connect to their node directly" : "behind HAProxy"}` +
+      (kill ? ", one node SIGKILLed halfway" : "")
+  )
+  if (balancer !== "none" && agents * 2 > limit - 400) {
+    console.log(`  note: ${agents} agents need ${agents * 2} files in the balancer, over its limit of ${limit}`)
+  }
+  if (Math.ceil(agents / nodesOpt) > perServer) {
+    console.log(`  note: ${Math.ceil(agents / nodesOpt)} agents a node is over one process's share (${perServer})`)
+  }
+  execFileSync(process.execPath, ["scripts/build-server.mjs", "--if-stale"], { stdio: "inherit" })
+
+  const db = await freshDatabase(
+    "fleet",
+    process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+  )
+  if (db === undefined) throw new Error("the fleet bench needs a PostgreSQL server")
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-fleet-"))
+  const children: Array<Child> = []
+  try {
+    // the first node migrates the new database; the others start once it is up
+    const nodes: Array<Node> = [await startNode("n1", db.url, dir)]
+    children.push(nodes[0]!.child)
+    await waitUp(`${nodes[0]!.api}/health`, nodes[0]!.child)
+    for (let k = 2; k <= nodesOpt; k++) {
+      const node = await startNode(`n${k}`, db.url, dir)
+      nodes.push(node)
+      children.push(node.child)
+    }
+    await Promise.all(nodes.map((node) => waitUp(`${node.api}/health`, node.child)))
+    const seeded = await seed(db.url, agents, follows, groupSize)
+    console.log(
+      `  setup: ${agents} agents with keys, ${agents * follows} follows, ${Math.floor(agents / groupSize)} projects, ` +
+        `${agents} tasks, Gems for each, by direct SQL in ${(seeded.ms / 1000).toFixed(1)} s`
+    )
+    const plan: Plan = { agents: seeded.agents, follows, groupSize, rate }
+    const planFile = Path.join(dir, "plan.json")
+    Fs.writeFileSync(planFile, JSON.stringify(plan))
+
+    const proxy = balancer === "none" ? undefined : await startHaproxy(nodes, dir, limit)
+    if (proxy !== undefined) {
+      children.push(proxy.child)
+      await waitUp(`${proxy.api}/health`, proxy.child)
+      console.log(`  HAProxy ${execFileSync("haproxy", ["-v"]).toString().split("\n")[0]}: maxconn ${proxy.maxconn}`)
+    }
+    // agent i → node i mod K directly, or everyone → the balancer
+    const targets = proxy !== undefined
+      ? [{ api: proxy.api, wallet: proxy.wallet }]
+      : nodes.map((node) => ({ api: node.api, wallet: node.wallet }))
+    const agentsOn = (node: number) =>
+      proxy !== undefined ? agents / nodes.length : Math.ceil((agents - node) / nodes.length)
+
+    // a settled baseline: RSS of each node with the fleet set up but no socket open
+    await sleep(3_000)
+    const before = nodes.map((node) => rssMb(node.pid))
+    const metricsBefore = await readMetrics(nodes[0]!.api)
+
+    const clients: Array<Child> = []
+    const share = Math.ceil(agents / clientProcs)
+    for (let c = 0; c < clientProcs; c++) {
+      const from = c * share
+      const to = Math.min(agents, from + share)
+      if (from >= to) break
+      const child = spawnChild(`"${process.execPath}" --import tsx bench/fleet-clients.ts`, {
+        BENCH_PLAN: planFile,
+        BENCH_FROM: String(from),
+        BENCH_TO: String(to),
+        BENCH_LOCAL: `127.0.0.${2 + c}`,
+        BENCH_TARGETS: JSON.stringify(targets)
+      }, true)
+      clients.push(child)
+      children.push(child)
+    }
+    await Promise.all(clients.map((c) => c.next("started", 60_000)))
+    const connectStart = Date.now()
+    for (const c of clients) c.proc.send({ type: "connect" })
+    await Promise.all(clients.map((c) => c.next("connected", 600_000)))
+    const connectMs = Date.now() - connectStart
+    console.log(`  connected: ${agents} sockets ready in ${(connectMs / 1000).toFixed(1)} s`)
+    await sleep(5_000)
+    const after = nodes.map((node) => rssMb(node.pid))
+
+    // steady state
+    const cpu0 = nodes.map((node) => cpuMs(node.pid))
+    const at = Date.now() + 1_000
+    for (const c of clients) c.proc.send({ type: "go", at, seconds })
+    const samples: Array<{ t: number; rss: Array<number>; load: number }> = []
+    let killedAt: number | undefined
+    let killedNode: Node | undefined
+    const cpuAtKill: Array<number> = []
+    const end = at + seconds * 1000
+    const sampler = setInterval(() => {
+      samples.push({ t: Date.now() - at, rss: nodes.map((node) => rssMb(node.pid)), load: Os.loadavg()[0]! })
+    }, 5_000)
+    try {
+      if (kill) {
+        await sleep(Math.max(0, at + (seconds * 1000) / 2 - Date.now()))
+        killedNode = nodes[nodes.length - 1]!
+        cpuAtKill.push(...nodes.map((node) => cpuMs(node.pid)))
+        killedNode.child.proc.kill("SIGKILL")
+        killedNode.killed = true
+        killedAt = Date.now()
+        for (const c of clients) c.proc.send({ type: "phase" })
+        console.log(`  killed ${killedNode.name} (SIGKILL) at ${((killedAt - at) / 1000).toFixed(0)} s`)
+        // how many are down, every second, until all are back (at most to the end of the run)
+        const downs: Array<string> = []
+        while (Date.now() < end) {
+          await sleep(1_000)
+          for (const c of clients) c.proc.send({ type: "status" })
+          const st = await Promise.all(clients.map((c) => c.next("status", 30_000)))
+          const down = st.reduce((a, s) => a + s.down, 0)
+          downs.push(String(down))
+          if (down === 0 && Date.now() - killedAt > 3_000) break
+        }
+        console.log(`    agents without a socket, each second after the kill: ${downs.join(" ")}`)
+      }
+      await sleep(Math.max(0, end - Date.now()))
+    } finally {
+      clearInterval(sampler)
+    }
+    const steadyMs = Date.now() - at
+    const cpu1 = nodes.map((node, k) => node.killed ? cpuAtKill[k]! : cpuMs(node.pid))
+    const final = nodes.map((node) => node.killed ? NaN : rssMb(node.pid))
+    const metrics = await Promise.all(nodes.map((node) => node.killed ? undefined : readMetrics(node.api)))
+    for (const c of clients) c.proc.send({ type: "stop" })
+    await Promise.all(clients.map((c) => c.next("stopped", 60_000)))
+    // in-flight requests finish and their events arrive
+    await sleep(kill ? 15_000 : 8_000)
+    for (const c of clients) c.proc.send({ type: "report" })
+    const reports = await Promise.all(clients.map((c) => c.next("report", 120_000)))
+    for (const c of clients) c.proc.send({ type: "close" })
+
+    // ---- figures
+    const byKind: Record<string, Array<number>> = {}
+    for (const r of reports) {
+      for (const [kind, xs] of Object.entries(r.latencies as Record<string, Array<number>>)) {
+        ;(byKind[kind] ??= []).push(...xs)
+      }
+    }
+    const all = Object.values(byKind).flat()
+    // before the kill, when there was one: the steady state of K nodes, apart from the reconnect storm
+    const allBefore = reports.flatMap((r) => Object.values(r.latenciesBefore as Record<string, Array<number>>).flat())
+    const errors = { http5xx: 0, http429: 0, http4xx: 0, network: 0 }
+    const firstErrors: Array<string> = []
+    for (const r of reports) {
+      for (const k of Object.keys(errors) as Array<keyof typeof errors>) errors[k] += r.errors[k]
+      if (r.errors.firstError) firstErrors.push(r.errors.firstError)
+    }
+    const got = new Map<number, Map<string, number>>()
+    for (const r of reports) for (const a of r.received) got.set(a.agent, new Map(a.got))
+    let expected = 0
+    let lost = 0
+    let uncertain = 0
+    let uncertainArrived = 0
+    const delivery: Array<number> = []
+    const deliveryBefore: Array<number> = []
+    const lostSamples: Array<string> = []
+    for (const r of reports) {
+      for (const w of r.writes as Array<{ key: string; to: Array<number>; at: number; ok: boolean }>) {
+        for (const to of w.to) {
+          const arrived = got.get(to)?.get(w.key)
+          if (!w.ok) {
+            uncertain++
+            if (arrived !== undefined) uncertainArrived++
+            continue
+          }
+          expected++
+          if (arrived === undefined) {
+            lost++
+            if (lostSamples.length < 10) lostSamples.push(`${w.key} → ${to}`)
+          } else {
+            delivery.push(arrived - w.at)
+            if (killedAt !== undefined && w.at < killedAt) deliveryBefore.push(arrived - w.at)
+          }
+        }
+      }
+    }
+    // the writes sent to an agent while it had no socket (between its drop and its new `ready`): they can only
+    // have reached it through the resume by cursor
+    const gaps = new Map<number, Array<{ closedAt: number; readyAt: number }>>()
+    for (const r of reports) {
+      for (const x of r.reconnects as Array<{ agent: number; closedAt: number; readyAt: number }>) {
+        gaps.set(x.agent, [...(gaps.get(x.agent) ?? []), x])
+      }
+    }
+    let whileAway = 0
+    let whileAwayArrived = 0
+    for (const r of reports) {
+      for (const w of r.writes as Array<{ key: string; to: Array<number>; at: number; ok: boolean }>) {
+        if (!w.ok) continue
+        for (const to of w.to) {
+          if ((gaps.get(to) ?? []).some((g) => w.at >= g.closedAt && w.at <= g.readyAt)) {
+            whileAway++
+            if (got.get(to)?.has(w.key)) whileAwayArrived++
+          }
+        }
+      }
+    }
+    const sum = (f: (r: any) => number) => reports.reduce((a, r) => a + f(r), 0)
+    const duplicates = sum((r) => r.duplicates)
+    const duplicateIds = sum((r) => r.duplicateIds)
+    const drops = sum((r) => r.drops)
+    const reconnects = reports.flatMap((r) => r.reconnects as Array<{ closedAt: number; readyAt: number }>)
+    const reconnectMs = reconnects.map((x) => x.readyAt - x.closedAt)
+    const backWithin30 = killedAt === undefined
+      ? undefined
+      : reconnects.filter((x) => x.readyAt - killedAt! <= 30_000).length
+    const cpuPct = nodes.map((node, k) => (100 * (cpu1[k]! - cpu0[k]!)) / (node.killed ? killedAt! - at : steadyMs))
+    const memPerAgentKb = nodes.map((_, k) => ((after[k]! - before[k]!) * 1024) / agentsOn(k))
+    const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "—")
+    const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : "—")
+
+    console.log(`  steady state ${(steadyMs / 1000).toFixed(0)} s, load average ${Os.loadavg()[0]!.toFixed(1)}`)
+    console.log(`  ${"request".padEnd(10)} ${"count".padStart(7)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)}`)
+    for (const kind of [...new Set(ROUTINE)]) {
+      const xs = byKind[kind] ?? []
+      console.log(
+        `  ${kind.padEnd(10)} ${String(xs.length).padStart(7)} ${f1(percentile(xs, 50)).padStart(8)} ${
+          f1(percentile(xs, 99)).padStart(8)
+        }`
+      )
+    }
+    console.log(
+      `  ${"all".padEnd(10)} ${String(all.length).padStart(7)} ${f1(percentile(all, 50)).padStart(8)} ${
+        f1(percentile(all, 99)).padStart(8)
+      }`
+    )
+    if (killedAt !== undefined) {
+      console.log(
+        `  before the kill: API p50 ${f1(percentile(allBefore, 50))} ms, p99 ${f1(percentile(allBefore, 99))} ms ` +
+          `(${allBefore.length} requests); delivery p50 ${f0(percentile(deliveryBefore, 50))} ms, p99 ${
+            f0(percentile(deliveryBefore, 99))
+          } ms`
+      )
+    }
+    console.log(
+      `  event delivery (write sent → recipient's frame): ${delivery.length} of ${expected} expected, ` +
+        `p50 ${f0(percentile(delivery, 50))} ms, p99 ${f0(percentile(delivery, 99))} ms, max ${
+          f0(percentile(delivery, 100))
+        } ms; lost ${lost}, duplicated ${duplicates} (by key) / ${duplicateIds} (by event id), ` +
+        `cursor regressions ${sum((r) => r.cursorRegressions)}; writes whose answer failed: ${uncertain} ` +
+        `deliveries (${uncertainArrived} arrived anyway)` +
+        (lostSamples.length ? `; lost e.g. ${lostSamples.join(", ")}` : "")
+    )
+    console.log(
+      `  errors: HTTP ≥ 500 ${errors.http5xx}, 429 ${errors.http429}, other 4xx ${errors.http4xx}, network ${errors.network}; ` +
+        `socket drops ${drops}` + (firstErrors.length ? ` (first: ${firstErrors[0]})` : "")
+    )
+    // failed or slow (> 1 s) requests by the 10 s window they were sent in, and the machine's load then
+    const trouble = reports.flatMap((r) => r.troubleAt as Array<number>)
+    if (trouble.length > 0) {
+      const windows = Math.ceil(steadyMs / 10_000)
+      const counts = Array.from({ length: windows }, () => 0)
+      for (const t of trouble) counts[Math.min(windows - 1, Math.max(0, Math.floor((t - at) / 10_000)))]!++
+      const loads = Array.from(
+        { length: windows },
+        (_, w) => samples.find((x) => x.t >= w * 10_000)?.load.toFixed(0) ?? "—"
+      )
+      console.log(
+        `  failed or > 1 s requests per 10 s window: ${counts.join(" ")} (load average: ${loads.join(" ")})`
+      )
+    }
+    if (reconnects.length > 0 || killedAt !== undefined) {
+      console.log(
+        `  reconnects: ${reconnects.length} (failed tries ${sum((r) => r.reconnectFailures)}), close → ready p50 ${
+          f0(percentile(reconnectMs, 50))
+        } ms, p90 ${f0(percentile(reconnectMs, 90))} ms, p99 ${f0(percentile(reconnectMs, 99))} ms, max ${
+          f0(percentile(reconnectMs, 100))
+        } ms` + (backWithin30 !== undefined ? `; back within 30 s of the kill: ${backWithin30} of ${drops}` : "") +
+          `; without a socket at the end: ${sum((r) => r.notReady)}`
+      )
+      const codes: Record<string, number> = {}
+      for (const r of reports) {
+        for (const [k, v] of Object.entries(r.closeCodes as Record<string, number>)) codes[k] = (codes[k] ?? 0) + v
+      }
+      console.log(
+        `    closes by code: ${Object.entries(codes).map(([k, v]) => `${k} ×${v}`).join(", ") || "none"}`
+      )
+      if (proxy !== undefined) {
+        const states = proxy.child.output().split("\n").filter((l) => / is (DOWN|UP)/.test(l))
+        console.log(
+          `    HAProxy: ${
+            states.map((l) => l.replace(/.*(Server \S+ is \w+).*/, "$1")).join("; ") || "no state change"
+          }`
+        )
+      }
+      console.log(
+        `    written to an agent while it had no socket (delivered by the resume with ?after=): ${whileAwayArrived} ` +
+          `of ${whileAway} arrived`
+      )
+    }
+    console.log(
+      `  ${"process".padEnd(8)} ${"agents".padStart(7)} ${"RSS before".padStart(11)} ${"after connect".padStart(14)} ${
+        "end".padStart(7)
+      } ${"KB/agent".padStart(9)} ${"CPU %".padStart(6)}`
+    )
+    nodes.forEach((node, k) => {
+      console.log(
+        `  ${node.name.padEnd(8)} ${f0(agentsOn(k)).padStart(7)} ${f0(before[k]!).padStart(8)} MB ${
+          f0(after[k]!).padStart(11)
+        } MB ${(node.killed ? "killed" : `${f0(final[k]!)} MB`).padStart(7)} ${f1(memPerAgentKb[k]!).padStart(9)} ${
+          f0(cpuPct[k]!).padStart(6)
+        }`
+      )
+    })
+    const connected = metrics.map((m) =>
+      m === undefined ? undefined : Object.entries(m).find(([k]) => k.startsWith("shoal_connected_agents"))?.[1]
+    )
+    console.log(
+      metricsBefore === undefined && metrics.every((m) => m === undefined)
+        ? "  /metrics: not served by this build (figures above from /proc)"
+        : `  /metrics shoal_connected_agents per node: ${connected.map((c) => c ?? "—").join(", ")}`
+    )
+
+    // ---- the summary's figures (issue 46's goals)
+    const label = `${agents} agents, R=${rate}, ${nodes.length} node(s)${proxy ? " behind HAProxy" : ""}`
+    report({
+      bench: "fleet",
+      measure: `API p99, ${label}`,
+      value: `p50 ${f1(percentile(all, 50))} ms`,
+      figure: Number(f1(percentile(all, 99))),
+      goal: { atMost: 100 },
+      unit: "ms"
+    })
+    report({
+      bench: "fleet",
+      measure: `event delivery p99, ${label}`,
+      value: `p50 ${f0(percentile(delivery, 50))} ms`,
+      figure: Number(f0(percentile(delivery, 99))),
+      goal: { atMost: 1000 },
+      unit: "ms"
+    })
+    report({
+      bench: "fleet",
+      measure: `errors (5xx, 429, network) + lost + duplicated, ${label}`,
+      value: `${errors.http5xx}+${errors.http429}+${errors.network} / ${lost} / ${duplicates}`,
+      figure: errors.http5xx + errors.http429 + errors.network + lost + duplicates,
+      goal: { atMost: 0 },
+      unit: ""
+    })
+    report({
+      bench: "fleet",
+      measure: `memory per connected agent (worst node), ${label}`,
+      value: memPerAgentKb.map(f1).join(" / ") + " KB",
+      figure: Number(f1(Math.max(...memPerAgentKb))),
+      goal: { atMost: 12 },
+      unit: "KB"
+    })
+    if (killedAt !== undefined) {
+      report({
+        bench: "fleet",
+        measure: `agents back within 30 s of a node's SIGKILL, ${label}`,
+        value: `${backWithin30} of ${drops}`,
+        figure: drops - (backWithin30 ?? 0),
+        goal: { atMost: 0 },
+        unit: "missing"
+      })
+    }
+
+    // ---- results file
+    const resultsFile = new URL("./fleet-results.json", import.meta.url)
+    const results = Fs.existsSync(resultsFile) ? JSON.parse(Fs.readFileSync(resultsFile, "utf8")) : {}
+    const commit = (() => {
+      try {
+        return execFileSync("git", ["rev-parse", "--short", "HEAD"]).toString().trim()
+      } catch {
+        return "unknown"
+      }
+    })()
+    const key = `${new Date().toISOString()} N=${agents} R=${rate} nodes=${nodes.length}${proxy ? " haproxy" : ""}`
+    results[key] = {
+      commit,
+      agents,
+      rate,
+      nodes: nodes.length,
+      balancer,
+      killed: killedNode?.name ?? null,
+      seconds: Math.round(steadyMs / 1000),
+      cores: Os.cpus().length,
+      loadAverage: Os.loadavg()[0],
+      connectSeconds: connectMs / 1000,
+      api: {
+        count: all.length,
+        p50: percentile(all, 50),
+        p99: percentile(all, 99),
+        beforeKill: killedAt === undefined ? null : {
+          p50: percentile(allBefore, 50),
+          p99: percentile(allBefore, 99),
+          deliveryP50: percentile(deliveryBefore, 50),
+          deliveryP99: percentile(deliveryBefore, 99)
+        },
+        byKind: Object.fromEntries(
+          Object.entries(byKind).map((
+            [k, xs]
+          ) => [k, { count: xs.length, p50: percentile(xs, 50), p99: percentile(xs, 99) }])
+        )
+      },
+      delivery: {
+        expected,
+        arrived: delivery.length,
+        p50: percentile(delivery, 50),
+        p99: percentile(delivery, 99),
+        max: percentile(delivery, 100),
+        lost,
+        duplicated: duplicates,
+        duplicatedIds: duplicateIds,
+        uncertain,
+        uncertainArrived
+      },
+      errors: { ...errors, socketDrops: drops },
+      reconnect: reconnects.length === 0 ? null : {
+        count: reconnects.length,
+        p50: percentile(reconnectMs, 50),
+        p90: percentile(reconnectMs, 90),
+        p99: percentile(reconnectMs, 99),
+        max: percentile(reconnectMs, 100),
+        backWithin30s: backWithin30 ?? null,
+        writtenWhileAway: whileAway,
+        writtenWhileAwayArrived: whileAwayArrived
+      },
+      processes: nodes.map((node, k) => ({
+        name: node.name,
+        agents: agentsOn(k),
+        rssBeforeMb: before[k],
+        rssAfterConnectMb: after[k],
+        rssEndMb: node.killed ? null : final[k],
+        kbPerAgent: memPerAgentKb[k],
+        cpuPercent: cpuPct[k],
+        connectedAgentsMetric: connected[k] ?? null
+      })),
+      samples
+    }
+    Fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2) + "\n")
+    console.log(`  figures appended to bench/fleet-results.json as "${key}"`)
+    await Promise.all(clients.map((c) => c.stop()))
+  } finally {
+    for (const c of children.reverse()) await c.stop()
+    await db.drop().catch(() => undefined)
+    Fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const options: Record<string, string> = {}
+  const argv = process.argv.slice(2)
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--([^=]+)(?:=(.*))?$/.exec(argv[i]!)
+    if (m !== null) options[m[1]!] = m[2] ?? argv[++i] ?? "true"
+  }
+  run(options).then(() => process.exit(0), (e) => {
+    console.error(e)
+    process.exit(1)
+  })
+}
