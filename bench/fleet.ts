@@ -31,7 +31,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import pg from "pg"
-import { generateKey, hashKey } from "../src/Accounts/Keys.js"
+import { generateKey, hashKey } from "../src/Auth/Keys.js"
 import { groupOf, nextInGroup, type Plan, ROUTINE } from "./fleet-clients.js"
 import { freePort, freshDatabase, npmStartFlags, report } from "./support.js"
 
