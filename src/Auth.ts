@@ -8,6 +8,7 @@ import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
 import { PremiumLimits } from "./Auth/PremiumLimits.js"
 import { type Decision, enforce, RateLimiter } from "./Auth/RateLimiter.js"
+import { ConsoleSessions } from "./Auth/Sessions.js"
 
 const bearer = /^bearer\s+(\S+)\s*$/i
 
@@ -49,24 +50,34 @@ export const makeKeyCheck = Effect.gen(function*() {
   const limiter = yield* RateLimiter
   const heartbeat = yield* Heartbeat
   const premium = yield* PremiumLimits
+  // optional, so a layer built without it (a lane's test) still builds: then only keys authenticate
+  const sessions = yield* Effect.serviceOption(ConsoleSessions)
+  const admit = (principal: Auth.Principal) =>
+    Effect.flatMap(
+      premium.multiplier(principal.id),
+      (multiplier) =>
+        Effect.flatMap(
+          limiter.take(principal.id, multiplier),
+          (decision): Effect.Effect<KeyCheck> =>
+            decision.allowed
+              ? Effect.as(heartbeat.touch(principal.id, principal.userType), { _tag: "Allowed", principal, decision })
+              : Effect.succeed({ _tag: "Limited", principal, decision })
+        )
+    )
   return (headers: Readonly<Record<string, string | undefined>>): Effect.Effect<KeyCheck> => {
     const key = presentedKey(headers)
-    if (key === undefined) return Effect.succeed(missing)
-    return Effect.flatMap(keys.get(hashKey(key)), (found) => {
-      if (Option.isNone(found)) return Effect.succeed(unknown)
-      const principal = found.value
+    if (key === undefined) {
+      // no key: a console session's cookie may stand for one (src/Auth/Sessions.ts)
+      if (Option.isNone(sessions)) return Effect.succeed(missing)
       return Effect.flatMap(
-        premium.multiplier(principal.id),
-        (multiplier) =>
-          Effect.flatMap(
-            limiter.take(principal.id, multiplier),
-            (decision): Effect.Effect<KeyCheck> =>
-              decision.allowed
-                ? Effect.as(heartbeat.touch(principal.id, principal.userType), { _tag: "Allowed", principal, decision })
-                : Effect.succeed({ _tag: "Limited", principal, decision })
-          )
+        sessions.value.forRequest(headers),
+        (s) => s._tag === "Found" ? admit(s.principal) : Effect.succeed(s._tag === "Ended" ? unknown : missing)
       )
-    })
+    }
+    return Effect.flatMap(
+      keys.get(hashKey(key)),
+      (found) => Option.isNone(found) ? Effect.succeed(unknown) : admit(found.value)
+    )
   }
 })
 

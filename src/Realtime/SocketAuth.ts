@@ -1,9 +1,10 @@
 import type { Auth } from "@shoal/domain"
-import { Config, Duration, Effect, Runtime } from "effect"
+import { Config, Duration, Effect, Option, Runtime } from "effect"
 import { hashKey } from "../Accounts/Keys.js"
 import { presentedKey } from "../Auth.js"
 import { PremiumLimits } from "../Auth/PremiumLimits.js"
 import { RateLimiter } from "../Auth/RateLimiter.js"
+import { ConsoleSessions, sessionToken } from "../Auth/Sessions.js"
 import * as Batcher from "./Batcher.js"
 import { KeysRepo } from "./KeysRepo.js"
 
@@ -40,17 +41,33 @@ export class SocketAuth extends Effect.Service<SocketAuth>()("Realtime/SocketAut
     const lookup = lookups.request
 
     const check = (key: string): Effect.Effect<SocketAuthResult> =>
+      Effect.flatMap(lookup(hashKey(key)), (principal) =>
+        principal === undefined
+          ? Effect.succeed<SocketAuthResult>({ _tag: "Unauthorized", message: "the API key is unknown or revoked" })
+          : admit(principal))
+
+    const admit = (principal: Auth.Principal): Effect.Effect<SocketAuthResult> =>
       Effect.gen(function*() {
-        const principal = yield* lookup(hashKey(key))
-        if (principal === undefined) return { _tag: "Unauthorized", message: "the API key is unknown or revoked" }
         const decision = yield* limiter.take(principal.id, yield* premium.multiplier(principal.id))
         return decision.allowed
           ? { _tag: "Ok", principal }
           : { _tag: "RateLimited", retryAfter: decision.retryAfter }
       })
 
+    // a console session's cookie, when the upgrade carries no key (src/Auth/Sessions.ts); optional like the API's
+    const sessions = yield* Effect.serviceOption(ConsoleSessions)
+
     const fromHeaders = (headers: Readonly<Record<string, string | undefined>>) => {
       const key = presentedKey(headers)
+      if (key === undefined && Option.isSome(sessions) && sessionToken(headers) !== undefined) {
+        return Effect.flatMap(sessions.value.forSocket(headers), (s) =>
+          s._tag === "Found"
+            ? admit(s.principal)
+            : Effect.succeed<SocketAuthResult>({
+              _tag: "Unauthorized",
+              message: "the console session is unknown, ended or from another site"
+            }))
+      }
       return key === undefined
         ? Effect.succeed<SocketAuthResult>({
           _tag: "Unauthorized",

@@ -5,6 +5,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
 import { Effect, Layer } from "effect"
 import type { Socket } from "node:net"
+import { sessionToken } from "../Auth/Sessions.js"
 import { errorResponse } from "../Http/ErrorEnvelope.js"
 import type { Lane } from "../Http/FastLane.js"
 import type { NodeUpgradeLane } from "../Http/FrontDoor.js"
@@ -40,7 +41,11 @@ const handler = Effect.gen(function*() {
         return errorResponse(400, "invalid_request", "this endpoint speaks WebSocket: send Upgrade: websocket")
       }
       let header: Auth.Principal | undefined
-      if (request.headers["authorization"] !== undefined || request.headers["x-api-key"] !== undefined) {
+      if (
+        request.headers["authorization"] !== undefined || request.headers["x-api-key"] !== undefined ||
+        // or a console session's cookie (src/Auth/Sessions.ts)
+        sessionToken(request.headers) !== undefined
+      ) {
         const result = yield* auth.fromHeaders(request.headers)
         if (result._tag === "Unauthorized") {
           return errorResponse(401, "unauthorized", result.message, undefined, { "www-authenticate": "Bearer" })
@@ -117,6 +122,8 @@ export const EventSocketFrontLane = Effect.gen(function*() {
       const h = request.headers
       if (h["content-length"] !== undefined || h["transfer-encoding"] !== undefined) return false
       if ((h.upgrade ?? "").toLowerCase() !== "websocket") return false
+      // a console session's cookie is looked up by the general path (src/Auth/Sessions.ts)
+      if (sessionToken(h) !== undefined) return false
       if (h.authorization === undefined && h["x-api-key"] === undefined) {
         // no key: the auth frame will say who it is (or the deadline closes it), exactly as the general path does
         sockets.upgradeUnauthenticatedNow(request, socket as Socket, head)
