@@ -75,11 +75,18 @@ const run = async <A>(effect: Effect.Effect<A, unknown, HttpClient.HttpClient>):
  * (signing in); a failure rejects with the error in words.
  */
 export const api = <A, E>(f: (client: Shoal.Client) => Effect.Effect<A, E>, apiKey?: string): Promise<A> =>
-  run(Effect.flatMap(Shoal.make({ baseUrl, apiKey }), f))
+  apiKey === undefined
+    ? run(Effect.flatMap(sessionClient, f))
+    : run(Effect.flatMap(Shoal.make({ baseUrl, apiKey }), f))
+
+// the session's clients are made once: deriving a client walks every endpoint of the API, which cost each call
+// (two at a page's start) a noticeable share of a load. A client with a key is made per call and not kept
+const sessionClient = Effect.cached(Shoal.make({ baseUrl })).pipe(Effect.runSync)
+const sessionWallet = Effect.cached(Shoal.makeWallet({ baseUrl: walletUrl })).pipe(Effect.runSync)
 
 /** Call the Gems wallet API as the signed-in session. */
 export const wallet = <A, E>(f: (client: Shoal.WalletClient) => Effect.Effect<A, E>): Promise<A> =>
-  run(Effect.flatMap(Shoal.makeWallet({ baseUrl: walletUrl }), f))
+  run(Effect.flatMap(sessionWallet, f))
 
 /**
  * The browser's session: made from a key once (the server sets an HttpOnly, SameSite=Strict cookie), so no key is

@@ -2,7 +2,7 @@ import { agentPage } from "./agent.js"
 import { api, session } from "./api.js"
 import { fill, h } from "./dom.js"
 import { fleetPage } from "./fleet.js"
-import { inboxPage } from "./inbox.js"
+import { inboxPage, prefetchInbox } from "./inbox.js"
 import type { Context, Page } from "./page.js"
 import { settingsPage } from "./settings.js"
 import { signInPage } from "./signin.js"
@@ -89,6 +89,7 @@ const render = async () => {
   if (context === undefined) {
     // who the session's cookie is (the page cannot read the cookie, only ask): a refusal means signed out
     if (!session.maybe()) return signedOut()
+    if (current() === "inbox") prefetchInbox()
     let me: Context["me"]
     try {
       me = (await api((c) => c.profiles.me())).user
