@@ -15,6 +15,8 @@ import m0013 from "./0013_owner_ledger.js"
 import m0014 from "./0014_relay.js"
 import m0015 from "./0015_deadline_date_time.js"
 import m0016 from "./0016_task_priority_team_description.js"
+import m0017 from "./0017_console_sessions.js"
+import m0018 from "./0018_api_key_names.js"
 
 /** Forward-only: append new files here, never edit a landed one. */
 export const loader = Migrator.fromRecord({
@@ -33,5 +35,7 @@ export const loader = Migrator.fromRecord({
   "0013_owner_ledger": m0013,
   "0014_relay": m0014,
   "0015_deadline_date_time": m0015,
-  "0016_task_priority_team_description": m0016
+  "0016_task_priority_team_description": m0016,
+  "0017_console_sessions": m0017,
+  "0018_api_key_names": m0018
 })

@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import type { Accounts as Api, Auth, Ids } from "@shoal/domain"
-import { Errors } from "@shoal/domain"
+import type { Auth, Ids } from "@shoal/domain"
+import { Accounts as Api, Errors } from "@shoal/domain"
 import { Clock, Config, Effect, Option } from "effect"
-import { AccountsRepo } from "./Accounts/Repo.js"
+import * as Policy from "./Accounts/Policy.js"
+import { AccountsRepo, type KeyRow } from "./Accounts/Repo.js"
 import { KeyCache } from "./Auth/KeyCache.js"
-import { generateKey, hashKey } from "./Auth/Keys.js"
+import { generateKey, hashKey, keyPrefix } from "./Auth/Keys.js"
 import * as Revoked from "./Auth/Revoked.js"
 import { EventsRepo } from "./Realtime/EventsRepo.js"
 
@@ -40,7 +41,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         })
         if (Option.isNone(row)) return yield* handleTaken(input.handle)
         const apiKey = generateKey()
-        yield* repo.replaceKey(row.value.id, hashKey(apiKey), yield* Clock.currentTimeMillis)
+        yield* repo.replaceKey(row.value.id, hashKey(apiKey), yield* Clock.currentTimeMillis, keyPrefix(apiKey))
         return { id: row.value.id, apiKey }
       }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
@@ -83,7 +84,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
           if (options.settle && (yield* repo.rotatedSince(userId, now - ROTATION_SETTLE_SECONDS * 1000))) {
             return yield* rotationRaced(options.whose)
           }
-          return yield* repo.replaceKey(userId, hashKey(apiKey), now)
+          return yield* repo.replaceKey(userId, hashKey(apiKey), now, keyPrefix(apiKey))
         }).pipe(
           // every node closes the sockets opened with the old key and uncaches it; sent only if this commits
           Effect.tap((hashes) =>
@@ -130,7 +131,47 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       return yield* rotate(agent.value.id, sameKeys(seen), { whose: `"${handle}"'s`, settle: true })
     })
 
-    return { signUp, createAgent, rotateKey, rotateAgentKey } as const
+    const keyInfo = (r: KeyRow) =>
+      new Api.KeyInfo({
+        id: r.id as Api.KeyId,
+        name: r.name,
+        prefix: r.prefix,
+        created_at: r.created_at.toISOString(),
+        revoked_at: r.revoked_at?.toISOString() ?? null,
+        last_used_at: r.last_used_at?.toISOString() ?? null
+      })
+
+    /** The caller itself, or (`handle` given) an agent it owns: whose keys are read or named. */
+    const keyOwner = (caller: Auth.Principal, handle: string | undefined) =>
+      handle === undefined
+        ? Effect.succeed(caller)
+        : Effect.flatMap(
+          Effect.orDie(repo.byHandle(handle)),
+          (found) => Policy.requireOwnerOf(caller, handle, found)
+        )
+
+    /** Named keys (issue 44): the account's keys by name, prefix and times, never the keys. */
+    const listKeys = Effect.fn("Accounts.keys")(function*(caller: Auth.Principal, handle?: string) {
+      const subject = yield* keyOwner(caller, handle)
+      const rows = yield* Effect.orDie(repo.keysOf(subject.id))
+      return new Api.Keys({ status: "success", handle: subject.handle, keys: rows.map(keyInfo) })
+    })
+
+    const renameKey = Effect.fn("Accounts.renameKey")(
+      function*(caller: Auth.Principal, handle: string | undefined, id: Api.KeyId, name: string | null) {
+        const subject = yield* keyOwner(caller, handle)
+        const row = yield* Effect.orDie(repo.renameKey({ user_id: subject.id, id, name }))
+        if (Option.isNone(row)) {
+          return yield* new Errors.NotFound({
+            message: `no key ${id} of @${subject.handle}`,
+            details: { field: "key_id" }
+          })
+        }
+        return new Api.KeyRenamed({ status: "success", key: keyInfo(row.value) })
+      }
+    )
+
+    return { signUp, createAgent, rotateKey, rotateAgentKey, listKeys, renameKey } as const
   }),
   dependencies: [AccountsRepo.Default, EventsRepo.Default]
 }) {}

@@ -7,6 +7,7 @@ import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
 import { hashKey, presentedKey } from "./Auth/Keys.js"
 import { type Decision, enforce, RateLimiter } from "./Auth/RateLimiter.js"
+import { ConsoleSessions, type SessionCheck, sessionToken } from "./Auth/Sessions.js"
 
 export { presentedKey }
 
@@ -33,6 +34,8 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
     const keys = yield* KeyCache
     const limiter = yield* RateLimiter
     const heartbeat = yield* Heartbeat
+    // optional, so a layer built without it still builds: then only keys authenticate (src/Auth/Sessions.ts)
+    const sessions = Option.getOrUndefined(yield* Effect.serviceOption(ConsoleSessions))
 
     const multiplierAt = (extendedUntil: number, now: number) => extendedUntil > now ? EXTENDED_MULTIPLIER : 1
 
@@ -50,13 +53,38 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
           })
       )
 
+    /** A console session's principal counted as a call of the key it was made from (its bucket and multiplier). */
+    const admit = (principal: Auth.Principal): Effect.Effect<KeyCheckResult> =>
+      Effect.flatMap(take(principal), (decision): Effect.Effect<KeyCheckResult> =>
+        decision.allowed
+          ? Effect.as(heartbeat.touch(principal.id, principal.userType), { _tag: "Allowed", principal, decision })
+          : Effect.succeed({ _tag: "Limited", principal, decision }))
+    const bySession = (found: SessionCheck) => found._tag === "Found" ? admit(found.principal) : Effect.succeed(unknown)
+
     /** A key as presented (an auth frame's `api_key`). */
     const checkKey = (key: string) => checkHash(hashKey(key))
 
-    /** A request's key: `Authorization: Bearer <key>`, else `X-API-Key`. */
+    /**
+     * A request's key: `Authorization: Bearer <key>`, else `X-API-Key`, else a console session's cookie on a request
+     * the console made (its header, this origin).
+     */
     const check = (headers: Readonly<Record<string, string | undefined>>): Effect.Effect<KeyCheckResult> => {
       const key = presentedKey(headers)
-      return key === undefined ? Effect.succeed(missing) : checkHash(hashKey(key))
+      if (key !== undefined) return checkHash(hashKey(key))
+      if (sessions === undefined) return Effect.succeed(missing)
+      return Effect.flatMap(
+        sessions.forRequest(headers),
+        (found) =>
+          found._tag === "Found" ? admit(found.principal) : Effect.succeed(found._tag === "Ended" ? unknown : missing)
+      )
+    }
+
+    /** The event socket's upgrade: a key in a header, or a console session's cookie from this origin. */
+    const checkUpgrade = (headers: Readonly<Record<string, string | undefined>>): Effect.Effect<KeyCheckResult> => {
+      const key = presentedKey(headers)
+      if (key !== undefined) return checkHash(hashKey(key))
+      if (sessions === undefined || sessionToken(headers) === undefined) return Effect.succeed(missing)
+      return Effect.flatMap(sessions.forSocket(headers), bySession)
     }
 
     /** One more call of an authenticated principal (each message of an MCP batch after the first). */
@@ -72,7 +100,7 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
             ))
       )
 
-    return { check, checkKey, take } as const
+    return { check, checkKey, checkUpgrade, take } as const
   })
 }) {}
 

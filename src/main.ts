@@ -10,7 +10,7 @@ import { ShoalApi, Wallet as WalletApi } from "@shoal/domain"
 import { Layer } from "effect"
 import { pathToFileURL } from "node:url"
 import { Accounts } from "./Accounts.js"
-import { AccountsHttpLive, SignUpHttpLive } from "./Accounts/Http.js"
+import { AccountsHttpLive, SessionHttpLive, SignUpHttpLive } from "./Accounts/Http.js"
 import { OwnerReadsHttpLive } from "./Accounts/OwnerHttp.js"
 import { OwnerReads } from "./Accounts/OwnerReads.js"
 import { Analytics } from "./Analytics.js"
@@ -19,6 +19,7 @@ import { AuthenticationLive, KeyCheck } from "./Auth.js"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
 import { RateLimiter } from "./Auth/RateLimiter.js"
+import { ConsoleSessions } from "./Auth/Sessions.js"
 import { ReadCache } from "./Cache/ReadCache.js"
 import { ConsoleLive } from "./Console/Http.js"
 import { ConsoleCorsLive } from "./Console/WalletCors.js"
@@ -64,6 +65,7 @@ import { RevocationsLive } from "./Realtime/Revocations.js"
 import { SweeperLive } from "./Realtime/Sweeper.js"
 import { Deliveries } from "./Realtime/Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Realtime/Webhooks/Secrets.js"
+import { TestDelivery } from "./Realtime/Webhooks/TestDelivery.js"
 import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
 import { WebSocketLive } from "./Realtime/WebSocket.js"
 import { Relay } from "./Relay.js"
@@ -99,6 +101,8 @@ export const Singletons = AgentHub.Default.pipe(
   Layer.provideMerge(Layer.mergeAll(Outbox.Default, Directory.Default)),
   Layer.provideMerge(Layer.mergeAll(
     KeyCache.Default,
+    // the console's cookie sessions, which both APIs' authentication and the event socket accept
+    ConsoleSessions.Default,
     RateLimiter.Default,
     Heartbeat.Default,
     Notifier.Default,
@@ -129,6 +133,7 @@ export const Services = Layer.mergeAll(
   Events.Default,
   Deliveries.Default,
   WebhookSecrets.Default,
+  TestDelivery.Default.pipe(Layer.provide(WebhookSecrets.Default)),
   // the event socket's sessions, behind its route
   EventSocket.Default,
   Wallet.Default,
@@ -161,6 +166,7 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
       HealthHttpLive,
       SignUpHttpLive,
       AccountsHttpLive,
+      SessionHttpLive,
       OwnerReadsHttpLive,
       ProfilesHttpLive,
       EventsHttpLive,

@@ -1,6 +1,7 @@
 import type { OwnerReads, Waves } from "@shoal/domain"
 import { api, idempotent } from "./api.js"
 import { field, fill, form, h, section, table, when } from "./dom.js"
+import { keysTable } from "./keys.js"
 import type { Page } from "./page.js"
 import { onEvent } from "./stream.js"
 
@@ -235,6 +236,13 @@ export const agentPage: Page = {
       sent.textContent = `Sent to @${handle}.`
     })
 
+    // its keys by prefix and name: the owner tells them apart, names them, sees which one is live
+    const keys = keysTable(
+      `@${handle}`,
+      () => api((c) => c.accounts.agentKeys({ path })),
+      (key_id, name) => api((c) => c.accounts.renameAgentKey({ path: { handle, key_id }, payload: { name } }))
+    )
+
     let timer: ReturnType<typeof setTimeout> | undefined
     const soon = () => {
       clearTimeout(timer)
@@ -268,7 +276,16 @@ export const agentPage: Page = {
         section("Token usage", usage.el),
         section("Messages", messages.el, write, sent),
         section("Today's Wave slots", schedule.el),
-        section("Recent activity", activity.el)
+        section("Recent activity", activity.el),
+        section(
+          "API keys",
+          h(
+            "p",
+            { class: "muted" },
+            "Rotating a key (in Settings) revokes the old one at once; the new key keeps its name."
+          ),
+          keys.el
+        )
       ],
       cleanup: () => {
         stop()

@@ -1,4 +1,4 @@
-import { FetchHttpClient, HttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import * as Shoal from "@shoal/client"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
 
@@ -7,17 +7,6 @@ export const baseUrl = location.origin
 const walletPort = document.querySelector<HTMLMetaElement>("meta[name=shoal-wallet-port]")?.content ?? "8081"
 export const walletUrl = `${location.protocol}//${location.hostname}:${/^\d+$/.test(walletPort) ? walletPort : "8081"}`
 
-const KEY = "shoal.apiKey"
-/** The key lives in this tab's session storage only: never in a URL, gone when the tab closes. */
-export const session = {
-  key: (): string | undefined => sessionStorage.getItem(KEY) ?? undefined,
-  set: (key: string) => sessionStorage.setItem(KEY, key),
-  clear: () => {
-    sessionStorage.removeItem(KEY)
-    sessionStorage.removeItem(CURSOR)
-  }
-}
-
 const CURSOR = "shoal.cursor"
 /** The last event cursor seen, so a reloaded page resumes the stream where it stopped. */
 export const cursor = {
@@ -25,14 +14,25 @@ export const cursor = {
     const v = Number(sessionStorage.getItem(CURSOR))
     return Number.isSafeInteger(v) && v > 0 ? v : undefined
   },
-  set: (value: number) => sessionStorage.setItem(CURSOR, String(value))
+  set: (value: number) => sessionStorage.setItem(CURSOR, String(value)),
+  clear: () => sessionStorage.removeItem(CURSOR)
 }
 
 // fetch, without the `traceparent` header: the wallet is another origin, and a header its CORS does not allow would
-// make the browser refuse every wallet call (the page traces nothing anyway)
+// make the browser refuse every wallet call (the page traces nothing anyway). Every call carries the session's cookie
+// (the wallet's port too: credentials "include") and `X-Shoal-Console: 1`, without which the server ignores the
+// cookie: a page of another site can neither set that header nor get it past CORS (src/Auth/Sessions.ts)
 const runtime = ManagedRuntime.make(
-  Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, HttpClient.withTracerPropagation(false))).pipe(
-    Layer.provide(FetchHttpClient.layer)
+  Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(HttpClient.HttpClient, (client) =>
+      client.pipe(
+        HttpClient.withTracerPropagation(false),
+        HttpClient.mapRequest(HttpClientRequest.setHeader("x-shoal-console", "1"))
+      ))
+  ).pipe(
+    Layer.provide(FetchHttpClient.layer),
+    Layer.provide(Layer.succeed(FetchHttpClient.RequestInit, { credentials: "include" }))
   )
 )
 
@@ -70,15 +70,47 @@ const run = async <A>(effect: Effect.Effect<A, unknown, HttpClient.HttpClient>):
   throw new Error(describe(Cause.squash(exit.cause)))
 }
 
-/** Call the agent API with the session's key (or `apiKey`); a failure rejects with the error in words. */
-export const api = <A, E>(
-  f: (client: Shoal.Client) => Effect.Effect<A, E>,
-  apiKey: string | undefined = session.key()
-): Promise<A> => run(Effect.flatMap(Shoal.make({ baseUrl, apiKey }), f))
+/**
+ * Call the agent API as the signed-in session (its HttpOnly cookie, which the page cannot read), or with `apiKey`
+ * (signing in); a failure rejects with the error in words.
+ */
+export const api = <A, E>(f: (client: Shoal.Client) => Effect.Effect<A, E>, apiKey?: string): Promise<A> =>
+  apiKey === undefined
+    ? run(Effect.flatMap(sessionClient, f))
+    : run(Effect.flatMap(Shoal.make({ baseUrl, apiKey }), f))
 
-/** Call the Gems wallet API with the session's key. */
+// the session's clients are made once: deriving a client walks every endpoint of the API, which cost each call
+// (two at a page's start) a noticeable share of a load. A client with a key is made per call and not kept
+const sessionClient = Effect.cached(Shoal.make({ baseUrl })).pipe(Effect.runSync)
+const sessionWallet = Effect.cached(Shoal.makeWallet({ baseUrl: walletUrl })).pipe(Effect.runSync)
+
+/** Call the Gems wallet API as the signed-in session. */
 export const wallet = <A, E>(f: (client: Shoal.WalletClient) => Effect.Effect<A, E>): Promise<A> =>
-  run(Effect.flatMap(Shoal.makeWallet({ baseUrl: walletUrl, apiKey: session.key() }), f))
+  run(Effect.flatMap(sessionWallet, f))
+
+/**
+ * The browser's session: made from a key once (the server sets an HttpOnly, SameSite=Strict cookie), so no key is
+ * kept in the page or its storage, and a new tab is signed in too. Ending it signs every tab of this browser out.
+ */
+const SIGNED_IN = "shoal.signedIn"
+export const session = {
+  start: async (key: string) => {
+    const made = await api((c) => c.accounts.createSession(), key)
+    localStorage.setItem(SIGNED_IN, "1")
+    return made
+  },
+  end: async () => {
+    cursor.clear()
+    localStorage.removeItem(SIGNED_IN)
+    await api((c) => c.session.endSession())
+  },
+  /**
+   * Whether this browser may hold a session (a flag, not a secret: the cookie is out of the page's reach). Without
+   * it a first visit shows the sign-in at once instead of asking the server and being refused.
+   */
+  maybe: () => localStorage.getItem(SIGNED_IN) === "1",
+  forget: () => localStorage.removeItem(SIGNED_IN)
+}
 
 /** A fresh Idempotency-Key per submission: a retried request (a lost answer) is not applied twice. */
 export const idempotent = () => {

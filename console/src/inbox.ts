@@ -41,13 +41,28 @@ const KINDS: ReadonlyArray<{ kind: Kind; title: string; one: string; many: strin
 /** Buttons deciding one item; any one's error shows under all of them. */
 const decide = (
   buttons: ReadonlyArray<
-    { label: string; aria: string; run: () => Promise<unknown>; busy: string; confirm?: () => string }
+    {
+      label: string
+      aria: string
+      run: () => Promise<unknown>
+      busy: string
+      confirm?: () => string
+      /** the triage key that presses it (see KEYS) */
+      key?: string
+      danger?: boolean
+    }
   >,
   done: () => Promise<void>
 ) => {
   const box = errorBox()
   const els = buttons.map((b) => {
-    const button = h("button", { type: "button", "aria-label": b.aria }, b.label)
+    const button = h("button", {
+      type: "button",
+      "aria-label": b.aria,
+      "data-key": b.key,
+      "aria-keyshortcuts": b.key,
+      class: b.danger ? "danger" : undefined
+    }, b.label)
     button.addEventListener("click", () => {
       if (b.confirm !== undefined && !confirmed(b.confirm())) return
       void act(button, box, async () => {
@@ -85,6 +100,7 @@ const completion = (item: Item, reload: () => Promise<void>) => {
         label: "Approve",
         aria: `Approve “${item.summary}” and pay ${item.amount ?? 0} Gems`,
         busy: "Approving…",
+        key: "a",
         confirm: () => `Approve “${item.summary}” and pay @${item.from_handle} ${item.amount ?? 0} Gems?`,
         run: () =>
           api((c) =>
@@ -95,10 +111,23 @@ const completion = (item: Item, reload: () => Promise<void>) => {
         label: "Reject",
         aria: `Reject “${item.summary}”`,
         busy: "Rejecting…",
+        key: "r",
         run: () =>
           api((c) =>
             c.tasks.rejectTask({ path: { task_id: taskId }, payload: noteOf(note.input), headers: idempotent() })
           )
+      },
+      {
+        label: "Cancel task",
+        aria: `Cancel “${item.summary}” and burn its ${item.amount ?? 0} Gems`,
+        busy: "Cancelling…",
+        key: "c",
+        danger: true,
+        // as CONTRACT says: cancelling a task burns its bounty, pending Gems included; nobody gets them back
+        confirm: () =>
+          `Cancel “${item.summary}”? Its bounty of ${item.amount ?? 0} Gems is burned: destroyed, not paid to ` +
+          `@${item.from_handle} and not returned to you. This cannot be undone.`,
+        run: () => api((c) => c.tasks.patchTask({ path: { task_id: taskId }, payload: { status: "cancelled" } }))
       }
     ], reload)
   )
@@ -121,12 +150,14 @@ const messageRequest = (item: Item, reload: () => Promise<void>) =>
         label: "Approve",
         aria: `Approve the message from @${item.from_handle}`,
         busy: "Approving…",
+        key: "a",
         run: () => api((c) => c.messages.approveMessageRequest({ path: { request_id: item.id as Ids.MessageId } }))
       },
       {
         label: "Decline",
         aria: `Decline the message from @${item.from_handle}`,
         busy: "Declining…",
+        key: "r",
         run: () => api((c) => c.messages.declineMessageRequest({ path: { request_id: item.id as Ids.MessageId } }))
       }
     ], reload)
@@ -159,7 +190,13 @@ const agentMessage = (item: Item, reload: () => Promise<void>) => {
           await markRead()
         }
       },
-      { label: "Mark read", aria: `Mark the message from @${item.from_handle} read`, busy: "Marking…", run: markRead }
+      {
+        label: "Mark read",
+        aria: `Mark the message from @${item.from_handle} read`,
+        busy: "Marking…",
+        key: "a",
+        run: markRead
+      }
     ], reload)
   )
 }
@@ -174,6 +211,7 @@ const application = (item: Item, reload: () => Promise<void>) =>
       label: "Accept",
       aria: `Accept @${item.from_handle}`,
       busy: "Accepting…",
+      key: "a",
       run: () =>
         api((c) =>
           c.gigs.acceptApplication({
@@ -191,6 +229,98 @@ const CARDS: Record<Kind, (item: Item, reload: () => Promise<void>) => HTMLEleme
   message_request: messageRequest,
   agent_message: agentMessage,
   application
+}
+
+let early: { readonly at: number; readonly read: Promise<OwnerReads.Inbox> } | undefined
+
+/**
+ * The Inbox's read, started beside the sign-in check when the Inbox is the page being opened: the two requests
+ * overlap instead of one waiting for the other (most of a cold load's time). Used once, if still fresh.
+ */
+export const prefetchInbox = () => {
+  const read = api((c) => c.ownerReads.inbox({ urlParams: {} }))
+  read.catch(() => {})
+  early = { at: Date.now(), read }
+}
+
+const takeEarly = () => {
+  const found = early !== undefined && Date.now() - early.at < 5_000 ? early.read : undefined
+  early = undefined
+  return found
+}
+
+/** The triage keys, as the hint under the counts shows them. */
+const KEYS: ReadonlyArray<readonly [string, string]> = [
+  ["j / k", "next / previous"],
+  ["a", "approve, accept or mark read"],
+  ["r", "reject or decline"],
+  ["c", "cancel a bounty task"],
+  ["n", "write the note or reply"]
+]
+
+/**
+ * Keyboard triage over the inbox's cards, in page order: `j`/`k` select, the other keys press the selected card's
+ * button of that key (its confirmation, if any, still asks). Keys typed into a field are the field's.
+ */
+const triage = (root: HTMLElement) => {
+  let selected: string | undefined
+  const cards = () => Array.from(root.querySelectorAll<HTMLElement>("li.card"))
+  const idOf = (card: HTMLElement) =>
+    `${card.dataset.kind}:${
+      card.dataset.task ?? card.dataset.request ?? card.dataset.message ?? card.dataset.application
+    }`
+  const select = (card: HTMLElement | undefined) => {
+    for (const c of cards()) {
+      c.classList.remove("selected")
+      c.removeAttribute("aria-current")
+    }
+    selected = card === undefined ? undefined : idOf(card)
+    if (card === undefined) return
+    card.classList.add("selected")
+    card.setAttribute("aria-current", "true")
+    card.tabIndex = -1
+    card.focus({ preventScroll: true })
+    card.scrollIntoView({ block: "nearest" })
+  }
+  /** after a redraw: the same item if it is still there, else the one now at its place */
+  const restore = (index: number) => {
+    const all = cards()
+    const same = all.find((c) => idOf(c) === selected)
+    if (same !== undefined) {
+      same.classList.add("selected")
+      same.setAttribute("aria-current", "true")
+    } else if (selected !== undefined) select(all[Math.min(index, all.length - 1)])
+  }
+  const onKey = (e: KeyboardEvent) => {
+    if (e.metaKey || e.ctrlKey || e.altKey || e.defaultPrevented) return
+    const target = e.target as HTMLElement | null
+    if (target !== null && (/^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || target.isContentEditable)) return
+    const all = cards()
+    const at = all.findIndex((c) => idOf(c) === selected)
+    if (e.key === "j" || e.key === "k") {
+      e.preventDefault()
+      if (all.length === 0) return
+      select(all[e.key === "j" ? Math.min(at + 1, all.length - 1) : Math.max(at - 1, 0)])
+      return
+    }
+    const card = all[at]
+    if (card === undefined) return
+    if (e.key === "n") {
+      e.preventDefault()
+      card.querySelector<HTMLInputElement>("input")?.focus()
+      return
+    }
+    const button = card.querySelector<HTMLButtonElement>(`button[data-key="${e.key}"]`)
+    if (button === null || button.disabled) return
+    e.preventDefault()
+    button.click()
+  }
+  document.addEventListener("keydown", onKey)
+  return {
+    indexOfSelected: () => cards().findIndex((c) => idOf(c) === selected),
+    restore,
+    stop: () => document.removeEventListener("keydown", onKey)
+  }
 }
 
 /** Events that may change what awaits the owner: the inbox is read again when one reaches it. */
@@ -213,7 +343,17 @@ export const inboxPage: Page = {
     let next: string | null = null
     let latest = 0
 
+    const board = h("div", { class: "board" }, ...sections)
+    const keys = triage(board)
+    const hint = h(
+      "p",
+      { class: "hint", "data-hint": "keyboard" },
+      "Keyboard: ",
+      KEYS.flatMap(([k, what], i) => [i === 0 ? "" : " · ", h("kbd", {}, k), ` ${what}`])
+    )
+
     const draw = () => {
+      const index = keys.indexOfSelected()
       for (const k of KINDS) {
         const mine = items.filter((i) => i.type === k.kind)
         fill(
@@ -225,6 +365,7 @@ export const inboxPage: Page = {
         lists.get(k.kind)!.removeAttribute("aria-busy")
       }
       more.hidden = next === null
+      keys.restore(Math.max(0, index))
     }
 
     // reloads overlap (a decision, an event): only the latest started may draw, or an older answer could bring back
@@ -232,7 +373,7 @@ export const inboxPage: Page = {
     const reload = async () => {
       const mine = ++latest
       try {
-        const inbox = await api((c) => c.ownerReads.inbox({ urlParams: {} }))
+        const inbox = await (takeEarly() ?? api((c) => c.ownerReads.inbox({ urlParams: {} })))
         if (mine !== latest) return
         items = [...inbox.items]
         next = inbox.next_cursor
@@ -273,12 +414,14 @@ export const inboxPage: Page = {
       content: [
         h("h1", { tabindex: -1 }, "Inbox of decisions"),
         counts,
-        ...sections,
+        hint,
+        board,
         h("div", { class: "actions" }, more),
         moreBox
       ],
       cleanup: () => {
         stop()
+        keys.stop()
         clearTimeout(timer)
       }
     }

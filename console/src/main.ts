@@ -2,7 +2,7 @@ import { agentPage } from "./agent.js"
 import { api, session } from "./api.js"
 import { fill, h } from "./dom.js"
 import { fleetPage } from "./fleet.js"
-import { inboxPage } from "./inbox.js"
+import { inboxPage, prefetchInbox } from "./inbox.js"
 import type { Context, Page } from "./page.js"
 import { settingsPage } from "./settings.js"
 import { signInPage } from "./signin.js"
@@ -71,45 +71,47 @@ const nav = (active: string, me: Context["me"]) => {
   return stopStatus
 }
 
+const signedOut = (why?: string) => {
+  Events.stop()
+  header.replaceChildren()
+  fill(main, signInPage(() => navigate("/console/fleet")))
+  document.title = "Sign in · Shoal console"
+  const box = main.querySelector("form .error") as HTMLElement | null
+  if (why !== undefined && box !== null) {
+    box.textContent = why
+    box.hidden = false
+  }
+}
+
 const render = async () => {
   cleanup?.()
   cleanup = undefined
-  const key = session.key()
-  if (key === undefined) {
-    Events.stop()
-    header.replaceChildren()
-    fill(main, signInPage(() => navigate("/console/fleet")))
-    document.title = "Sign in · Shoal console"
-    return
-  }
   if (context === undefined) {
+    // who the session's cookie is (the page cannot read the cookie, only ask): a refusal means signed out
+    if (!session.maybe()) return signedOut()
+    if (current() === "inbox") prefetchInbox()
+    let me: Context["me"]
     try {
-      const me = (await api((c) => c.profiles.me())).user
-      context = {
-        me,
-        signOut: () => {
-          session.clear()
-          context = undefined
-          Events.stop()
-          navigate("/console")
-        },
-        rekey: (newKey) => {
-          session.set(newKey)
-          Events.start(newKey)
-        }
-      }
-      Events.start(key)
+      me = (await api((c) => c.profiles.me())).user
     } catch (e) {
-      // a refused key (revoked, rotated elsewhere): back to sign-in, saying why
-      session.clear()
-      await render()
-      const box = main.querySelector("form .error") as HTMLElement | null
-      if (box !== null) {
-        box.textContent = `Signed out: ${e instanceof Error ? e.message : String(e)}`
-        box.hidden = false
-      }
-      return
+      const message = e instanceof Error ? e.message : String(e)
+      if (message.startsWith("Not signed in")) session.forget()
+      return signedOut(message.startsWith("Not signed in") ? undefined : `Could not sign in: ${message}`)
     }
+    context = {
+      me,
+      signOut: () => {
+        context = undefined
+        Events.stop()
+        // the cookie is cleared by the answer; if the call fails the session still ends when it expires
+        void session.end().catch(() => {}).finally(() => navigate("/console"))
+      },
+      rekey: async (newKey) => {
+        await session.start(newKey)
+        Events.start()
+      }
+    }
+    Events.start()
   }
   const name = current()
   const page = PAGES[name]!

@@ -4,8 +4,8 @@ import type { Users } from "@shoal/domain"
 export interface Context {
   readonly me: Users.User
   readonly signOut: () => void
-  /** after the own key was rotated: keep the tab signed in with the new one */
-  readonly rekey: (key: string) => void
+  /** after the own key was rotated (which ended the session made from it): a new session from the new key */
+  readonly rekey: (key: string) => Promise<void>
 }
 
 /** A page: its content, and what to stop when it is left (timers, event listeners). */

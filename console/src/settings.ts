@@ -1,6 +1,7 @@
 import type { Events as EventsApi } from "@shoal/domain"
 import { api, idempotent } from "./api.js"
 import { act, confirmed, errorBox, field, fill, form, h, secretReveal, section, table, when } from "./dom.js"
+import { keysTable } from "./keys.js"
 import type { Page } from "./page.js"
 
 /** The human's agents: create one (its key shown once), rotate an agent's key (the new one shown once). */
@@ -75,23 +76,37 @@ const agents = () => {
   return section("Agents", list, loadBox, revealed, h("h3", {}, "New agent"), create)
 }
 
-/** The human's own key: rotating it signs this tab in with the new one (the old stops working at once). */
-const ownKey = (rekey: (key: string) => void) => {
+/**
+ * The human's own keys, named, and rotation: the old key stops working at once, and with it every session made from
+ * it (other browsers are signed out); this browser gets a new session from the new key.
+ */
+const ownKey = (handle: string, rekey: (key: string) => Promise<void>) => {
+  const keys = keysTable(
+    `@${handle}`,
+    () => api((c) => c.accounts.keys()),
+    (key_id, name) => api((c) => c.accounts.renameKey({ path: { key_id }, payload: { name } }))
+  )
   const revealed = h("div", { "aria-live": "polite" })
   const rotate = form(
     { "aria-label": "Rotate your API key" },
     [
-      h("p", { class: "muted" }, "Your current key stops working at once; this tab continues with the new one.")
+      h(
+        "p",
+        { class: "muted" },
+        "Your current key stops working at once, and so do the sessions made from it (other browsers are signed " +
+          "out); this browser continues with the new one."
+      )
     ],
     "Rotate my key",
     async () => {
       if (!confirmed("Rotate your own key? The current key stops working at once, everywhere it is used.")) return
       const { api_key } = await api((c) => c.accounts.rotateKey())
-      rekey(api_key)
+      await rekey(api_key)
       fill(revealed, secretReveal("Your new API key", api_key))
+      await keys.reload()
     }
   )
-  return section("Your API key", rotate, revealed)
+  return section("Your API key", keys.el, rotate, revealed)
 }
 
 /** Where the human's events are posted, the secret that signs them, and the log of deliveries (retry one). */
@@ -124,13 +139,33 @@ const webhook = () => {
     )
   })
 
+  // a signed test event, sent now: the receiver's answer is shown here (it is not in the delivery log)
+  const tested = h("div", { "aria-live": "polite" })
+  const test = form({ "aria-label": "Send a test event" }, [], "Send test event", async () => {
+    const r = await api((c) => c.events.testWebhook())
+    fill(
+      tested,
+      h(
+        "p",
+        { "data-test-result": r.delivered ? "delivered" : "failed", class: r.delivered ? "ok" : "error" },
+        r.delivered
+          ? `Delivered: ${r.url} answered HTTP ${r.status_code} in ${r.duration_ms} ms.`
+          : `Not delivered to ${r.url}: ${r.error ?? "no answer"} (${r.duration_ms} ms).`
+      ),
+      h("p", { class: "muted" }, `Event ${r.event_id}, type webhook.test, signed with the current secret.`)
+    )
+  })
+
   const log = h("div", { "aria-live": "polite" })
   const logBox = errorBox()
   const refresh = h("button", { type: "button" }, "Refresh")
   const row = (d: EventsApi.WebhookDelivery) => {
     const box = errorBox()
-    const retry = h("button", { type: "button", "aria-label": `Retry delivery of ${d.event_type}` }, "Retry")
-    retry.addEventListener("click", () =>
+    // only a failed delivery is retried by hand: a pending one is still on its schedule, a succeeded one arrived
+    const retry = d.state === "failed"
+      ? h("button", { type: "button", "aria-label": `Retry delivery of ${d.event_type}` }, "Retry")
+      : null
+    retry?.addEventListener("click", () =>
       void act(retry, box, async () => {
         await api((c) => c.events.redeliver({ path: { id: d.id } }))
         await load()
@@ -138,13 +173,18 @@ const webhook = () => {
     const last = d.attempts[d.attempts.length - 1]
     return h(
       "tr",
-      {},
+      { "data-delivery": d.id, "data-state": d.state },
       h("td", {}, d.event_type),
       h("td", {}, d.state),
       h("td", {}, String(d.attempt_count)),
       h("td", {}, last === undefined ? "—" : last.error ?? `HTTP ${last.status_code}`),
       h("td", {}, when(d.created_at)),
-      h("td", {}, retry, box)
+      h(
+        "td",
+        {},
+        retry ?? (d.state === "pending" ? h("span", { class: "muted" }, `next ${when(d.next_attempt_at)}`) : ""),
+        box
+      )
     )
   }
   const load = async () => {
@@ -166,6 +206,15 @@ const webhook = () => {
     "Webhook",
     save,
     saved,
+    h(
+      "p",
+      { class: "muted" },
+      "Every delivery is signed (Standard Webhooks) with the account's secret. Shoal stores the secret itself, not a " +
+        "hash: it needs it to sign. It is shown only when rotated, so rotate it to learn one (deliveries are signed " +
+        "with the new secret from then on)."
+    ),
+    test,
+    tested,
     rotateSecret,
     secret,
     h("h3", {}, "Delivery log"),
@@ -182,7 +231,7 @@ export const settingsPage: Page = {
       h("h1", { tabindex: -1 }, "Account settings"),
       h("p", { class: "muted" }, `@${context.me.handle} · ${context.me.display_name}`),
       agents(),
-      ownKey(context.rekey),
+      ownKey(context.me.handle, context.rekey),
       webhook()
     ]
   })

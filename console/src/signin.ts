@@ -5,9 +5,9 @@ import { field, form, h, secretReveal, section } from "./dom.js"
 export const signInPage = (onSignedIn: () => void) => {
   const key = field("API key", { name: "api_key", type: "password", autocomplete: "off", required: true })
   const signIn = form({ "aria-label": "Sign in" }, [key.wrap], "Sign in", async () => {
-    const value = key.input.value.trim()
-    await api((c) => c.profiles.me(), value)
-    session.set(value)
+    // the key makes a session (an HttpOnly cookie) and is then forgotten: nothing of it stays in the page
+    await session.start(key.input.value.trim())
+    key.input.value = ""
     onSignedIn()
   })
 
@@ -23,11 +23,11 @@ export const signInPage = (onSignedIn: () => void) => {
       (c) => c.signup.signUp({ payload: { handle: handle.input.value.trim(), display_name: name.input.value.trim() } }),
       undefined
     )
-    session.set(created.api_key)
+    await session.start(created.api_key)
     const go = h("button", { type: "button", onclick: () => onSignedIn() }, "Continue to the console")
     result.replaceChildren(
       secretReveal(`API key of @${created.user.handle}`, created.api_key),
-      h("p", {}, "You are signed in with this key for this tab. Keep a copy: it signs you in next time."),
+      h("p", {}, "You are signed in in this browser. Keep a copy of the key: it signs you in next time."),
       go
     )
     signUp.hidden = true
@@ -40,7 +40,16 @@ export const signInPage = (onSignedIn: () => void) => {
     h(
       "div",
       { class: "columns" },
-      section("Sign in", h("p", { class: "muted" }, "With your account's API key. It stays in this tab only."), signIn),
+      section(
+        "Sign in",
+        h(
+          "p",
+          { class: "muted" },
+          "With your account's API key, once: the browser then keeps a session (a cookie the page cannot read), not " +
+            "the key. Signing out or rotating the key ends it."
+        ),
+        signIn
+      ),
       section("Sign up", h("p", { class: "muted" }, "A new human account; its key is shown once."), signUp, result)
     )
   ]

@@ -32,11 +32,13 @@ export const onStatus = (listener: (status: string) => void) => {
 /**
  * The account's events over the WebSocket (the same stream agents use). The client reconnects with backoff and
  * resumes after the last cursor; the cursor is also kept in the tab, so a reload resumes instead of starting live.
+ * Signed in by the session's cookie: a refused one (signed out elsewhere, the key rotated) ends the stream.
  */
-export const start = (apiKey: string) => {
+export const start = () => {
   stop()
   setStatus("Listening for live events")
-  const stream = EventStream.make({ baseUrl, apiKey, after: cursor.get(), pingInterval: "20 seconds" })
+  // no key: the browser sends the session's cookie with the upgrade to its own origin
+  const stream = EventStream.make({ baseUrl, after: cursor.get(), pingInterval: "20 seconds" })
   fiber = runtime.runFork(
     stream.pipe(
       Stream.runForEach((frame) =>

@@ -1,10 +1,14 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Accounts as Api, Auth, ShoalApi } from "@shoal/domain"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Accounts as Api, Auth, Errors, ShoalApi } from "@shoal/domain"
 import { Config, Effect } from "effect"
 import { Accounts } from "../Accounts.js"
+import { presentedKey } from "../Auth.js"
 import { clientAddress, limitKey } from "../Auth/ClientAddress.js"
 import { enforce, RateLimiter } from "../Auth/RateLimiter.js"
+import { ConsoleSessions } from "../Auth/Sessions.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { Profiles } from "../Profiles.js"
@@ -27,10 +31,38 @@ export const SignUpHttpLive = HttpApiBuilder.group(ShoalApi, "signup", (handlers
       }))
   })).pipe(withOnly(Accounts, Profiles, RateLimiter))
 
+/** `Secure` on the session's cookie when the browser reached us by HTTPS (directly, or as a trusted proxy says). */
+const secureRequest = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean) =>
+  request.url.startsWith("https:") ||
+  (trustProxy && request.headers["x-forwarded-proto"]?.split(",")[0]?.trim().toLowerCase() === "https")
+
+const cookieOptions = (secure: boolean) => ({ httpOnly: true, sameSite: "strict", path: "/", secure } as const)
+
 export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (handlers) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     const profiles = yield* Profiles
+    const sessions = yield* ConsoleSessions
+    const trustProxy = yield* Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))
+
+    // from a key presented in a header only: a session's cookie does not beget sessions (they would outlive its end)
+    const createSession = Effect.gen(function*() {
+      const caller = yield* Auth.CurrentUser
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (presentedKey(request.headers) === undefined || caller.keyHash === "") {
+        return yield* new Errors.Unauthorized({
+          message: "a console session is made from an API key: send it as Authorization: Bearer <key>"
+        })
+      }
+      const made = yield* sessions.create(caller.keyHash)
+      yield* HttpApp.appendPreResponseHandler((_req, res) =>
+        Effect.succeed(HttpServerResponse.unsafeSetCookie(res, Api.SESSION_COOKIE, made.token, {
+          ...cookieOptions(secureRequest(request, trustProxy)),
+          maxAge: `${made.maxAgeSeconds} seconds`
+        }))
+      )
+      return new Api.SessionCreated({ status: "success", handle: caller.handle, expires_at: made.expiresAt })
+    })
     return handlers
       .handle(
         "createAgent",
@@ -47,10 +79,42 @@ export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (hand
           accounts.rotateAgentKey(owner, path.handle)).pipe(
             Effect.map((apiKey) => new Api.KeyRotated({ status: "success", api_key: apiKey }))
           ))
+      .handle("agentKeys", ({ path }) =>
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          accounts.listKeys(caller, path.handle)))
+      .handle("renameAgentKey", ({ path, payload }) =>
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          accounts.renameKey(caller, path.handle, path.key_id, payload.name)))
+      .handle("keys", () =>
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          accounts.listKeys(caller)))
+      .handle("renameKey", ({ path, payload }) =>
+        Effect.flatMap(Auth.CurrentUser, (caller) =>
+          accounts.renameKey(caller, undefined, path.key_id, payload.name)))
+      .handle("createSession", () =>
+        createSession)
       .handle("rotateKey", () =>
         Effect.flatMap(Auth.CurrentUser, accounts.rotateKey).pipe(
           Effect.map((apiKey) =>
             new Api.KeyRotated({ status: "success", api_key: apiKey })
           )
         ))
-  })).pipe(withOnly(Accounts, Profiles, Idempotency, Auth.Authentication))
+  })).pipe(withOnly(Accounts, Profiles, ConsoleSessions, Idempotency, Auth.Authentication))
+
+/** Signing out: the cookie's session ended and the cookie cleared, whether or not it was still live. */
+export const SessionHttpLive = HttpApiBuilder.group(ShoalApi, "session", (handlers) =>
+  Effect.gen(function*() {
+    const sessions = yield* ConsoleSessions
+    const trustProxy = yield* Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))
+    return handlers.handle("endSession", () =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const ended = yield* sessions.end(request.headers)
+        yield* HttpApp.appendPreResponseHandler((_req, res) =>
+          Effect.succeed(
+            HttpServerResponse.expireCookie(res, Api.SESSION_COOKIE, cookieOptions(secureRequest(request, trustProxy)))
+          )
+        )
+        return new Api.SessionEnded({ status: "success", ended })
+      }))
+  })).pipe(withOnly(ConsoleSessions))

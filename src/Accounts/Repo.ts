@@ -10,6 +10,18 @@ export const PrincipalRow = Schema.Struct({
   owner_id: Schema.NullOr(Ids.UserId)
 })
 
+const Instant = Schema.DateFromSelf
+
+export const KeyRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  prefix: Schema.NullOr(Schema.String),
+  created_at: Instant,
+  revoked_at: Schema.NullOr(Instant),
+  last_used_at: Schema.NullOr(Instant)
+})
+export type KeyRow = typeof KeyRow.Type
+
 export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -74,16 +86,44 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
     const lockUser = (userId: Ids.UserId) =>
       Effect.map(sql`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`, (rows) => rows.length > 0)
 
-    /** Revokes every live key of the user and stores the new hash; returns the revoked hashes. */
-    const replaceKey = (userId: Ids.UserId, hash: string, now: number) =>
+    /**
+     * Revokes every live key of the user and stores the new one's hash and prefix; returns the revoked hashes. The
+     * new key keeps the name of the key it replaces, so a key named "production" stays named through rotations.
+     */
+    const replaceKey = (userId: Ids.UserId, hash: string, now: number, prefix: string | null = null) =>
       Effect.gen(function*() {
         const at = new Date(now).toISOString()
-        const revoked = yield* sql<{ key_hash: string }>`
+        const revoked = yield* sql<{ key_hash: string; name: string | null }>`
           UPDATE api_keys SET revoked_at = ${at}::timestamptz WHERE user_id = ${userId} AND revoked_at IS NULL
-          RETURNING key_hash`
-        yield* sql`INSERT INTO api_keys (key_hash, user_id, created_at) VALUES (${hash}, ${userId}, ${at}::timestamptz)`
+          RETURNING key_hash, name`
+        const name = revoked.find((r) => r.name !== null)?.name ?? null
+        yield* sql`INSERT INTO api_keys (key_hash, user_id, created_at, prefix, name)
+                   VALUES (${hash}, ${userId}, ${at}::timestamptz, ${prefix}, ${name})`
         return revoked.map((r) => r.key_hash)
       })
+
+    /** The user's keys as its owner sees them: the live one first, then the revoked, newest first. */
+    const keysOf = SqlSchema.findAll({
+      Request: Ids.UserId,
+      Result: KeyRow,
+      execute: (userId) =>
+        sql`SELECT k.id, k.name, k.prefix, k.created_at, k.revoked_at,
+                   CASE WHEN k.revoked_at IS NULL THEN u.last_seen_at END AS last_used_at
+            FROM api_keys k JOIN users u ON u.id = k.user_id
+            WHERE k.user_id = ${userId}
+            ORDER BY k.revoked_at IS NULL DESC, k.created_at DESC LIMIT 50`
+    })
+
+    /** Names (or unnames) one of the user's keys; `None` when the id is not one of its keys. */
+    const renameKey = SqlSchema.findOne({
+      Request: Schema.Struct({ user_id: Ids.UserId, id: Schema.String, name: Schema.NullOr(Schema.String) }),
+      Result: KeyRow,
+      execute: (r) =>
+        sql`UPDATE api_keys k SET name = ${r.name} FROM users u
+            WHERE u.id = k.user_id AND k.user_id = ${r.user_id} AND k.id = ${r.id}
+            RETURNING k.id, k.name, k.prefix, k.created_at, k.revoked_at,
+                      CASE WHEN k.revoked_at IS NULL THEN u.last_seen_at END AS last_used_at`
+    })
 
     return {
       principalByKeyHash,
@@ -93,6 +133,8 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
       liveKeys,
       lockUser,
       replaceKey,
+      keysOf,
+      renameKey,
       rotatedSince
     } as const
   })

@@ -6,6 +6,9 @@ export const generateKey = () => `sk_${randomBytes(32).toString("base64url")}`
 // the key has 256 bits of entropy, so a fast hash is enough: no salt or KDF to slow every request
 export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex")
 
+/** What a key is shown as after it was handed out: `sk_` and 8 more characters (48 of its 256 bits). */
+export const keyPrefix = (key: string) => key.slice(0, 11)
+
 const bearer = /^bearer\s+(\S+)\s*$/i
 
 /** The presented key: `Authorization: Bearer <key>` first, else `X-API-Key`. */

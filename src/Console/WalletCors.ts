@@ -4,8 +4,9 @@ import { PublicUrl } from "../Identity/PublicUrl.js"
 
 /**
  * The wallet API answers the console's page, which is served by the agent API on another port (another origin):
- * only that origin (as `PUBLIC_URL`, or as the agent API's own address), never any page on the web. Keys travel in
- * a header, never a cookie, so a browser sends no credentials on its own.
+ * only that origin (as `PUBLIC_URL`, or as the agent API's own address), never any page on the web. A console
+ * signed in by its session's cookie sends it here too (same host), with credentials, which only that origin may; the
+ * cookie counts only with `X-Shoal-Console: 1`, a header no other page can get past this policy (src/Auth/Sessions.ts).
  */
 export const consoleCorsOptions = Effect.gen(function*() {
   const port = yield* Config.port("PORT").pipe(Config.withDefault(8080))
@@ -21,8 +22,9 @@ export const consoleCorsOptions = Effect.gen(function*() {
   return {
     allowedOrigins: (origin: string) => origins.has(origin),
     allowedMethods: ["GET", "POST"],
-    allowedHeaders: ["authorization", "content-type", "idempotency-key", "x-api-key"],
+    allowedHeaders: ["authorization", "content-type", "idempotency-key", "x-api-key", "x-shoal-console"],
     exposedHeaders: ["idempotent-replayed", "retry-after", "ratelimit-remaining"],
+    credentials: true,
     maxAge: 600
   }
 })

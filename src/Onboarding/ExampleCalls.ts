@@ -49,7 +49,8 @@ export const sampleValues: Readonly<Record<string, string>> = {
   comment_id: "c4a1e7b9-2d5f-4e8a-b3c6-9f1d7a5e2b08",
   message_id: "d6b754b9-0be3-4198-b41c-e623c325ec22",
   post_id: "c716d960-80c1-4100-b2bb-dc59b6b4640a",
-  transaction_id: "5bb98211-4d3c-494c-bced-4450246f1ce9"
+  transaction_id: "5bb98211-4d3c-494c-bced-4450246f1ce9",
+  key_id: "3f0c9a7e-5b21-4d8e-a6f4-9c2b7e1d0a35"
 }
 
 /** A text with each placeholder replaced by its sample, as skill.md shows it. */
@@ -1071,6 +1072,70 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
     status: 200,
     answer: { status: "success", delivery: { id: "<delivery_id>", state: "pending", next_attempt_at: at } }
   },
+  {
+    operationId: "events.testWebhook",
+    as: "friend_key",
+    status: 200,
+    answer: {
+      status: "success",
+      delivered: false,
+      url: "https://grace.example/hooks/shoal",
+      event_id: "evt_test_5f1c0e9a2b7d4c3e8a6f1b2d",
+      status_code: null,
+      error: "getaddrinfo ENOTFOUND grace.example",
+      duration_ms: 41
+    }
+  },
+  {
+    operationId: "accounts.keys",
+    status: 200,
+    answer: {
+      status: "success",
+      handle: "ada_bot",
+      keys: [{
+        id: "<key_id>",
+        name: null,
+        prefix: "sk_Xy12abCd",
+        created_at: at,
+        revoked_at: null,
+        last_used_at: null
+      }]
+    },
+    save: { key_id: "keys.0.id" }
+  },
+  {
+    operationId: "accounts.renameKey",
+    params: { key_id: "<key_id>" },
+    body: { name: "laptop" },
+    status: 200,
+    answer: { status: "success", key: { id: "<key_id>", name: "laptop", prefix: "sk_Xy12abCd", revoked_at: null } }
+  },
+  {
+    operationId: "accounts.agentKeys",
+    as: "owner_key",
+    params: { handle: "<handle>" },
+    status: 200,
+    answer: {
+      status: "success",
+      handle: "ada_bot",
+      keys: [{ id: "<key_id>", name: "laptop", prefix: "sk_Xy12abCd", created_at: at, revoked_at: null }]
+    }
+  },
+  {
+    operationId: "accounts.renameAgentKey",
+    as: "owner_key",
+    params: { handle: "<handle>", key_id: "<key_id>" },
+    body: { name: "production" },
+    status: 200,
+    answer: { status: "success", key: { id: "<key_id>", name: "production" } }
+  },
+  {
+    operationId: "accounts.createSession",
+    as: "human_key",
+    status: 201,
+    answer: { status: "success", handle: "lin", expires_at: at }
+  },
+  { operationId: "session.endSession", status: 200, answer: { status: "success", ended: false } },
   {
     operationId: "accounts.rotateAgentKey",
     as: "owner_key",

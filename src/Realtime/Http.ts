@@ -6,12 +6,14 @@ import { withOnly } from "../Http/LeanContext.js"
 import { Events } from "./Events.js"
 import { Deliveries } from "./Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Webhooks/Secrets.js"
+import { TestDelivery } from "./Webhooks/TestDelivery.js"
 
 export const EventsHttpLive = HttpApiBuilder.group(ShoalApi, "events", (handlers) =>
   Effect.gen(function*() {
     const events = yield* Events
     const deliveries = yield* Deliveries
     const secrets = yield* WebhookSecrets
+    const tests = yield* TestDelivery
     return handlers
       .handle("poll", ({ urlParams }) =>
         Effect.flatMap(Auth.CurrentUser, (caller) =>
@@ -33,9 +35,10 @@ export const EventsHttpLive = HttpApiBuilder.group(ShoalApi, "events", (handlers
               new Api.DeliveryResponse({ status: "success", delivery })
             )
           ))
+      .handle("testWebhook", () =>
+        Effect.flatMap(Auth.CurrentUser, tests.send))
       .handle("rotateWebhookSecret", () =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
-          secrets.rotate(caller.id)).pipe(
-            Effect.map((secret) => new Api.WebhookSecret({ status: "success", secret }))
-          ))
-  })).pipe(withOnly(Events, Deliveries, WebhookSecrets, Auth.Authentication))
+        Effect.flatMap(Auth.CurrentUser, (caller) => secrets.rotate(caller.id)).pipe(
+          Effect.map((secret) => new Api.WebhookSecret({ status: "success", secret }))
+        ))
+  })).pipe(withOnly(Events, Deliveries, WebhookSecrets, TestDelivery, Auth.Authentication))

@@ -9,7 +9,7 @@ import { Notifier } from "./Notifier.js"
 const CHECK_BATCH = 1_000
 
 /**
- * Key revocations on this node. A rotation's notice (Accounts/Revoked.ts), from whichever node rotated, closes the
+ * Key revocations on this node. A rotation's notice (src/Auth/Revoked.ts), from whichever node rotated, closes the
  * sockets opened with the revoked keys (4401; the client comes back with its new key and `?after=`) and uncaches
  * them. A notice lost with a server's LISTEN connection is made up by a periodic check of the keys this node's
  * sockets hold (KEY_RECHECK_INTERVAL, default 5 minutes).

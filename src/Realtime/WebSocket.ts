@@ -4,7 +4,8 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
 import { Effect, Layer } from "effect"
-import { KeyCheck, missingKeyMessage, unknownKeyMessage } from "../Auth.js"
+import { KeyCheck, missingKeyMessage, presentedKey, unknownKeyMessage } from "../Auth.js"
+import { sessionToken } from "../Auth/Sessions.js"
 import { errorResponse } from "../Http/ErrorEnvelope.js"
 import { AgentHub } from "./AgentHub.js"
 import { cursorAheadError } from "./Events.js"
@@ -37,10 +38,18 @@ const handler = Effect.gen(function*() {
         return errorResponse(400, "invalid_request", "this endpoint speaks WebSocket: send Upgrade: websocket")
       }
       let header: Auth.Principal | undefined
-      if (request.headers["authorization"] !== undefined || request.headers["x-api-key"] !== undefined) {
-        const result = yield* keys.check(request.headers)
+      if (
+        request.headers["authorization"] !== undefined || request.headers["x-api-key"] !== undefined ||
+        // or a console session's cookie (src/Auth/Sessions.ts)
+        sessionToken(request.headers) !== undefined
+      ) {
+        const result = yield* keys.checkUpgrade(request.headers)
         if (result._tag === "Missing" || result._tag === "Unknown") {
-          const message = result._tag === "Missing" ? missingKeyMessage : unknownKeyMessage
+          const message = result._tag === "Missing"
+            ? missingKeyMessage
+            : presentedKey(request.headers) === undefined
+            ? "the console session is unknown, ended or from another site"
+            : unknownKeyMessage
           return errorResponse(401, "unauthorized", message, undefined, { "www-authenticate": "Bearer" })
         }
         if (result._tag === "Limited") {

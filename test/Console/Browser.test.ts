@@ -86,9 +86,24 @@ const journey = async (page: Page, problems: Array<string>) => {
     expect((await call("/api/agent/me", humanKey)).body.user.handle).toBe("alice")
     await page.getByRole("button", { name: "Continue to the console" }).click()
     await page.getByRole("heading", { name: "Fleet" }).waitFor()
-    // the key is kept in session storage, never in the address
+    // signed in by a session: an HttpOnly, SameSite=Strict cookie the page cannot read; no key in the address or
+    // in the page's storage
     expect(page.url()).not.toContain(humanKey)
-    expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem("shoal.apiKey"))).toBe(humanKey)
+    const stored = await page.evaluate(() => {
+      const g = globalThis as any
+      const all = (s: any): Array<string> => Array.from({ length: s.length }, (_, i) => s.getItem(s.key(i)) ?? "")
+      return [...all(g.localStorage), ...all(g.sessionStorage), g.document.cookie as string]
+    })
+    expect(stored.some((v) => v.includes(humanKey))).toBe(false)
+    expect(stored.some((v) => v.includes("shoal_session"))).toBe(false)
+    const [cookie] = await page.context().cookies()
+    expect(cookie).toMatchObject({ name: "shoal_session", httpOnly: true, sameSite: "Strict" })
+    expect(cookie!.value).not.toContain(humanKey)
+    // a new tab of the same browser is signed in too
+    const tab = await page.context().newPage()
+    await tab.goto(`${app!.base}/console/settings`)
+    await tab.getByRole("heading", { name: "Account settings" }).waitFor()
+    await tab.close()
 
     // create an agent: its key is shown once and works
     await go(page, "Settings")

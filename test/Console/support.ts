@@ -66,7 +66,9 @@ export const startConsoleApp = async (): Promise<ConsoleApp> => {
     HOST: "127.0.0.1",
     DNS_PORT: "0",
     // one sign-up per test run is not a flood
-    SIGNUP_RATE_LIMIT: "0"
+    SIGNUP_RATE_LIMIT: "0",
+    // the webhook screen's test event and deliveries go to a receiver the test runs on 127.0.0.1
+    WEBHOOK_ALLOW_PRIVATE: "true"
   }
   delete env.DATABASE_URL // a fresh embedded database, whatever the suite runs on
   let output = ""

@@ -5,7 +5,11 @@ import { Clock, Data, Deferred, Duration, Effect, Mailbox, Schema, Stream } from
 export interface EventStreamOptions {
   /** the API's base URL, e.g. http://127.0.0.1:8080 (http → ws, https → wss) */
   readonly baseUrl: string
-  readonly apiKey: string
+  /**
+   * the key, sent in the first frame; without it the connection must be authenticated otherwise (the console's
+   * session cookie, which a browser sends with the upgrade to its own origin)
+   */
+  readonly apiKey?: string | undefined
   /** resume after this cursor; without it the stream starts live at the first connection */
   readonly after?: number | undefined
   /** first reconnect delay, doubled per failed attempt up to `maxBackoff` (defaults 500 ms and 30 s) */
@@ -39,7 +43,9 @@ const cursorRefusal = (options: EventStreamOptions, after: number) =>
     const url = new URL("/api/agent/events", options.baseUrl)
     url.searchParams.set("after", String(after))
     url.searchParams.set("limit", "1")
-    const res = await fetch(url, { headers: { authorization: `Bearer ${options.apiKey}` } })
+    const res = await fetch(url, {
+      headers: options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }
+    })
     if (res.status !== 400) return undefined
     // details name the field at fault (`ErrorDetails`: `{ field, issues }`)
     const body = (await res.json()) as { error?: { message?: string; details?: { field?: unknown } } }
@@ -135,7 +141,9 @@ export const make = (
       })
 
       const run = socket.runRaw(onFrame, {
-        onOpen: Effect.ignore(write(JSON.stringify({ type: "auth", api_key: options.apiKey })))
+        onOpen: options.apiKey === undefined
+          ? Effect.void
+          : Effect.ignore(write(JSON.stringify({ type: "auth", api_key: options.apiKey })))
       })
       // whichever ends first, failing or not: the socket closing, the watchdog giving up, or the buffer filling
       const refused = yield* Effect.raceFirst(run, watchdog).pipe(

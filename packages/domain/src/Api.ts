@@ -1,6 +1,6 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { AccountsApi, SignUpApi } from "./Accounts.js"
+import { AccountsApi, SessionApi, SignUpApi } from "./Accounts.js"
 import { AnalyticsApi } from "./Analytics.js"
 import * as Errors from "./Errors.js"
 import { EventsApi } from "./Events.js"
@@ -66,6 +66,7 @@ export class ShoalApi extends HttpApi.make("shoal")
   .add(HealthApi)
   .add(SignUpApi)
   .add(AccountsApi)
+  .add(SessionApi)
   .add(OwnerReadsApi)
   .add(ProfilesApi)
   .add(EventsApi)

@@ -115,6 +115,17 @@ export class WebhookSecret extends Schema.Class<WebhookSecret>("WebhookSecret")(
   secret: Schema.String.annotations({ description: "whsec_ + base64; signs webhooks (Standard Webhooks)" })
 }) {}
 
+/** What a test delivery met: the receiver's answer, not stored (it is not one of the account's events). */
+export class WebhookTestResult extends Schema.Class<WebhookTestResult>("WebhookTestResult")({
+  status: Success,
+  delivered: Schema.Boolean.annotations({ description: "true when the receiver answered 2xx" }),
+  url: Schema.String,
+  event_id: Schema.String.annotations({ description: "the test event's `webhook-id` (`evt_test_…`)" }),
+  status_code: Schema.NullOr(Schema.Int).annotations({ description: "the receiver's HTTP status; null if none" }),
+  error: Schema.NullOr(Schema.String).annotations({ description: "why it failed: no answer, refused, a non-2xx" }),
+  duration_ms: Schema.Int
+}) {}
+
 export class EventsApi extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.get("poll", "/api/agent/events")
@@ -148,6 +159,18 @@ export class EventsApi extends HttpApiGroup.make("events")
         OpenApi.Description,
         "Makes one of the caller's deliveries due again at once (a failed one gets one more attempt) and answers " +
           "it. An unknown id is a 404."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("testWebhook", "/api/agent/webhooks/test")
+      .addSuccess(WebhookTestResult)
+      .annotate(OpenApi.Summary, "Send a test event to the webhook")
+      .annotate(
+        OpenApi.Description,
+        "POSTs one `webhook.test` event to the caller's `webhook_url` at once, signed like every delivery " +
+          "(Standard Webhooks, with the current secret), and answers what the receiver did: `delivered` on a 2xx, " +
+          "else the status or the error. The same address checks apply (no private addresses, no redirects, a " +
+          "timeout). Not retried and not in the delivery log. A 422 when the caller has no `webhook_url`."
       )
   )
   .add(
