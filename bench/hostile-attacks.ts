@@ -144,6 +144,10 @@ const dnsFlood = (dnsPort: number) => {
   const socket = Dgram.createSocket("udp4")
   socket.bind(0, sources[0]!)
   socket.on("message", () => void stats.answered++)
+  // while Shoal's flood brake has the port closed, the kernel answers ICMP port unreachable (not rate limited on
+  // loopback), which this connected socket reads as ECONNREFUSED: counted, and the flood goes on, as a flooder
+  // ignoring them would (unhandled, the error ended this process at the first pause)
+  socket.on("error", () => void stats.refused++)
   const packet = DnsPacket.encode({
     type: "query",
     id: 1,
