@@ -8,8 +8,8 @@
 import * as DnsPacket from "dns-packet"
 import * as Dgram from "node:dgram"
 import * as Net from "node:net"
+import { Worker } from "node:worker_threads"
 import WebSocket from "ws"
-import { handleOf } from "../src/Dns/FloodBrake.js"
 
 const [attack = "", portText = "0", dnsText = "0", secondsText = "5", blockText = "0"] = process.argv.slice(2)
 const port = Number(portText)
@@ -144,6 +144,10 @@ const dnsFlood = (dnsPort: number) => {
   const socket = Dgram.createSocket("udp4")
   socket.bind(0, sources[0]!)
   socket.on("message", () => void stats.answered++)
+  // while Shoal's flood brake has the port closed, the kernel answers ICMP port unreachable (not rate limited on
+  // loopback), which this connected socket reads as ECONNREFUSED: counted, and the flood goes on, as a flooder
+  // ignoring them would (unhandled, the error ended this process at the first pause)
+  socket.on("error", () => void stats.refused++)
   const packet = DnsPacket.encode({
     type: "query",
     id: 1,
@@ -164,21 +168,28 @@ const dnsFlood = (dnsPort: number) => {
   return socket
 }
 
-/** A socket bound on loopback that never reads: its receive buffer fills and the kernel drops the rest. */
-const sink = () =>
-  new Promise<Dgram.Socket>((resolve, reject) => {
-    const socket = Dgram.createSocket("udp4")
-    socket.on("error", reject)
-    socket.bind(0, "127.0.0.1", () => {
-      const handle = handleOf(socket)
-      if (handle === undefined) return reject(new Error("no UDP handle to stop reading"))
-      handle.recvStop()
-      resolve(socket)
-    })
+/**
+ * A socket bound on loopback that never reads: its receive buffer fills and the kernel drops the rest. Node has no
+ * public way to stop reading a socket, so it is bound in a worker thread that then blocks for the phase: its event
+ * loop never runs to read it.
+ */
+const sink = (ms: number) =>
+  new Promise<{ readonly port: number; readonly worker: Worker }>((resolve, reject) => {
+    const worker = new Worker(
+      `const { parentPort } = require("node:worker_threads")
+      const socket = require("node:dgram").createSocket("udp4")
+      socket.bind(0, "127.0.0.1", () => {
+        parentPort.postMessage(socket.address().port)
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${ms})
+      })`,
+      { eval: true }
+    )
+    worker.once("message", (port: number) => resolve({ port, worker }))
+    worker.once("error", reject)
   })
 
 let dns: Dgram.Socket | undefined
-let sunk: Dgram.Socket | undefined
+let sunk: { readonly port: number; readonly worker: Worker } | undefined
 switch (attack) {
   case "slowloris-headers":
     slowloris(1000, "GET /api/agent/me HTTP/1.1\r\nhost: x\r\n", (n) => `x-drip-${n}: 1\r\n`, 1000)
@@ -205,8 +216,8 @@ switch (attack) {
     dns = dnsFlood(Number(dnsText))
     break
   case "dns-flood-sink":
-    sunk = await sink()
-    dns = dnsFlood(sunk.address().port)
+    sunk = await sink(until - Date.now() + 1_000)
+    dns = dnsFlood(sunk.port)
     break
   default:
     console.error(`unknown attack ${attack}`)
@@ -215,7 +226,7 @@ switch (attack) {
 
 setTimeout(() => {
   dns?.close()
-  sunk?.close()
+  void sunk?.worker.terminate()
   // the attacker's own CPU: it shares the machine's 2 cores with the server and the measured client
   const cpu = process.cpuUsage()
   process.stdout.write(JSON.stringify({ ...stats, attackerCpuMs: Math.round((cpu.user + cpu.system) / 1000) }) + "\n")

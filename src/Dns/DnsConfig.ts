@@ -18,7 +18,7 @@ const rateLimit: Config.Config<RateLimitOptions | false> = Config.all({
   slip: nonNegative(Config.integer("DNS_RRL_SLIP").pipe(Config.withDefault(2)))
 }).pipe(Config.map((options) => options.perSecond > 0 && options.burst > 0 ? options : false))
 
-/** `DNS_FLOOD_DROPS=0` turns the flood brake off (src/Dns/FloodBrake.ts). */
+/** `DNS_FLOOD_DROPS=0` turns the flood brake off (src/Dns/Udp.ts, `bindUdp`). */
 const floodBrake: Config.Config<FloodBrakeOptions> = Config.all({
   drops: nonNegative(Config.integer("DNS_FLOOD_DROPS").pipe(Config.withDefault(defaultFloodBrake.drops))),
   windowMs: nonNegative(Config.integer("DNS_FLOOD_WINDOW_MS").pipe(Config.withDefault(defaultFloodBrake.windowMs))),

@@ -20,7 +20,7 @@ export interface DnsServerOptions {
   readonly zone: string
   /** Per-prefix UDP response limit; false turns it off. */
   readonly rateLimit?: RateLimitOptions | false | undefined
-  /** When dropped datagrams make a flood, UDP stops reading for a while (FloodBrake.ts). */
+  /** When dropped datagrams make a flood, UDP stops listening for a while (Udp.ts, `bindUdp`). */
   readonly floodBrake?: FloodBrakeOptions | undefined
   readonly tcpIdleMs?: number | undefined
   readonly nsAddress?: string | undefined

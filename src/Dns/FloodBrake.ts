@@ -1,10 +1,8 @@
-import type * as Dgram from "node:dgram"
-
 export interface FloodBrakeOptions {
   /** Queries the rate limiter dropped within `windowMs` that make a flood; 0 turns the brake off. */
   readonly drops: number
   readonly windowMs: number
-  /** How long the socket stops reading once a flood is seen. */
+  /** How long UDP stops listening once a flood is seen. */
   readonly pauseMs: number
   /** The longest pause: a flood that is still there after a pause doubles the next one, up to this. */
   readonly maxPauseMs: number
@@ -47,67 +45,4 @@ export const makePauseSchedule = (options: FloodBrakeOptions) => {
       : options.pauseMs
     return last
   }
-}
-
-interface RecvHandle {
-  recvStart(): number
-  recvStop(): number
-}
-
-// Node's dgram has no public pause: its UDP handle (the socket's state, behind a symbol) has recvStop/recvStart,
-// which libuv's uv_udp_recv_stop/start are. Where it cannot be found the brake does nothing.
-export const handleOf = (socket: Dgram.Socket): RecvHandle | undefined => {
-  const symbol = Object.getOwnPropertySymbols(socket).find((s) => s.description === "state symbol")
-  const state = symbol === undefined ? undefined : (socket as any)[symbol]
-  const handle = state?.handle
-  return typeof handle?.recvStop === "function" && typeof handle?.recvStart === "function" ? handle : undefined
-}
-
-/**
- * A flood of datagrams costs the event loop the API shares one JavaScript callback each, even those the rate limiter
- * drops undecoded (bench/README.md, hostile: a one-process flood of ~230,000 queries/s cut a normal client's
- * requests by 60 %). Once the rate limiter dropped `drops` queries within `windowMs`, the socket stops reading for
- * `pauseMs`, longer while the flood lasts (`makePauseSchedule`): meanwhile the kernel's receive buffer holds what
- * it can and drops the rest, at no cost to the loop. Queries from other sources that arrive during a pause wait for
- * it, or are lost with the flood, and are asked again by their resolvers (under a steady flood the kernel's buffer
- * is full of the flood's datagrams anyway); the API keeps its share of the loop. Returns `dropped` (call it per
- * dropped query) and `close`.
- */
-export const makeFloodBrake = (socket: Dgram.Socket, options: FloodBrakeOptions, now: () => number = Date.now) => {
-  const handle = options.drops > 0 && options.pauseMs > 0 ? handleOf(socket) : undefined
-  const counter = makeFloodCounter(options, now)
-  const schedule = makePauseSchedule(options)
-  let resumedAt = Number.NEGATIVE_INFINITY
-  let timer: NodeJS.Timeout | undefined
-  let closed = false
-  let pauses = 0
-  const resume = () => {
-    timer = undefined
-    resumedAt = now()
-    if (closed) return
-    try {
-      handle!.recvStart()
-    } catch {
-      // closed under us
-    }
-  }
-  return {
-    dropped: () => {
-      if (handle === undefined || timer !== undefined || !counter()) return
-      try {
-        handle.recvStop()
-      } catch {
-        return
-      }
-      pauses++
-      timer = setTimeout(resume, schedule(now() - resumedAt))
-    },
-    close: () => {
-      closed = true
-      if (timer !== undefined) clearTimeout(timer)
-    },
-    get pauses() {
-      return pauses
-    }
-  } as const
 }

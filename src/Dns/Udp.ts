@@ -1,8 +1,8 @@
-import { Effect } from "effect"
+import { Effect, FiberHandle, Schedule } from "effect"
 import * as Dgram from "node:dgram"
 import * as Net from "node:net"
 import type { Answerer } from "./Answerer.js"
-import { defaultFloodBrake, type FloodBrakeOptions, makeFloodBrake } from "./FloodBrake.js"
+import { defaultFloodBrake, type FloodBrakeOptions, makeFloodCounter, makePauseSchedule } from "./FloodBrake.js"
 import type { RecordSource } from "./RecordSource.js"
 import { resolve } from "./Responder.js"
 import type { Runner } from "./Runner.js"
@@ -14,53 +14,125 @@ export interface UdpOptions {
   /** Answers in the 'message' callback all it can; what needs a lookup runs on `runner`. */
   readonly answerer: Answerer
   readonly runner: Runner<RecordSource>
-  /** Stop reading for a while when dropped datagrams make a flood (FloodBrake.ts); default `defaultFloodBrake`. */
+  /** Stop listening for a while when dropped datagrams make a flood (see `bindUdp`); default `defaultFloodBrake`. */
   readonly floodBrake?: FloodBrakeOptions | undefined
 }
 
-/** Binds the UDP listener; the socket closes with the scope. Resolves to the bound port. */
+/** After a flood's pause, binding the port again is tried until it works: 100 ms, doubling, at most every 5 s. */
+const rebindSchedule = Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))
+
+/**
+ * Binds the UDP listener; it closes with the scope. Resolves to the bound port.
+ *
+ * The flood brake: a flood of datagrams costs the event loop the API shares one JavaScript callback each, even those
+ * the rate limiter drops undecoded (bench/README.md, hostile: a one-process flood of ~230,000 queries/s cut a normal
+ * client's requests by 60 %). Node's dgram has no public way to stop reading a socket, so once the rate limiter
+ * dropped `drops` queries within `windowMs`, the socket is closed, and the same port bound again after the pause
+ * (longer while the flood lasts, `makePauseSchedule`). Meanwhile the kernel turns every datagram away, at no cost to
+ * the loop; queries from other sources are lost with the flood and asked again by their resolvers. Answers still
+ * being looked up go out through whichever socket is bound when they are ready. A rebind that fails (the port
+ * taken in the meantime) is logged and retried on `rebindSchedule` until the scope closes.
+ */
 export const bindUdp = (options: UdpOptions) =>
-  Effect.acquireRelease(
-    Effect.async<Dgram.Socket, Error>((resume) => {
-      const socket = Dgram.createSocket({ type: Net.isIPv6(options.host) ? "udp6" : "udp4", recvBufferSize: 1 << 22 })
-      const onError = (error: Error) => {
-        socket.close()
-        resume(Effect.fail(error))
+  Effect.gen(function*() {
+    const { host } = options
+    const brake = options.floodBrake ?? defaultFloodBrake
+    let current: Dgram.Socket | undefined
+    let closed = false
+
+    // the scope's end interrupts a rebind under way; one that completes after the socket's finalizer ran finds
+    // `closed` and closes its socket
+    const run = yield* FiberHandle.makeRuntime<never, never, void>()
+    const counter = makeFloodCounter(brake, Date.now)
+    const pauseFor = makePauseSchedule(brake)
+    const braking = brake.drops > 0 && brake.pauseMs > 0
+    let port = options.port
+    let resumedAt = Number.NEGATIVE_INFINITY
+
+    const send = (bytes: Buffer | null, peer: Dgram.RemoteInfo) => {
+      if (bytes === null || current === undefined) return
+      try {
+        // no callback: Node would queue a tick per datagram for it; late errors reach the 'error' listener
+        current.send(bytes, peer.port, peer.address)
+      } catch {
+        // port 0 or a socket closing under us: nothing to tell the peer
       }
-      socket.once("error", onError)
-      socket.bind(options.port, options.host, () => {
-        socket.off("error", onError)
-        // an unhandled 'error' event would take the process down
-        socket.on("error", (error) => options.runner.run(Effect.logWarning("dns udp socket error", error), ignore))
-        resume(Effect.succeed(socket))
+    }
+    const dropped = () => {
+      if (!braking || current === undefined || !counter()) return
+      const pauseMs = pauseFor(Date.now() - resumedAt)
+      close(current)
+      current = undefined
+      run(Effect.zipRight(Effect.sleep(pauseMs), rebind), { onlyIfMissing: true })
+    }
+    const install = (socket: Dgram.Socket) => {
+      if (closed) return close(socket)
+      // an unhandled 'error' event would take the process down
+      socket.on("error", (error) => options.runner.run(Effect.logWarning("dns udp socket error", error), ignore))
+      socket.on("message", (message, peer) => onMessage(options, send, message, peer, dropped))
+      current = socket
+    }
+    const rebind = Effect.suspend(() => open(host, port)).pipe(
+      Effect.tapError((error) => Effect.logWarning(`dns udp could not bind ${host}:${port} again; retrying`, error)),
+      Effect.retry(rebindSchedule),
+      // the schedule never gives up: only the scope's end stops it, by interruption
+      Effect.orDie,
+      Effect.map((socket) => {
+        install(socket)
+        resumedAt = Date.now()
       })
-    }),
-    (socket) =>
-      Effect.async<void>((resume) => {
-        try {
-          socket.close(() => resume(Effect.void))
-        } catch {
-          resume(Effect.void)
-        }
-      })
-  ).pipe(
-    // the brake's pause timer is cleared before the socket closes (finalizers run in reverse)
-    Effect.tap((socket) =>
-      Effect.acquireRelease(
-        Effect.sync(() => {
-          const brake = makeFloodBrake(socket, options.floodBrake ?? defaultFloodBrake)
-          socket.on("message", (message, peer) => onMessage(options, socket, message, peer, brake.dropped))
-          return brake
-        }),
-        (brake) => Effect.sync(brake.close)
-      )
-    ),
-    Effect.map((socket) => socket.address().port)
-  )
+    )
+
+    yield* Effect.acquireRelease(
+      Effect.map(open(host, options.port), (socket) => {
+        install(socket)
+        // port 0 bound an ephemeral one: a rebind takes the same
+        port = socket.address().port
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          closed = true
+          const socket = current
+          current = undefined
+          if (socket === undefined) return resume(Effect.void)
+          try {
+            socket.close(() => resume(Effect.void))
+          } catch {
+            resume(Effect.void)
+          }
+        })
+    )
+    return port
+  })
+
+/** One socket bound to `host:port`, or the bind's error (the socket closed again). */
+const open = (host: string, port: number) =>
+  Effect.async<Dgram.Socket, Error>((resume) => {
+    const socket = Dgram.createSocket({ type: Net.isIPv6(host) ? "udp6" : "udp4", recvBufferSize: 1 << 22 })
+    const onError = (error: Error) => {
+      close(socket)
+      resume(Effect.fail(error))
+    }
+    socket.once("error", onError)
+    socket.bind(port, host, () => {
+      socket.off("error", onError)
+      resume(Effect.succeed(socket))
+    })
+    // interrupted while binding: the scope is closing
+    return Effect.sync(() => close(socket))
+  })
+
+const close = (socket: Dgram.Socket) => {
+  try {
+    socket.close()
+  } catch {
+    // already closed
+  }
+}
 
 const onMessage = (
   options: UdpOptions,
-  socket: Dgram.Socket,
+  send: (bytes: Buffer | null, peer: Dgram.RemoteInfo) => void,
   message: Buffer,
   peer: Dgram.RemoteInfo,
   dropped: () => void
@@ -69,31 +141,21 @@ const onMessage = (
   const limited = answerer.limited
   const step = answerer.respond(message, peer.address)
   if (step === null) return answerer.limited !== limited ? dropped() : undefined
-  if (Buffer.isBuffer(step)) return send(socket, step, peer)
+  if (Buffer.isBuffer(step)) return send(step, peer)
   // the records must be read first: the answer and the deadline race; whichever comes first is the only reply
   let settled = false
   options.runner.run(
     Effect.map(resolve(step.lookup), (response) => {
       if (settled) return
       settled = true
-      send(socket, answerer.reply(step.query, response, peer.address), peer)
+      send(answerer.reply(step.query, response, peer.address), peer)
     }),
     () => {
       if (settled) return
       settled = true
-      send(socket, answerer.reply(step.query, Wire.servfail(step.query), peer.address), peer)
+      send(answerer.reply(step.query, Wire.servfail(step.query), peer.address), peer)
     }
   )
-}
-
-const send = (socket: Dgram.Socket, bytes: Buffer | null, peer: Dgram.RemoteInfo) => {
-  if (bytes === null) return
-  try {
-    // no callback: Node would queue a tick per datagram for it; late errors reach the 'error' listener
-    socket.send(bytes, peer.port, peer.address)
-  } catch {
-    // port 0 or a socket closing under us: nothing to tell the peer
-  }
 }
 
 const ignore = () => {}

@@ -100,15 +100,24 @@ export const strings = (answer: Answer): ReadonlyArray<string> =>
 export const txtValues = (packet: DecodedPacket): ReadonlyArray<string> =>
   (packet.answers ?? []).filter((a) => a.type === "TXT").map((a) => strings(a).join(""))
 
-/** Sends every message from one socket (bound to `source`), then collects whatever comes back within `waitMs`. */
-export const flood = (port: number, messages: ReadonlyArray<Packet | Buffer>, waitMs = 300, source = "127.0.0.1") =>
+/**
+ * Sends every message from one socket (bound to `source`) to `host`, then collects whatever comes back within
+ * `waitMs`. IPv6 when `source` is.
+ */
+export const flood = (
+  port: number,
+  messages: ReadonlyArray<Packet | Buffer>,
+  waitMs = 300,
+  source = "127.0.0.1",
+  host = "127.0.0.1"
+) =>
   Effect.async<ReadonlyArray<DecodedPacket>>((resume) => {
     const replies: Array<DecodedPacket> = []
-    const socket = Dgram.createSocket("udp4")
+    const socket = Dgram.createSocket(Net.isIPv6(source) ? "udp6" : "udp4")
     let timer: NodeJS.Timeout | undefined
     socket.on("message", (reply) => replies.push(DnsPacket.decode(reply)))
     socket.bind(0, source, () => {
-      for (const message of messages) socket.send(bytesOf(message), port, "127.0.0.1")
+      for (const message of messages) socket.send(bytesOf(message), port, host)
       timer = setTimeout(() => {
         socket.close()
         resume(Effect.succeed(replies))
