@@ -72,7 +72,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       allowSynchronousEvents: false
     })
     const clock = yield* Effect.clock
-    // a 1009 or a 4401 at the deadline is a strike against the peer's address (src/Http/PenaltyBox.ts)
+    // a 1009 or a 4401 at the deadline is a strike against the peer's address (src/Edge/PenaltyBox.ts)
     const box = Option.getOrUndefined(yield* Effect.serviceOption(PenaltyBox))?.strikes
     // sockets waiting for their auth frame, per address (src/Realtime/PendingAuth.ts); a refusal is a strike
     const pendingAuth = new PendingAuth(
