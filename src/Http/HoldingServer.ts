@@ -144,10 +144,16 @@ export const clientErrorResponse = (code: string | undefined): string => {
  * nothing of a response has been written yet on the socket (as node's own handler decides), then closed. A 408 is
  * a strike against the client's address (`strike`: src/Edge/PenaltyBox.ts).
  */
-const onClientError = (strike: Strike | undefined) => (err: Error & { code?: string }, socket: Duplex) => {
+const onClientError = (
+  strike: Strike | undefined,
+  responses: WeakMap<Duplex, ServerResponse>
+) =>
+(err: Error & { code?: string }, socket: Duplex) => {
   if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") strike?.((socket as Socket).remoteAddress)
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage
-  if (err.code !== "ECONNRESET" && socket.writable && (inFlight == null || !inFlight.headersSent)) {
+  // a response half written (a pipelined request failed to parse behind it) must not have an error spliced into it
+  const last = responses.get(socket)
+  const midResponse = last !== undefined && last.headersSent && !last.writableFinished
+  if (err.code !== "ECONNRESET" && socket.writable && !midResponse) {
     socket.end(clientErrorResponse(err.code))
     // a client that does not read its answer must not hold the socket
     setTimeout(() => socket.destroy(), 1_000).unref()
@@ -176,7 +182,10 @@ export const createHoldingServer = (
     connectionsCheckingInterval: Math.max(100, Math.min(1_000, timeouts.headersTimeoutMs / 4))
   })
   if (limits.maxConnections > 0) capConnections(server, limits.maxConnections)
-  server.on("clientError", onClientError(strike))
+  // each socket's latest response, for onClientError: what Node's own handler reads from a private field
+  const responses = new WeakMap<Duplex, ServerResponse>()
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => void responses.set(req.socket, res))
+  server.on("clientError", onClientError(strike, responses))
   if (timeouts.handlerTimeoutMs > 0) server.on("request", answerInTime(server, timeouts.handlerTimeoutMs))
   const held: Array<[IncomingMessage, ServerResponse]> = []
   const hold = (req: IncomingMessage, res: ServerResponse) => void held.push([req, res])
