@@ -9,7 +9,6 @@ import { keepOnUpgrade } from "../Http/HoldingServer.js"
  */
 export class AddressCap {
   private readonly open = new Map<string, number>()
-  readonly stats = { refused: 0 }
 
   constructor(readonly perIp: number) {}
 
@@ -18,7 +17,6 @@ export class AddressCap {
     const address = socket.remoteAddress ?? ""
     const count = (this.open.get(address) ?? 0) + 1
     if (count > this.perIp) {
-      this.stats.refused++
       socket.destroy()
       return false
     }

@@ -45,7 +45,7 @@ export const gate = (http: Server, options: GateOptions) => {
     http.close()
     front.close(() => resume(Effect.void))
   })
-  return { close, stats: { tarpit: tarpit?.stats, cap: cap?.stats } }
+  return { close }
 }
 
 /**

@@ -8,12 +8,11 @@ const ignore = () => {}
  * `tarpit` mode each is held, never read (it arrives paused, src/Edge/ConnectionGate.ts), so its request or WebSocket
  * handshake stalls on the client's side and what it sends stays in the kernel, until the box opens and it is
  * closed; at most `perIp` are held per address (0: no cap), the rest reset. In `refuse` mode each is reset at once
- * (a client that reconnects at once then loops on connect and reset). `stats` counts both.
+ * (a client that reconnects at once then loops on connect and reset).
  */
 export class Tarpit {
   private readonly heldPer = new Map<string, number>()
   private readonly held = new Set<Socket>()
-  readonly stats = { refused: 0, tarpitted: 0 }
 
   constructor(private readonly strikes: Strikes, private readonly perIp: number) {}
 
@@ -24,11 +23,9 @@ export class Tarpit {
     if (left === 0) return false
     const count = this.heldPer.get(address) ?? 0
     if (this.strikes.options.mode === "refuse" || (this.perIp > 0 && count >= this.perIp)) {
-      this.stats.refused++
       socket.destroy()
       return true
     }
-    this.stats.tarpitted++
     this.heldPer.set(address, count + 1)
     this.held.add(socket)
     socket.on("error", ignore)

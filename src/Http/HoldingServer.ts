@@ -48,17 +48,12 @@ export const stopReading = (tcp: Socket) => {
  * "connection" event, which also sees the connections handed to the server by src/Edge/ConnectionGate.ts.
  */
 const capConnections = (server: Server, total: number) => {
-  const stats = { refused: 0, total: 0 }
+  let open = 0
   server.on("connection", (socket: Socket) => {
-    if (stats.total >= total) {
-      stats.refused++
-      socket.destroy()
-      return
-    }
-    stats.total++
-    socket.once("close", keepOnUpgrade(() => void stats.total--))
+    if (open >= total) return void socket.destroy()
+    open++
+    socket.once("close", keepOnUpgrade(() => void open--))
   })
-  return stats
 }
 
 /** Node's defaults are 60 s / 300 s, checked every 30 s: a client dripping its headers held a socket ~90 s. */
