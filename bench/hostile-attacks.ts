@@ -1,7 +1,7 @@
 // The hostile bench's attackers, in their own process (so they do not share an event loop with the measured
 // client): `tsx bench/hostile-attacks.ts <attack> <http port> <dns port> <seconds> [block]`; prints a JSON summary.
 // Every attacker connects from 127.0.<block>.2–5 (loopback; block 0 by default), the measured client from 127.0.0.1.
-// The bench gives each attack a block of its own: the server's penalty box (src/Http/PenaltyBox.ts) keys by address,
+// The bench gives each attack a block of its own: the server's penalty box (src/Edge/PenaltyBox.ts) keys by address,
 // so an attack from the previous one's addresses would start boxed and measure the box, not the attack.
 // `dns-flood-sink` is dns-flood's baseline: the same flood, at a UDP socket of this process that never reads, so the
 // kernel delivers and drops every datagram with no Shoal in it; what it costs the normal client is the machine's.

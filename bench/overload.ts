@@ -1,6 +1,6 @@
 // `npm run bench -- overload`: Gem transfers (POST /api/gems/transfer, a write through the ledger) offered open-loop
 // (at a fixed rate, whatever the answers: clients that do not slow down when the server does) at 3× what the server
-// sustains, with write admission (src/Http/WriteAdmission.ts) and without it (WRITE_CONCURRENCY=0) in the same run.
+// sustains, with write admission (src/Edge/WriteAdmission.ts) and without it (WRITE_CONCURRENCY=0) in the same run.
 // The sustainable rate is measured first, closed-loop (BENCH_CONNECTIONS workers, default 32, each sending its next
 // transfer when the last is answered), on the server without admission. Printed for each: admitted (2xx)
 // completed/s, their p50/p99 latency, how many were shed (503 overloaded), other failures, the server's CPU per
@@ -236,7 +236,7 @@ const measure = async (database: string | undefined) => {
   } finally {
     await before.stop()
   }
-  // admission with slots that follow the pace, 10 to 64, and the default 400 ms target (src/Http/WriteAdmission.ts;
+  // admission with slots that follow the pace, 10 to 64, and the default 400 ms target (src/Edge/WriteAdmission.ts;
   // off by default in the server); BENCH_WRITE_CONCURRENCY, BENCH_WRITE_CONCURRENCY_MIN and BENCH_WRITE_LATENCY_TARGET
   // change it
   const admission: Record<string, string> = { WRITE_CONCURRENCY: "64" }

@@ -26,14 +26,13 @@ import { ConsoleCorsLive } from "./Console/WalletCors.js"
 import * as Database from "./Database/Database.js"
 import { MaintenanceLive } from "./Database/Maintenance.js"
 import { DnsServer } from "./Dns/DnsServer.js"
+import { Edge } from "./Edge.js"
 import { Gigs } from "./Gigs.js"
 import { GigsHttpLive, GigsPublicHttpLive } from "./Gigs/Http.js"
 import { HealthHttpLive } from "./Health.js"
 import { Idempotency } from "./Http/Idempotency.js"
 import { IdempotencySweeperLive } from "./Http/IdempotencySweeper.js"
-import { PenaltyBox } from "./Http/PenaltyBox.js"
 import { apiApp, listen, serveOn } from "./Http/Serve.js"
-import { WriteAdmission } from "./Http/WriteAdmission.js"
 import { Identity } from "./Identity.js"
 import { Directory } from "./Identity/Directory.js"
 import { DomainsHttpLive, IdentityHttpLive, IdentityPreflightLive } from "./Identity/Http.js"
@@ -111,10 +110,9 @@ export const Singletons = AgentHub.Default.pipe(
     Idempotency.Default,
     AccountActors.Default,
     BalanceChanges.Default,
-    // one write queue for both servers: they write to one database
-    WriteAdmission.Default,
-    // one penalty box for both servers and the event socket: an address boxed on one port is boxed on the other
-    PenaltyBox.Default
+    // what a proxy would otherwise do (EDGE_HARDENING): one penalty box for both servers and the event socket (an
+    // address boxed on one port is boxed on the other), one write queue (they write to one database)
+    Edge
   ))
 )
 

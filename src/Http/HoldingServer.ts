@@ -3,8 +3,6 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { createServer, type Server, STATUS_CODES } from "node:http"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
-import type { Strikes } from "./PenaltyBox.js"
-import { guard } from "./Tarpit.js"
 
 export interface ServerTimeouts {
   /** a client must have sent its whole request head within this many ms (408 after) */
@@ -18,56 +16,44 @@ export interface ServerTimeouts {
 export interface ServerLimits {
   /** open connections at most (reset past it); 0: no cap */
   readonly maxConnections: number
-  /** open connections at most from one client address, event sockets included (reset past it); 0: no cap */
-  readonly maxConnectionsPerIp: number
   /** an idle keep-alive connection is closed after this many ms */
   readonly keepAliveTimeoutMs: number
 }
 
 export const defaultLimits: ServerLimits = {
   maxConnections: 10_000,
-  maxConnectionsPerIp: 1_000,
   keepAliveTimeoutMs: 5_000
 }
 
 const keep = Symbol("keepOnUpgrade")
 
+/** `listener`, marked as a connection count's "close" listener: the event socket's take-over leaves it in place. */
+export const keepOnUpgrade = (listener: () => void): () => void => Object.assign(listener, { [keep]: true as const })
+
 /**
  * The event socket takes an upgraded socket away from the HTTP layer and drops its "close" listeners (the
- * server's would keep the request fiber alive); a listener marked here is the connection count's, and stays.
+ * server's would keep the request fiber alive); a listener marked `keepOnUpgrade` is a connection count's, and stays.
  */
 export const closeListenersToKeep = (socket: Socket) =>
   socket.listeners("close").filter((l) => (l as { [keep]?: true })[keep] === true) as Array<() => void>
 
+/** Reads nothing more from `tcp` (beyond what its stream has buffered): what the peer sends stays in the kernel. */
+export const stopReading = (tcp: Socket) => {
+  if (!tcp.destroyed) tcp.pause()
+}
+
 /**
- * At most `total` open connections (0: no cap), and at most `perIp` from one client address (0: no cap): a client
- * opening thousands (slowloris, unauthenticated event sockets) is reset past it, and the others are served.
- * Counted on the socket, so an upgraded socket counts until it closes; counted on the server's "connection" event
- * rather than by Node's `maxConnections`, which sees only what the server's own descriptor accepted, not the
- * connections its other descriptors hand it (src/Http/AcceptHandles.ts). `refused` says how many were reset.
+ * At most `total` open connections: past it a new one is reset, so the process keeps its descriptors and memory
+ * for the ones it serves. Counted on the socket, so an upgraded socket counts until it closes; counted on the
+ * "connection" event, which also sees the connections handed to the server by src/Edge/ConnectionGate.ts.
  */
-const capConnections = (server: Server, total: number, perIp: number) => {
-  const open = new Map<string, number>()
-  const stats = { refused: 0, open, total: 0 }
+const capConnections = (server: Server, total: number) => {
+  let open = 0
   server.on("connection", (socket: Socket) => {
-    const address = socket.remoteAddress ?? ""
-    const count = (open.get(address) ?? 0) + 1
-    if ((total > 0 && stats.total >= total) || (perIp > 0 && count > perIp)) {
-      stats.refused++
-      socket.destroy()
-      return
-    }
-    open.set(address, count)
-    stats.total++
-    const release = Object.assign(() => {
-      stats.total--
-      const left = (open.get(address) ?? 1) - 1
-      if (left <= 0) open.delete(address)
-      else open.set(address, left)
-    }, { [keep]: true as const })
-    socket.once("close", release)
+    if (open >= total) return void socket.destroy()
+    open++
+    socket.once("close", keepOnUpgrade(() => void open--))
   })
-  return stats
 }
 
 /** Node's defaults are 60 s / 300 s, checked every 30 s: a client dripping its headers held a socket ~90 s. */
@@ -120,6 +106,9 @@ const answerInTime = (server: Server, ms: number) => {
 
 type Wire = readonly [code: string, status: number]
 
+/** a protocol violation from a client address, for whoever keeps count */
+export type Strike = (address: string | undefined) => void
+
 /** What node's parser or timers report, as the contract's error (Errors.ts has the codes). */
 const clientErrorFor = (code: string | undefined): readonly [Wire, string] => {
   switch (code) {
@@ -148,12 +137,18 @@ export const clientErrorResponse = (code: string | undefined): string => {
  * Node answers malformed framing (400), oversized headers (431) and slow clients (408) itself, before any
  * request reaches the app, with an empty body. The same cases, answered with the contract's JSON envelope when
  * nothing of a response has been written yet on the socket (as node's own handler decides), then closed. A 408 is
- * a strike against the client's address (src/Http/PenaltyBox.ts).
+ * a strike against the client's address (`strike`: src/Edge/PenaltyBox.ts).
  */
-const onClientError = (strikes: Strikes | undefined) => (err: Error & { code?: string }, socket: Duplex) => {
-  if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") strikes?.strike((socket as Socket).remoteAddress)
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage
-  if (err.code !== "ECONNRESET" && socket.writable && (inFlight == null || !inFlight.headersSent)) {
+const onClientError = (
+  strike: Strike | undefined,
+  responses: WeakMap<Duplex, ServerResponse>
+) =>
+(err: Error & { code?: string }, socket: Duplex) => {
+  if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") strike?.((socket as Socket).remoteAddress)
+  // a response half written (a pipelined request failed to parse behind it) must not have an error spliced into it
+  const last = responses.get(socket)
+  const midResponse = last !== undefined && last.headersSent && !last.writableFinished
+  if (err.code !== "ECONNRESET" && socket.writable && !midResponse) {
     socket.end(clientErrorResponse(err.code))
     // a client that does not read its answer must not hold the socket
     setTimeout(() => socket.destroy(), 1_000).unref()
@@ -166,13 +161,13 @@ const onClientError = (strikes: Strikes | undefined) => (err: Error & { code?: s
  * A node server that holds requests arriving before the app's handler is attached. NodeHttpServer listens as its
  * layer is built, while the handler is attached only after the rest of the app has started; a request in that
  * window would otherwise get no answer at all (seen as a hung health check during start-up). Its timeouts bound
- * slow clients, and errors node answers itself carry the JSON envelope. With `strikes`, a boxed address's new
- * connections are not served (src/Http/Tarpit.ts).
+ * slow clients, and errors node answers itself carry the JSON envelope. `strike` is told the address of each
+ * client answered 408 (the penalty box's, when the edge has one).
  */
 export const createHoldingServer = (
   timeouts: ServerTimeouts = defaultTimeouts,
   limits: ServerLimits = defaultLimits,
-  strikes?: Strikes
+  strike?: Strike
 ) => {
   const server = createServer({
     headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
@@ -181,11 +176,11 @@ export const createHoldingServer = (
     // how often node looks for connections past those timeouts (30 s by default, which makes 10 s up to 40)
     connectionsCheckingInterval: Math.max(100, Math.min(1_000, timeouts.headersTimeoutMs / 4))
   })
-  if (limits.maxConnections > 0 || limits.maxConnectionsPerIp > 0) {
-    capConnections(server, limits.maxConnections, limits.maxConnectionsPerIp)
-  }
-  if (strikes !== undefined && strikes.options.threshold > 0) guard(server, strikes, limits.maxConnectionsPerIp)
-  server.on("clientError", onClientError(strikes))
+  if (limits.maxConnections > 0) capConnections(server, limits.maxConnections)
+  // each socket's latest response, for onClientError: what Node's own handler reads from a private field
+  const responses = new WeakMap<Duplex, ServerResponse>()
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => void responses.set(req.socket, res))
+  server.on("clientError", onClientError(strike, responses))
   if (timeouts.handlerTimeoutMs > 0) server.on("request", answerInTime(server, timeouts.handlerTimeoutMs))
   const held: Array<[IncomingMessage, ServerResponse]> = []
   const hold = (req: IncomingMessage, res: ServerResponse) => void held.push([req, res])

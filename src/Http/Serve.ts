@@ -10,14 +10,14 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Scope } from "effect"
 import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
+import { ConnectionGate } from "../Edge/ConnectionGate.js"
+import { withWriteAdmission, WriteAdmission } from "../Edge/WriteAdmission.js"
 import { HttpMetricsLive } from "../Metrics/HttpMetrics.js"
 import { httpTracing } from "../Metrics/Tracing.js"
 import { DocsLive } from "./Docs.js"
 import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
 import { OpenApiLive } from "./OpenApiRoute.js"
-import { PenaltyBox } from "./PenaltyBox.js"
-import { withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
 
 /**
  * One HttpApi as an app over whatever HttpServer is provided: its groups, extra routes (`Router.use` layers such as
@@ -34,7 +34,7 @@ import { withWriteAdmission, WriteAdmission } from "./WriteAdmission.js"
  */
 const serveLean = () =>
   Layer.scopedDiscard(Effect.gen(function*() {
-    // writes wait their turn, or are shed, before the router (src/Http/WriteAdmission.ts); the heartbeat is exempt
+    // writes wait their turn, or are shed, before the router (src/Edge/WriteAdmission.ts); the heartbeat is exempt
     const admission = Option.flatMapNullable(yield* Effect.serviceOption(WriteAdmission), (a) => a.queue)
     const app = withWriteAdmission(Option.getOrUndefined(admission), yield* HttpApiBuilder.httpApp)
     const server = yield* HttpServer.HttpServer
@@ -115,10 +115,10 @@ const reason = (cause: unknown): string => {
  * has `HTTP_HEADERS_TIMEOUT` (default 10 seconds) to send its request head and `HTTP_REQUEST_TIMEOUT` (default 30
  * seconds) for the whole request, then gets a JSON 408 and is closed; a request not answered within
  * `HTTP_HANDLER_TIMEOUT` (default 30 seconds) gets a JSON 503. At most `HTTP_MAX_CONNECTIONS` connections are open
- * (default 10 000), `HTTP_MAX_CONNECTIONS_PER_IP` from one client address (default 1 000; 0 turns either off), and
- * an idle keep-alive connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT` (default 5 seconds). An address boxed for
- * breaking the protocol (`HTTP_PENALTY_*`, src/Http/PenaltyBox.ts) has its new connections held unserved. The
- * kernel holds up to `HTTP_LISTEN_BACKLOG` (4096) connections not yet accepted.
+ * (default 10 000; 0 turns it off), and an idle keep-alive connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT`
+ * (default 5 seconds). The kernel holds up to `HTTP_LISTEN_BACKLOG` (4096) connections not yet accepted. With the
+ * process's edge (src/Edge/ConnectionGate.ts), connections pass its gate first: a cap per client address and the
+ * penalty box's tarpit.
  */
 export const listen = (name: string, portVariable: string, defaultPort: number) =>
   Layer.unwrapEffect(Effect.gen(function*() {
@@ -136,22 +136,31 @@ export const listen = (name: string, portVariable: string, defaultPort: number) 
     const maxConnections = yield* Config.integer("HTTP_MAX_CONNECTIONS").pipe(
       Config.withDefault(defaultLimits.maxConnections)
     )
-    const maxConnectionsPerIp = yield* Config.integer("HTTP_MAX_CONNECTIONS_PER_IP").pipe(
-      Config.withDefault(defaultLimits.maxConnectionsPerIp)
-    )
     const keepAlive = yield* Config.duration("HTTP_KEEP_ALIVE_TIMEOUT").pipe(
       Config.withDefault(Duration.millis(defaultLimits.keepAliveTimeoutMs))
     )
     const backlog = yield* Config.integer("HTTP_LISTEN_BACKLOG").pipe(Config.withDefault(defaultListenBacklog))
-    const limits = { maxConnections, maxConnectionsPerIp, keepAliveTimeoutMs: Duration.toMillis(keepAlive) }
+    const limits = { maxConnections, keepAliveTimeoutMs: Duration.toMillis(keepAlive) }
     const timeouts = {
       headersTimeoutMs: Duration.toMillis(headers),
       requestTimeoutMs: Duration.toMillis(request),
       handlerTimeoutMs: Duration.toMillis(handler)
     }
-    // the process's penalty box, when it has one (src/Http/PenaltyBox.ts)
-    const box = Option.getOrUndefined(yield* Effect.serviceOption(PenaltyBox))?.strikes
-    return NodeHttpServer.layer(() => createHoldingServer(timeouts, limits, box), { host, port, backlog })
+    const edge = Option.getOrUndefined(yield* Effect.serviceOption(ConnectionGate))
+    const options = { host, port, backlog }
+    // NodeHttpServer.layer, with the edge's gate put in front of the server it listens on
+    const server = Layer.scoped(
+      HttpServer.HttpServer,
+      Effect.gen(function*() {
+        const node = createHoldingServer(timeouts, limits, edge?.strike)
+        const gate = edge?.install(node, backlog)
+        const server = yield* NodeHttpServer.make(() => node, options)
+        // added after the server's own close, so it runs before it (src/Edge/ConnectionGate.ts)
+        if (gate !== undefined) yield* Effect.addFinalizer(() => gate.close)
+        return server
+      })
+    )
+    return Layer.merge(server, NodeHttpServer.layerContext)
       .pipe(
         Layer.mapError((cause) =>
           new ListenError({

@@ -7,7 +7,7 @@ import type { Socket as TcpSocket } from "node:net"
 import { WebSocket, WebSocketServer } from "ws"
 import { KeyCheck } from "../Auth.js"
 import { Heartbeat } from "../Auth/Heartbeat.js"
-import { PenaltyBox } from "../Http/PenaltyBox.js"
+import { PenaltyBox } from "../Edge/PenaltyBox.js"
 import { AgentHub } from "./AgentHub.js"
 import { Connection } from "./Connection.js"
 import { EventsRepo } from "./EventsRepo.js"
@@ -72,7 +72,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       allowSynchronousEvents: false
     })
     const clock = yield* Effect.clock
-    // a 1009 or a 4401 at the deadline is a strike against the peer's address (src/Http/PenaltyBox.ts)
+    // a 1009 or a 4401 at the deadline is a strike against the peer's address (src/Edge/PenaltyBox.ts)
     const box = Option.getOrUndefined(yield* Effect.serviceOption(PenaltyBox))?.strikes
     // sockets waiting for their auth frame, per address (src/Realtime/PendingAuth.ts); a refusal is a strike
     const pendingAuth = new PendingAuth(

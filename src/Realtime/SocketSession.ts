@@ -34,7 +34,7 @@ export const drained = (conn: Connection, maxBuffered: number): Effect.Effect<vo
 
 export const errorFrame = (message: string) => JSON.stringify({ type: "error", message })
 
-export { stopReading } from "../Http/Tarpit.js"
+export { stopReading } from "../Http/HoldingServer.js"
 
 /**
  * Takes the upgraded TCP socket away from the HTTP layer: its response is marked finished (so nothing is written

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type AdmissionOptions, AdmissionQueue, type Outcome } from "../../src/Http/AdmissionQueue.js"
+import { type AdmissionOptions, AdmissionQueue, type Outcome } from "../../src/Edge/AdmissionQueue.js"
 
 // The policy is a state machine over times passed in (ms), so these tests drive it with explicit times: no clock,
 // no timers, the same answer every run.

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net"
 import * as Net from "node:net"
 import WebSocket from "ws"
 import { freePort } from "../../bench/support.js"
-import { PenaltyBox } from "../../src/Http/PenaltyBox.js"
+import { Edge } from "../../src/Edge.js"
 import { listen } from "../../src/Http/Serve.js"
 import { agentApi, EventWorkers, Maintenance, Services, Singletons } from "../../src/main.js"
 import { rawRequest } from "../support/Raw.js"
@@ -28,8 +28,8 @@ const HostileApp = (config: Record<string, string>) =>
           HttpServer.layerTestClient.pipe(
             Layer.provide(NodeHttpClient.layerWithoutAgent),
             Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
-            // the process's penalty box (one: Singletons hold the same layer), as main.ts's servers see it
-            Layer.provideMerge(listen("agent API", "PORT", 8080).pipe(Layer.provide(PenaltyBox.Default)))
+            // the process's edge (one: Singletons hold the same layer), as main.ts's servers see it
+            Layer.provideMerge(listen("agent API", "PORT", 8080).pipe(Layer.provide(Edge)))
           )
         ),
         Layer.provideMerge(TestDatabase),

@@ -1,6 +1,6 @@
 import { expect } from "@effect/vitest"
 import { Duration, Effect, Fiber } from "effect"
-import { isGatedWrite, WriteAdmission } from "../../src/Http/WriteAdmission.js"
+import { isGatedWrite, WriteAdmission } from "../../src/Edge/WriteAdmission.js"
 import { post } from "../Social/support.js"
 import { expectError, rawRequest, type RawResponse } from "../support/Raw.js"
 import { describeApp, signUp } from "../support/TestApp.js"

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Net from "node:net"
+import { gate } from "../../src/Edge/ConnectionGate.js"
+import { defaultPenalty, type PenaltyOptions, Strikes } from "../../src/Edge/PenaltyBox.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "../../src/Http/HoldingServer.js"
-import { defaultPenalty, type PenaltyOptions, Strikes } from "../../src/Http/PenaltyBox.js"
 
 /** A box on a hand-driven clock. */
 const boxAt = (options: Partial<PenaltyOptions> = {}) => {
@@ -80,15 +82,17 @@ describe("the penalty box's bookkeeping", () => {
   })
 })
 
-/** A holding server with `strikes`, answering every request 200; its port. */
+/** A holding server behind a gate with `strikes` and a cap of 5 per address, answering every request 200. */
 const serve = async (strikes: Strikes) => {
-  const server = createHoldingServer(defaultTimeouts, { ...defaultLimits, maxConnectionsPerIp: 5 }, strikes)
+  const server = createHoldingServer(defaultTimeouts, defaultLimits, (address) => strikes.strike(address))
+  const front = gate(server, { perIp: 5, strikes })
   server.on("request", (_req, res) => res.writeHead(200, { "content-length": 2 }).end("ok"))
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return { server, port: (server.address() as AddressInfo).port }
+  // as the server's scope closes it: held sockets reset, then every connection closed
+  return { stop: () => Effect.runPromise(front.close), port: (server.address() as AddressInfo).port }
 }
 
-const stop = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()))
+const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()))
 
 /** One GET from `from`: what came back before the server closed (or `ms` passed), and whether it was reset. */
 const get = (port: number, from: string, ms = 500) =>
@@ -112,7 +116,7 @@ const get = (port: number, from: string, ms = 500) =>
 describe("a boxed address's connections", () => {
   it("tarpit: held unanswered (at most the per-address cap, the rest reset); another address is served", async () => {
     const { strikes } = boxAt({ threshold: 3, mode: "tarpit" })
-    const { port, server } = await serve(strikes)
+    const { port, stop } = await serve(strikes)
     try {
       strikeN(strikes, "127.0.0.2", 4)
       const [held, other] = await Promise.all([get(port, "127.0.0.2"), get(port, "127.0.0.1")])
@@ -124,14 +128,14 @@ describe("a boxed address's connections", () => {
       expect(more.filter((r) => r.closed)).toHaveLength(4)
       expect(more.every((r) => r.data === "")).toBe(true)
     } finally {
-      await stop(server)
+      await stop()
     }
   })
 
   it("tarpit: held until the box opens, then closed; the address is served again", async () => {
     const clock = { now: Date.now() }
     const strikes = new Strikes({ ...defaultPenalty, threshold: 3, coolMs: 300 }, () => clock.now)
-    const { port, server } = await serve(strikes)
+    const { port, stop } = await serve(strikes)
     try {
       strikeN(strikes, "127.0.0.2", 4)
       const held = await get(port, "127.0.0.2", 2_000)
@@ -139,13 +143,13 @@ describe("a boxed address's connections", () => {
       clock.now += 300
       expect((await get(port, "127.0.0.2")).data.startsWith("HTTP/1.1 200")).toBe(true)
     } finally {
-      await stop(server)
+      await stop()
     }
   })
 
   it("refuse: reset at once; another address is served", async () => {
     const { strikes } = boxAt({ threshold: 3, mode: "refuse" })
-    const { port, server } = await serve(strikes)
+    const { port, stop } = await serve(strikes)
     try {
       strikeN(strikes, "127.0.0.2", 4)
       const started = Date.now()
@@ -154,15 +158,17 @@ describe("a boxed address's connections", () => {
       expect(Date.now() - started).toBeLessThan(1_000)
       expect((await get(port, "127.0.0.1")).data.startsWith("HTTP/1.1 200")).toBe(true)
     } finally {
-      await stop(server)
+      await stop()
     }
   })
 
   it("a 408 for a slow request is a strike against its address", async () => {
     const { strikes } = boxAt({ threshold: 1 })
-    const server = createHoldingServer({ ...defaultTimeouts, headersTimeoutMs: 200, requestTimeoutMs: 200 }, {
-      ...defaultLimits
-    }, strikes)
+    const server = createHoldingServer(
+      { ...defaultTimeouts, headersTimeoutMs: 200, requestTimeoutMs: 200 },
+      defaultLimits,
+      (address) => strikes.strike(address)
+    )
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const port = (server.address() as AddressInfo).port
     try {
@@ -181,7 +187,7 @@ describe("a boxed address's connections", () => {
       expect(await slow("127.0.0.3")).toMatch(/^HTTP\/1.1 408/)
       expect(strikes.boxedFor("127.0.0.3")).toBeGreaterThan(0)
     } finally {
-      await stop(server)
+      await close(server)
     }
   })
 })

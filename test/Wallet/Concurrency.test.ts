@@ -17,7 +17,7 @@ const rng = (seed: number) => () => {
 // deadlines that turn a stuck request into a 503 (tested in test/Database and test/Http). This test is about the
 // ledger under concurrency, so its deadlines are long enough for the whole queue, and write admission is off: 1,000
 // writes arriving over a second or more, faster than the ledger applies them, are the standing queue it sheds
-// (src/Http/WriteAdmission.ts, test/Http/Overload.test.ts).
+// (src/Edge/WriteAdmission.ts, test/Http/Overload.test.ts).
 describeWallet({
   RATE_LIMIT_PER_MINUTE: "1000000",
   HTTP_HANDLER_TIMEOUT: "5 minutes",

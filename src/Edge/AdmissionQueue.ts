@@ -121,20 +121,6 @@ export class AdmissionQueue {
   }
 
   /**
-   * Whether a request arriving at `now` would be shed at once by `arrive` (then it is, and counted so); otherwise
-   * nothing changes but CoDel's view of the queue, and the request is to `arrive` as usual. For a caller that can
-   * answer a shed request more cheaply than the path that queues it (src/Http/WriteAdmission.ts `admissionGate`).
-   */
-  refuse(now: number): boolean {
-    const slots = this.slots()
-    if (this.live === 0 && this.inFlight < slots) return false
-    const refused = this.refusal(now, slots)
-    if (refused === undefined) return false
-    this.shed(refused)
-    return true
-  }
-
-  /**
    * A request that can run at once without overtaking anyone takes a slot (`release` it when done); otherwise
    * nothing changes (no queue place, no count): for a caller that has another path to queue on.
    */

@@ -1,9 +1,10 @@
 import { Config, Duration, Effect } from "effect"
+import { EdgeHardening } from "./Switch.js"
 
 /**
  * A per-address penalty box, as fail2ban keeps one: an address that breaks the protocol (an event-socket frame past
  * its limit, 1009; a socket that never authenticates, 4401; a request too slow to arrive, 408) more than `threshold`
- * times within `windowMs` has its new connections not served for `coolMs` (src/Http/Tarpit.ts says how). A
+ * times within `windowMs` has its new connections not served for `coolMs` (src/Edge/Tarpit.ts says how). A
  * well-behaved client never strikes, so it never sees the box; no address is special, loopback included.
  */
 export interface PenaltyOptions {
@@ -108,10 +109,12 @@ export class Strikes {
 
 /**
  * One box per process, shared by both servers and the event socket: an address boxed for what it did on one port
- * is boxed on the other. Servers and sockets built without it (tests) have no box.
+ * is boxed on the other. Servers and sockets built without it (tests), or with `EDGE_HARDENING=false` or a threshold
+ * of 0, have no box (`strikes` undefined): nothing is counted, nobody is held.
  */
-export class PenaltyBox extends Effect.Service<PenaltyBox>()("Http/PenaltyBox", {
+export class PenaltyBox extends Effect.Service<PenaltyBox>()("Edge/PenaltyBox", {
   effect: Effect.gen(function*() {
+    const { on } = yield* EdgeHardening
     const threshold = yield* Config.integer("HTTP_PENALTY_THRESHOLD").pipe(
       Config.withDefault(defaultPenalty.threshold)
     )
@@ -128,7 +131,7 @@ export class PenaltyBox extends Effect.Service<PenaltyBox>()("Http/PenaltyBox", 
       Config.withDefault(defaultPenalty.mode)
     )
     const clock = yield* Effect.clock
-    const strikes = new Strikes(
+    const strikes: Strikes | undefined = !on || threshold <= 0 ? undefined : new Strikes(
       {
         threshold,
         windowMs: Duration.toMillis(window),
@@ -138,6 +141,7 @@ export class PenaltyBox extends Effect.Service<PenaltyBox>()("Http/PenaltyBox", 
       },
       () => clock.unsafeCurrentTimeMillis()
     )
-    return { strikes } as const
-  })
+    return { strikes }
+  }),
+  dependencies: [EdgeHardening.Default]
 }) {}

@@ -1,11 +1,13 @@
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Config, Duration, Effect } from "effect"
+import { errorResponse } from "../Http/ErrorEnvelope.js"
 import { type AdmissionOptions, AdmissionQueue, type Outcome } from "./AdmissionQueue.js"
-import { errorResponse } from "./ErrorEnvelope.js"
+import { EdgeHardening } from "./Switch.js"
 
 /**
- * Load shedding for writes (src/Http/AdmissionQueue.ts has the policy). Offered more writes than the write path
+ * Load shedding for writes (src/Edge/AdmissionQueue.ts has the policy), what a proxy's queue in front of a server
+ * with `maxconn` does, but for writes only and paced by how fast they are applied. Offered more writes than the write path
  * absorbs, the server used to queue them all: requests waited behind each other for the embedded database's one
  * connection (or the pool) until every answer took seconds. Now writes beyond `WRITE_CONCURRENCY` in flight wait in
  * one queue; once that queue has stood longer than `WRITE_QUEUE_TARGET` for a whole `WRITE_QUEUE_INTERVAL`, new
@@ -13,16 +15,10 @@ import { errorResponse } from "./ErrorEnvelope.js"
  * the queue ahead and the writes in flight would hold longer than `WRITE_LATENCY_TARGET` at its recent pace. A queue
  * shorter than `WRITE_CONCURRENCY` is never shed: a burst, or a closed loop, of up to twice that many writers is
  * served whole. A shed request was never handled (its body not even read), so it is safe to retry as it is. A write
- * that waited longer than `WRITE_LATENCY_TARGET` when its turn comes is shed then, rather than applied late. A write
- * shed on arrival is answered at the front door (`admissionGate`), before Effect's server: offered three times what
- * it absorbs, the server sheds two writes of three, and answered through Effect those sheds took as much CPU as the
- * applied writes; a server short of CPU accepts and reads connections late, and that wait, which no queue in the
- * app sees, lands on the admitted writes too (bench/README.md "overload", fourth round). A loaded loop also accepted
- * one connection per turn, ~150 a second, which an overload's new connections waited out for seconds: each listening
- * socket now accepts through several descriptors (src/Http/AcceptHandles.ts; fifth round).
+ * that waited longer than `WRITE_LATENCY_TARGET` when its turn comes is shed then, rather than applied late.
  *
  * One queue per process, shared by both servers: they write to the same database. The slots follow the pace
- * (src/Http/AdmissionQueue.ts `minConcurrency`): up to `WRITE_CONCURRENCY` while writes are fast, so a group commit
+ * (src/Edge/AdmissionQueue.ts `minConcurrency`): up to `WRITE_CONCURRENCY` while writes are fast, so a group commit
  * still gathers tens of them, down to `WRITE_CONCURRENCY_MIN` (10) as the write path slows, so that what is
  * admitted drains within `WRITE_LATENCY_TARGET` (400 ms); a closed loop of up to twice the minimum (20 writers) is
  * never shed. Off by default (`WRITE_CONCURRENCY=0`; 64 is the setting the overload bench measures): on by default
@@ -34,10 +30,11 @@ import { errorResponse } from "./ErrorEnvelope.js"
  * Gated: every method but GET, HEAD and OPTIONS, except the heartbeat. A heartbeat writes nothing on the request
  * path (a touch in memory, flushed in one batched UPDATE every few seconds, src/Auth/Heartbeat.ts), so it takes
  * no share of the write path; shedding it would make agents look offline under load, and the presence changes
- * that follows are writes of their own.
+ * that follows are writes of their own. With `EDGE_HARDENING=false` there is no queue, whatever `WRITE_CONCURRENCY`.
  */
-export class WriteAdmission extends Effect.Service<WriteAdmission>()("Http/WriteAdmission", {
+export class WriteAdmission extends Effect.Service<WriteAdmission>()("Edge/WriteAdmission", {
   effect: Effect.gen(function*() {
+    const { on } = yield* EdgeHardening
     const concurrency = yield* Config.integer("WRITE_CONCURRENCY").pipe(Config.withDefault(0))
     const minimum = yield* Config.integer("WRITE_CONCURRENCY_MIN").pipe(Config.withDefault(10))
     const ms = (name: string, fallback: number) =>
@@ -50,8 +47,9 @@ export class WriteAdmission extends Effect.Service<WriteAdmission>()("Http/Write
       maxWait: yield* ms("WRITE_LATENCY_TARGET", 400),
       maxQueue: 4_096
     }
-    return { queue: concurrency > 0 ? new AdmissionQueue(options) : undefined }
-  })
+    return { queue: on && concurrency > 0 ? new AdmissionQueue(options) : undefined }
+  }),
+  dependencies: [EdgeHardening.Default]
 }) {}
 
 const exempt = new Set(["/api/agent/heartbeat"])
