@@ -1,23 +1,16 @@
 import type { SqlError } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { Effect, Stream } from "effect"
-import { inlineCached } from "./SqlArrays.js"
 
 /**
- * A reserved connection whose transaction's BEGIN has not been sent yet: it goes with the first statement. A
- * statement that asks for it (`executeFirst`: one of our repositories' own templates) carries it in one
- * simple-query script, `BEGIN;` and the statement with its values written in as literals: one round trip less per
- * transaction (bench/README.md, "wallet"). Any other first statement is preceded by BEGIN on its own, as before.
- * Statements started while the first is on its way wait for it, so none can run ahead of the BEGIN.
+ * A reserved connection whose transaction's BEGIN has not been sent yet: it goes just before the first statement
+ * (none for a body that sends nothing). Statements started while the first is on its way wait for it, so none can
+ * run ahead of the BEGIN.
  */
 export interface LazyBegin extends Connection {
   /** Whether BEGIN was sent (or is on its way): only then is there a transaction to commit or roll back. */
   readonly begun: () => boolean
-  /**
-   * `text` with its bound parameters; if it is the transaction's first statement, sent after `BEGIN;` in one
-   * script with its values as literals (sqlLiteral: the text must hold no `$n` but its placeholders). A value that
-   * has no literal falls back to BEGIN on its own, then the statement as it is.
-   */
+  /** `text` with its bound parameters, after the BEGIN if it is the transaction's first statement. */
   readonly executeFirst: (
     text: string,
     params: ReadonlyArray<unknown>
@@ -46,16 +39,9 @@ export const lazyBegin = (conn: Connection): LazyBegin => {
     })
   const ready = run((first) => (first ? Effect.asVoid(begin) : Effect.void))
 
-  const withBegin = (text: string, params: ReadonlyArray<unknown>) => {
-    let script: string
-    try {
-      script = `BEGIN;\n${inlineCached(text, params)}`
-    } catch {
-      return Effect.zipRight(begin, conn.execute(text, params, undefined))
-    }
-    // two statements: pg answers one array of rows per statement
-    return Effect.map(conn.execute(script, [], undefined), (results) => results[1] as ReadonlyArray<any>)
-  }
+  // BEGIN on its own, then the statement with its values bound
+  const withBegin = (text: string, params: ReadonlyArray<unknown>) =>
+    Effect.zipRight(begin, conn.execute(text, params, undefined))
 
   return {
     begun: () => state !== "idle",

@@ -130,10 +130,9 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
 
     /**
      * `sql.withTransaction` for a body that emits. On a server, at the top level, the body's emits are held back
-     * and sent with COMMIT in one script (EventsRepo.insertBlocksAndCommit): the order lock is then taken and
-     * released within one round trip, where an emit in the body holds it across the insert's round trip, the
-     * app's way back to COMMIT and COMMIT's own round trip. Every event is still in the transaction of its write:
-     * the script fails as a whole, and a failed body rolls back with nothing sent. Nested in another transaction
+     * and inserted just before COMMIT (EventsRepo.insertBlocksAndCommit): the order lock is then held from that
+     * insert to COMMIT, not across the rest of the body. Every event is still in the transaction of its write, and
+     * a failed body rolls back with nothing sent. Nested in another transaction
      * (a savepoint), or embedded (one transaction at a time, no lock), it is `sql.withTransaction` itself.
      */
     const transaction = <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
@@ -146,7 +145,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
       Effect.uninterruptibleMask((restore) =>
         Effect.scoped(Effect.gen(function*() {
           const conn = yield* sql.reserve
-          // BEGIN goes with the body's first statement (one round trip less), or with the COMMIT script
+          // BEGIN goes just before the body's first statement, or before the held events' inserts
           const tx = lazyBegin(conn)
           const held: Array<Held> = []
           const exit: Exit.Exit<A, E> = yield* Effect.exit(
@@ -164,7 +163,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
           }
           // nothing written, nothing to store: no transaction was opened
           if (held.length === 0 && !tx.begun()) return exit.value
-          // as withTransaction does with a failed COMMIT: a defect, after rolling back what is left (the script
+          // as withTransaction does with a failed COMMIT: a defect, after rolling back what is left (the inserts
           // may have opened the transaction itself)
           const salts = held.map((h) => h.salt)
           blocks.sending(salts)
