@@ -1,5 +1,4 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import type { Connection } from "@effect/sql/SqlConnection"
 import type { Ids } from "@shoal/domain"
 import { Effect } from "effect"
 import { sqlArray } from "../Database/SqlArrays.js"
@@ -107,28 +106,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     }
     const insertBlock = (rows: BlockRows, salt: string, now: Date, ordered: boolean) =>
       blockStatement(rows, salt, now, ordered).pipe(started)
-
-    /**
-     * The blocks' inserts (each as `insertBlock`, ordered, its values bound) and COMMIT, on the transaction's
-     * connection (see Outbox.transaction): the order lock taken by the first insert is held from it to COMMIT, not
-     * across the body. If an insert fails, nothing after it is sent and the transaction is left aborted, for the
-     * caller to roll back. Each block's first cursor and creation time, in order.
-     */
-    const insertBlocksAndCommit = (
-      conn: Connection,
-      blocks: ReadonlyArray<{ readonly rows: BlockRows; readonly salt: string; readonly now: Date }>,
-      begin = false
-    ) =>
-      Effect.gen(function*() {
-        if (begin) yield* conn.executeUnprepared("BEGIN", [], undefined)
-        const stored: Array<{ lo: number; createdAt: string }> = []
-        for (const b of blocks) {
-          const [text, params] = blockStatement(b.rows, b.salt, b.now, true).compile()
-          stored.push(yield* started(conn.execute(text, params, undefined)))
-        }
-        yield* conn.executeUnprepared("COMMIT", [], undefined)
-        return stored
-      })
 
     // events rows and the unexpanded part of fan-outs, in one statement: one snapshot, so a chunk being expanded
     // meanwhile is seen on one side or the other, never on both or neither
@@ -239,7 +216,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
 
     return {
       insertBlock,
-      insertBlocksAndCommit,
       insertFanout,
       expandChunk,
       after,

@@ -1,7 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Option, Schema } from "effect"
-import { executeFirst } from "../Database/LazyBegin.js"
 import { IsoFromDate } from "../Projects/Times.js"
 
 export type UserAccountKind = "available" | "pending" | "escrow"
@@ -128,7 +127,7 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
       Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (tx) => {
         if (Option.isNone(tx)) return Effect.dieMessage("LedgerRepo.move runs inside the caller's transaction")
         const [text, params] = moveStatement(p)
-        return Effect.map(executeFirst(tx.value[0], text, params), (rows) => rows.map(movedRow))
+        return Effect.map(tx.value[0].execute(text, params, undefined), (rows) => rows.map(movedRow))
       })
 
     const accounts = SqlSchema.findAll({

@@ -1,14 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Exit, Fiber, Random } from "effect"
-import { lazyBegin } from "../../src/Database/LazyBegin.js"
 import { Outbox } from "../../src/Realtime/Outbox.js"
 import { emitLoose, RealtimeApp } from "../support/Realtime.js"
 import { signUp } from "../support/TestApp.js"
-import { usingServer } from "../support/TestDatabase.js"
 
-// Outbox.transaction: on a server the body's events are inserted just before COMMIT (values bound); embedded it is
-// sql.withTransaction. Either way: the event commits with its write or not at all, and cursor order
+// Outbox.transaction: sql.withTransaction, on a server with the body's events inserted at its end. Either way: the event commits with its write or not at all, and cursor order
 // is commit order, so a reader asking for `cursor > last` never skips one.
 const app = RealtimeApp()
 
@@ -63,8 +60,7 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
         return yield* Effect.fail("refused" as const)
       })).pipe(Effect.exit)
       expect(Exit.isFailure(failed)).toBe(true)
-      // the event's insert fails (a recipient that is no uuid): on a server inside the COMMIT script, and the
-      // write goes with it
+      // the event's insert fails (a recipient that is no uuid): the write goes with it
       const broken = yield* outbox.transaction(Effect.gen(function*() {
         yield* sql`INSERT INTO outbox_probe VALUES (${`broken-${me}`})`
         yield* emitLoose(outbox, [me], "test.tx", { id: "broken" })
@@ -129,13 +125,13 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
       expect(stored.map((e) => [e.type, e.data])).toEqual(HOSTILE.map((s, i) => [`test.${s}`, { s, i }]))
     }))
 
-  it.effect("BEGIN goes with the first statement or the events' script; a failure there leaves the connection clean", () =>
+  it.effect("a failed events insert or a body that fails first leaves every connection clean", () =>
     Effect.gen(function*() {
       const sql = yield* setup
       const outbox = yield* Outbox
       const human = yield* signUp()
       const me = human.user.id
-      // no statement in the body: on a server BEGIN rides with the events' script, whose insert fails here
+      // no statement in the body but its emits, whose insert fails here
       const broken = yield* outbox.transaction(Effect.gen(function*() {
         yield* emitLoose(outbox, [me], "test.tx", { id: "first" })
         yield* emitLoose(outbox, ["not-a-uuid"], "test.tx", { id: "first" })
@@ -159,30 +155,4 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
       )
       expect(open.map((r) => r[0]!.n)).toEqual(open.map(() => null))
     }))
-
-  // a server's connection only: Outbox.transaction holds BEGIN back there (PGlite prepares every statement)
-  it.effect.skipIf(!usingServer())(
-    "statements started together on a held-back BEGIN all run inside the transaction",
-    () =>
-      Effect.gen(function*() {
-        const sql = yield* setup
-        const human = yield* signUp()
-        const me = human.user.id
-        const ids = Array.from({ length: 4 }, (_, i) => `lazy-${me}-${i}`)
-        yield* Effect.scoped(Effect.gen(function*() {
-          const tx = lazyBegin(yield* sql.reserve)
-          expect(tx.begun()).toBe(false)
-          yield* Effect.all([
-            tx.executeFirst("INSERT INTO outbox_probe VALUES ($1)", [ids[0]]),
-            tx.execute("INSERT INTO outbox_probe VALUES ($1)", [ids[1]], undefined),
-            tx.executeFirst("INSERT INTO outbox_probe VALUES ($1)", [ids[2]]),
-            tx.executeUnprepared("INSERT INTO outbox_probe VALUES ($1)", [ids[3]], undefined)
-          ], { concurrency: "unbounded" })
-          expect(tx.begun()).toBe(true)
-          yield* tx.executeUnprepared("ROLLBACK", [], undefined)
-        }))
-        // rolled back together: none of them ran on its own ahead of the BEGIN
-        expect(yield* sql`SELECT id FROM outbox_probe WHERE id IN ${sql.in(ids)}`).toEqual([])
-      })
-  )
 })
