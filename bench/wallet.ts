@@ -16,21 +16,8 @@ import pg from "pg"
 import * as Database from "../src/Database/Database.js"
 import { runMigrations } from "../src/Database/Migrations.js"
 import * as PgliteClient from "../src/Database/PgliteClient.js"
+import { inlineParams } from "../src/Database/SqlArrays.js"
 import { cpuMs, freePort, freshDatabase, report, seconds, startTs, waitFor } from "./support.js"
-
-/**
- * The direct run's COMMIT script on a server: the event's insert with its values written in as literals (the app
- * sent it so until it bound every value; kept here so the baseline stays the same SQL across that change).
- */
-const literal = (value: unknown): string => {
-  if (value === null || value === undefined) return "NULL"
-  if (typeof value === "number" || typeof value === "bigint") return String(value)
-  if (value instanceof Date) return literal(value.toISOString())
-  if (Array.isArray(value)) return `ARRAY[${value.map(literal).join(",")}]`
-  return `E'${String(value).replace(/\\/g, "\\\\").replace(/'/g, "''")}'`
-}
-const inlineParams = (text: string, params: ReadonlyArray<unknown>) =>
-  text.replace(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1]))
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50)
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32)

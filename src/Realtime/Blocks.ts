@@ -5,20 +5,55 @@ import type { Block } from "./EventRow.js"
  * Blocks this node emitted, kept until the dispatcher passes them. Once the commit's NOTIFY names a block and it
  * starts right after the dispatcher's position, it is delivered from memory instead of being read back (a
  * 10,000-recipient fan-out saves a 10,000-row read). A block that never commits (rollback) or is not next in line
- * (another node's events, a gap) is simply read from the database as usual. A block is added here after its insert
- * and before its COMMIT, so it is known when its notice comes.
+ * (another node's events, a gap) is simply read from the database as usual.
+ *
+ * A block sent with its COMMIT (Outbox.transaction on a server) is known only once the commit has answered, and its
+ * notice, on another connection, often comes first. The notice names the block's salt too, so a block still
+ * `sending` is recognised as this node's (not another node's, which would have to be read from the table): it is
+ * taken as committed when it arrives, and the dispatcher is woken then (`onArrival`). If the commit's answer never
+ * comes (a lost connection), the block is `abandoned` and the dispatcher told to read the table (`takeLost`).
  */
 export class Blocks extends Effect.Service<Blocks>()("Realtime/Blocks", {
   sync: () => {
     const byLo = new Map<number, Block & { committed?: boolean }>()
+    // salts of blocks sent with a COMMIT whose answer has not come yet; true once their notice came first
+    const sending = new Map<string, boolean>()
+    let lost = false
+    let arrival: () => void = () => {}
     return {
-      add: (block: Block) => void byLo.set(block.lo, block),
-      /** Marks a block committed; false if this node does not know it (another node emitted it). */
-      committed: (lo: number): boolean => {
+      add: (block: Block) => {
+        const noticed = sending.get(block.salt) === true
+        sending.delete(block.salt)
+        byLo.set(block.lo, noticed ? { ...block, committed: true } : block)
+        if (noticed) arrival()
+      },
+      /** Blocks with these salts are being committed here; `add` or `abandoned` follows for each. */
+      sending: (salts: ReadonlyArray<string>) => salts.forEach((salt) => sending.set(salt, false)),
+      /** These blocks' commits gave no answer: committed or not, they must be read from the table. */
+      abandoned: (salts: ReadonlyArray<string>) =>
+        salts.forEach((salt) => {
+          if (sending.get(salt) === true) {
+            lost = true
+            arrival()
+          }
+          sending.delete(salt)
+        }),
+      /**
+       * Marks a block committed; false if this node does not know it (another node emitted it). A block of this
+       * node's still being committed (`salt` among those `sending`) counts as known: it arrives once its commit
+       * has answered.
+       */
+      committed: (lo: number, salt?: string): boolean => {
         const block = byLo.get(lo)
-        if (block === undefined) return false
-        block.committed = true
-        return true
+        if (block !== undefined) {
+          block.committed = true
+          return true
+        }
+        if (salt !== undefined && sending.has(salt)) {
+          sending.set(salt, true)
+          return true
+        }
+        return false
       },
       /** The committed block that starts at `cursor`, if any. */
       takeAt: (cursor: number): Block | undefined => {
@@ -32,6 +67,19 @@ export class Blocks extends Effect.Service<Blocks>()("Realtime/Blocks", {
         for (const block of byLo.values()) if (block.committed === true) return true
         return false
       },
+      /** A block whose notice came is still to arrive (a gap before a held block may be it: wait for it). */
+      arriving: (): boolean => {
+        for (const noticed of sending.values()) if (noticed) return true
+        return false
+      },
+      /** True once after a block whose notice came was abandoned: the table must be read. */
+      takeLost: (): boolean => {
+        const was = lost
+        lost = false
+        return was
+      },
+      /** `f` when a block whose notice came first arrives (the dispatcher's wake-up). */
+      onArrival: (f: () => void) => void (arrival = f),
       prune: (upTo: number) => {
         for (const [lo, block] of byLo) if (block.hi <= upTo) byLo.delete(lo)
       }

@@ -31,10 +31,15 @@ export const DispatcherLive = Layer.scopedDiscard(
         unknown = true
         return
       }
-      // "<first cursor> <salt>", or the cursor alone (a fan-out)
+      // "<first cursor> <salt>" (the salt tells this node's blocks still being committed from another node's)
       const space = payload.indexOf(" ")
-      if (!blocks.committed(Number(space < 0 ? payload : payload.slice(0, space)))) unknown = true
+      const known = space < 0
+        ? blocks.committed(Number(payload))
+        : blocks.committed(Number(payload.slice(0, space)), payload.slice(space + 1))
+      if (!known) unknown = true
     })
+    // a block whose notice came before the commit's answer is handed out when it arrives
+    blocks.onArrival(() => notifier.wake(EventsChannel))
 
     yield* hub.start(yield* Effect.orDie(repo.head))
 
@@ -46,8 +51,10 @@ export const DispatcherLive = Layer.scopedDiscard(
           hub.deliverBlock(block)
           continue
         }
-        // a gap before held blocks: a rolled-back emit or another node's events are in it
-        if (!full && !unknown && !blocks.pendingCommitted()) break
+        if (blocks.takeLost()) unknown = true
+        // a gap before held blocks: one of ours still arriving (its commit answers out of order) fills it, and
+        // wakes this pump; otherwise a rolled-back emit or another node's events are in it
+        if (!full && !unknown && (!blocks.pendingCommitted() || blocks.arriving())) break
         // cleared before the read: a notice arriving during it sets it again, for the next pump
         unknown = false
         const rows = yield* repo.after(hub.position(), BATCH).pipe(

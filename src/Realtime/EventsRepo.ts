@@ -1,7 +1,8 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import type { Connection } from "@effect/sql/SqlConnection"
 import type { Ids } from "@shoal/domain"
 import { Effect } from "effect"
-import { sqlArray } from "../Database/SqlArrays.js"
+import { fillTemplate, type LiteralTemplate, literalTemplate, sqlArray } from "../Database/SqlArrays.js"
 import { type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
 
 /**
@@ -106,6 +107,75 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     }
     const insertBlock = (rows: BlockRows, salt: string, now: Date, ordered: boolean) =>
       blockStatement(rows, salt, now, ordered).pipe(started)
+
+    /**
+     * `blockStatement` (ordered) as SQL text with its values written in as literals (sqlLiteral), for a script. The
+     * statement's text depends only on whether the rows share one payload, so it is compiled once per shape, with
+     * a marker in each argument's place: the constants are written in then, and each call only puts its own
+     * values' literals between the pieces (no fragments built, compiled and searched for `$n` per call).
+     */
+    const blockScript = (rows: BlockRows, salt: string, now: Date) => {
+      const shared = typeof rows.types === "string" && typeof rows.datas === "string"
+      let shape = shapes[shared ? 0 : 1]
+      if (shape === undefined) shape = shapes[shared ? 0 : 1] = compileShape(shared)
+      const args: ReadonlyArray<unknown> = [
+        rows.types,
+        rows.datas,
+        rows.recipients,
+        salt,
+        now.toISOString(),
+        rows.recipients.length
+      ]
+      return fillTemplate(shape, args)
+    }
+    const shapes: Array<LiteralTemplate> = []
+    const compileShape = (shared: boolean) => {
+      // one distinct marker per argument, in blockScript's order, found again among the compiled parameters
+      const markers = shared
+        ? ["\u0001t", "\u0001d", ["\u0001r"], "\u0001s", "\u0001n", -0.5]
+        : [["\u0001t"], ["\u0001d"], ["\u0001r"], "\u0001s", "\u0001n", -0.5]
+      const rows = { types: markers[0], datas: markers[1], recipients: markers[2] } as unknown as BlockRows
+      const now = { toISOString: () => markers[4] } as Date
+      return literalTemplate(
+        blockStatement(rows, markers[3] as string, now, true, markers[5] as number).compile(),
+        markers
+      )
+    }
+
+    /**
+     * The blocks' inserts (each as `insertBlock`, ordered) and COMMIT, sent on the transaction's connection as ONE
+     * simple-query script: one round trip, so the order lock taken by the first insert is held only for the time
+     * the server needs to run the rest and commit, not across the network and the app's own latency. Values are
+     * written into the text as literals (sqlLiteral). If an insert fails, PostgreSQL skips the rest of the script
+     * (COMMIT included) and the transaction is left aborted, for the caller to roll back. Each block's first cursor
+     * and creation time, in order.
+     */
+    const insertBlocksAndCommit = (
+      conn: Connection,
+      blocks: ReadonlyArray<{ readonly rows: BlockRows; readonly salt: string; readonly now: Date }>,
+      begin = false
+    ) =>
+      Effect.suspend(() => {
+        const script = blocks.map((b) => blockScript(b.rows, b.salt, b.now))
+        if (begin) script.unshift("BEGIN")
+        script.push("COMMIT")
+        return conn.execute(script.join(";\n"), [], undefined)
+      }).pipe(
+        Effect.map((results) => {
+          // one statement's rows alone, several statements' rows as one array per statement
+          const perStatement = blocks.length === 0
+            ? []
+            : (results as ReadonlyArray<ReadonlyArray<{ readonly lo: string; readonly created_at: Date | string }>>)
+          const first = begin ? 1 : 0
+          return blocks.map((_, i) => {
+            const row = perStatement[first + i]![0]!
+            return {
+              lo: Number(row.lo),
+              createdAt: (row.created_at instanceof Date ? row.created_at : new Date(row.created_at)).toISOString()
+            }
+          })
+        })
+      )
 
     // events rows and the unexpanded part of fan-outs, in one statement: one snapshot, so a chunk being expanded
     // meanwhile is seen on one side or the other, never on both or neither
@@ -216,6 +286,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
 
     return {
       insertBlock,
+      insertBlocksAndCommit,
       insertFanout,
       expandChunk,
       after,

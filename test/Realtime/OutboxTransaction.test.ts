@@ -1,11 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Exit, Fiber, Random } from "effect"
+import { lazyBegin } from "../../src/Database/LazyBegin.js"
+import { fillTemplate, inlineCached, inlineParams, literalTemplate, sqlLiteral } from "../../src/Database/SqlArrays.js"
 import { Outbox } from "../../src/Realtime/Outbox.js"
 import { emitLoose, RealtimeApp } from "../support/Realtime.js"
 import { signUp } from "../support/TestApp.js"
+import { usingServer } from "../support/TestDatabase.js"
 
-// Outbox.transaction: sql.withTransaction, on a server with the body's events inserted at its end. Either way: the event commits with its write or not at all, and cursor order
+// Outbox.transaction: on a server the body's events go with COMMIT in one script (values written in as literals);
+// embedded it is sql.withTransaction. Either way: the event commits with its write or not at all, and cursor order
 // is commit order, so a reader asking for `cursor > last` never skips one.
 const app = RealtimeApp()
 
@@ -60,7 +64,8 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
         return yield* Effect.fail("refused" as const)
       })).pipe(Effect.exit)
       expect(Exit.isFailure(failed)).toBe(true)
-      // the event's insert fails (a recipient that is no uuid): the write goes with it
+      // the event's insert fails (a recipient that is no uuid): on a server inside the COMMIT script, and the
+      // write goes with it
       const broken = yield* outbox.transaction(Effect.gen(function*() {
         yield* sql`INSERT INTO outbox_probe VALUES (${`broken-${me}`})`
         yield* emitLoose(outbox, [me], "test.tx", { id: "broken" })
@@ -114,24 +119,37 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
       expect(seen).toEqual(all.map((e) => Number(e.cursor)))
     }))
 
-  it.effect("hostile strings round-trip as event data and type", () =>
+  it.effect("hostile strings round-trip: as literals, in the COMMIT script, and as event data and type", () =>
     Effect.gen(function*() {
       const sql = yield* setup
       const outbox = yield* Outbox
       const human = yield* signUp()
       const me = human.user.id
+      for (const conforming of ["on", "off"]) {
+        const read = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql.unsafe(`SET LOCAL standard_conforming_strings = ${conforming}`)
+          return yield* sql.unsafe<{ v: Array<string> }>(
+            inlineParams("SELECT $1::text[] AS v", [HOSTILE])
+          )
+        }))
+        expect(read[0]!.v).toEqual(HOSTILE)
+      }
+      expect(inlineParams("SELECT $1, $2", ["$2", 3])).toBe("SELECT E'$2', 3")
+      expect(() => sqlLiteral("a\u0000b")).toThrow()
+      expect(() => sqlLiteral(Number.NaN)).toThrow()
+
       yield* outbox.transaction(Effect.forEach(HOSTILE, (s, i) => emitLoose(outbox, [me], `test.${s}`, { s, i })))
       const stored = yield* eventsOf(sql, me)
       expect(stored.map((e) => [e.type, e.data])).toEqual(HOSTILE.map((s, i) => [`test.${s}`, { s, i }]))
     }))
 
-  it.effect("a failed events insert or a body that fails first leaves every connection clean", () =>
+  it.effect("BEGIN goes with the first statement or the events' script; a failure there leaves the connection clean", () =>
     Effect.gen(function*() {
       const sql = yield* setup
       const outbox = yield* Outbox
       const human = yield* signUp()
       const me = human.user.id
-      // no statement in the body but its emits, whose insert fails here
+      // no statement in the body: on a server BEGIN rides with the events' script, whose insert fails here
       const broken = yield* outbox.transaction(Effect.gen(function*() {
         yield* emitLoose(outbox, [me], "test.tx", { id: "first" })
         yield* emitLoose(outbox, ["not-a-uuid"], "test.tx", { id: "first" })
@@ -155,4 +173,44 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
       )
       expect(open.map((r) => r[0]!.n)).toEqual(open.map(() => null))
     }))
+
+  // a server's connection only: Outbox.transaction holds BEGIN back there (PGlite prepares every statement)
+  it.effect.skipIf(!usingServer())(
+    "statements started together on a held-back BEGIN all run inside the transaction",
+    () =>
+      Effect.gen(function*() {
+        const sql = yield* setup
+        const human = yield* signUp()
+        const me = human.user.id
+        const ids = Array.from({ length: 4 }, (_, i) => `lazy-${me}-${i}`)
+        yield* Effect.scoped(Effect.gen(function*() {
+          const tx = lazyBegin(yield* sql.reserve)
+          expect(tx.begun()).toBe(false)
+          yield* Effect.all([
+            tx.executeFirst("INSERT INTO outbox_probe VALUES ($1)", [ids[0]]),
+            tx.execute("INSERT INTO outbox_probe VALUES ($1)", [ids[1]], undefined),
+            tx.executeFirst("INSERT INTO outbox_probe VALUES ($1)", [ids[2]]),
+            tx.executeUnprepared("INSERT INTO outbox_probe VALUES ($1)", [ids[3]], undefined)
+          ], { concurrency: "unbounded" })
+          expect(tx.begun()).toBe(true)
+          yield* tx.executeUnprepared("ROLLBACK", [], undefined)
+        }))
+        // rolled back together: none of them ran on its own ahead of the BEGIN
+        expect(yield* sql`SELECT id FROM outbox_probe WHERE id IN ${sql.in(ids)}`).toEqual([])
+      })
+  )
+
+  it("a literal template writes in what inlineParams does", () => {
+    const markers = ["\u0001a", ["\u0001b"]]
+    const template = literalTemplate(["SELECT $1, $2::uuid[], $3, $1", [markers[0], markers[1], "it's"]], markers)
+    const args = [HOSTILE[0], ["x'y"]]
+    expect(fillTemplate(template, args)).toBe(
+      inlineParams("SELECT $1, $2::uuid[], $3, $1", [args[0], args[1], "it's"])
+    )
+    // split once per text, then filled with each call's values
+    for (const values of [[1, "a", null], ["$1", HOSTILE[5], new Date(0)], [[1, 2], "x", "y"]]) {
+      expect(inlineCached("SELECT $1, $2 || $3, $10, $1", [...values, ...Array.from({ length: 7 }, (_, i) => i)]))
+        .toBe(inlineParams("SELECT $1, $2 || $3, $10, $1", [...values, ...Array.from({ length: 7 }, (_, i) => i)]))
+    }
+  })
 })
