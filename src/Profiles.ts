@@ -1,9 +1,9 @@
 import type { Ids } from "@shoal/domain"
 import type { Auth, Profiles as Api } from "@shoal/domain"
 import { ErrorDetails, Errors, Users } from "@shoal/domain"
-import { Clock, Config, Effect, Option } from "effect"
+import { Clock, Config, Duration, Effect, Option } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
-import * as TtlCache from "./Cache/TtlCache.js"
+import * as Invalidating from "./Cache/Invalidating.js"
 import * as GroupCommit from "./Database/GroupCommit.js"
 import { Pglite } from "./Database/PgliteClient.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
@@ -40,9 +40,9 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       gather: outbox.gathered
     })
     const balances = yield* BalanceChanges
-    const rows = yield* TtlCache.make({
+    const rows = yield* Invalidating.make({
       capacity: 100_000,
-      ttlMillis: () => 2_000,
+      timeToLive: () => Duration.seconds(2),
       lookup: (id: Ids.UserId) => Effect.orDie(repo.findById(id))
     })
 

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Config, Effect, Layer, Option } from "effect"
+import { Config, Effect, Layer, Option, Schedule } from "effect"
 import { Pglite } from "./PgliteClient.js"
 
 /**
@@ -22,10 +22,6 @@ export const MaintenanceLive = Layer.scopedDiscard(
       for (const { name } of tables) yield* sql.unsafe(`VACUUM (ANALYZE) ${name}`).unprepared
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("database maintenance failed", cause)))
 
-    yield* pass.pipe(
-      Effect.delay("1 minute"),
-      Effect.zipRight(Effect.forever(Effect.delay(pass, every))),
-      Effect.forkScoped
-    )
+    yield* pass.pipe(Effect.repeat(Schedule.spaced(every)), Effect.delay("1 minute"), Effect.forkScoped)
   })
 )

@@ -1,26 +1,26 @@
-import { Effect, Option, Queue } from "effect"
-import * as TtlCache from "../Cache/TtlCache.js"
+import { Duration, Effect, Option, Queue } from "effect"
+import * as Invalidating from "../Cache/Invalidating.js"
 import { ProfileChanges } from "../Profiles/Changes.js"
 import { IdentityRepo, type IdentityRow } from "./Repo.js"
 
-const HIT_TTL_MS = 60_000
+const HIT_TTL = Duration.minutes(1)
 // an unknown handle may be signed up any moment, and sign-ups announce nothing: forget misses sooner
-const MISS_TTL_MS = 5_000
+const MISS_TTL = Duration.seconds(5)
 const CAPACITY = 50_000
 
 /**
  * Handle → public identity, cached for the DNS responder and the public endpoints (hot, unauthenticated reads).
  * A committed profile change (ProfileChanges) drops the entry at once; the TTL bounds what other nodes' changes
- * can leave stale. Lookups run in the caller's fiber and a read that raced an invalidation is not kept, so
- * nothing stale is cached past a change. Not for use inside a transaction.
+ * can leave stale. A read that raced an invalidation is not kept (src/Cache/Invalidating.ts), so nothing stale is
+ * cached past a change. Not for use inside a transaction.
  */
 export class Directory extends Effect.Service<Directory>()("Identity/Directory", {
   scoped: Effect.gen(function*() {
     const repo = yield* IdentityRepo
     const changes = yield* ProfileChanges
-    const cache = yield* TtlCache.make({
+    const cache = yield* Invalidating.make({
       capacity: CAPACITY,
-      ttlMillis: (row: Option.Option<IdentityRow>) => Option.isSome(row) ? HIT_TTL_MS : MISS_TTL_MS,
+      timeToLive: (row: Option.Option<IdentityRow>) => Option.isSome(row) ? HIT_TTL : MISS_TTL,
       lookup: (handle: string) => Effect.orDie(repo.findByHandle(handle))
     })
 
@@ -41,11 +41,6 @@ export class Directory extends Effect.Service<Directory>()("Identity/Directory",
 
     /** The user with this (lowercase) handle, if any. */
     const find = Effect.fn("Directory.find")((handle: string) => cache.get(handle))
-    /**
-     * The cached entry for this (lowercase) handle, if a live one is at hand, without a lookup: the same object
-     * until the entry is dropped or re-read.
-     */
-    const peek = (handle: string): Option.Option<IdentityRow> | undefined => cache.peek(handle)
     /** Calls `listener` with each handle whose entry is invalidated, until the returned function is called. */
     const onInvalidate = (listener: (handle: string) => void) => {
       listeners.add(listener)
@@ -54,7 +49,7 @@ export class Directory extends Effect.Service<Directory>()("Identity/Directory",
       }
     }
 
-    return { find, peek, invalidate, onInvalidate } as const
+    return { find, invalidate, onInvalidate } as const
   }),
   dependencies: [IdentityRepo.Default]
 }) {}

@@ -1,6 +1,5 @@
-import { Effect, Layer, Option } from "effect"
-import * as TtlCache from "../Cache/TtlCache.js"
-import { RecordSource } from "../Dns/RecordSource.js"
+import { Cache, Duration, Effect, Exit, Layer, Option } from "effect"
+import { type IdentityRecords, RecordSource } from "../Dns/RecordSource.js"
 import { hnsNames } from "../Identity.js"
 import { Directory } from "./Directory.js"
 import { PublicUrl } from "./PublicUrl.js"
@@ -8,8 +7,19 @@ import { IdentityRepo, type IdentityRow } from "./Repo.js"
 import { txtRecords } from "./TxtRecords.js"
 
 // a tld linked a moment ago announces nothing: forget misses soon, as the Directory does for unknown handles
-const LINK_HIT_TTL_MS = 60_000
-const LINK_MISS_TTL_MS = 5_000
+const LINK_HIT_TTL = Duration.minutes(1)
+const LINK_MISS_TTL = Duration.seconds(5)
+// how long `peek` answers from what a lookup gave, without asking the Caches again (see `seen` below)
+const SEEN_MS = 5_000
+const CAPACITY = 50_000
+
+/** What a lookup gave for a key, for `peek`: `holder` is the handle whose Directory row `user` it came from. */
+interface Seen {
+  readonly records: IdentityRecords | null
+  readonly holder: string | undefined
+  readonly user: IdentityRow | undefined
+  readonly expires: number
+}
 
 /**
  * The DNS responder's records from the database, through the identity Directory cache: a committed profile
@@ -17,20 +27,24 @@ const LINK_MISS_TTL_MS = 5_000
  * A key with a trailing dot (`alice.`, see `linkedKey`) is a naming-system tld: the records of the account that
  * linked it (PATCH /api/agent/domains/<tld>), while its identity `hns` still names it (CONTRACT, "Identity TXT values").
  */
-export const RecordSourceLive = Layer.effect(
+export const RecordSourceLive = Layer.scoped(
   RecordSource,
   Effect.gen(function*() {
     const directory = yield* Directory
     const publicUrl = yield* PublicUrl
     const repo = yield* IdentityRepo
+    const clock = yield* Effect.clock
     // tld → the linking account's handle; the holder's row (and whether its hns still names the tld) is the Directory's
-    const links = yield* TtlCache.make({
-      capacity: 50_000,
-      ttlMillis: (handle: Option.Option<string>) => Option.isSome(handle) ? LINK_HIT_TTL_MS : LINK_MISS_TTL_MS,
+    const links = yield* Cache.makeWith({
+      capacity: CAPACITY,
+      timeToLive: Exit.match({
+        onFailure: () => Duration.zero,
+        onSuccess: (handle: Option.Option<string>) => Option.isSome(handle) ? LINK_HIT_TTL : LINK_MISS_TTL
+      }),
       lookup: (tld: string) => Effect.orDie(repo.linkedHandle(tld))
     })
     // one records object per cached row, so `peek` gives the same object until the Directory's entry changes
-    const derived = new WeakMap<IdentityRow, { txt: ReadonlyArray<string>; proofUrl: string }>()
+    const derived = new WeakMap<IdentityRow, IdentityRecords>()
     const recordsOf = (user: IdentityRow) => {
       let records = derived.get(user)
       if (records === undefined) {
@@ -43,38 +57,54 @@ export const RecordSourceLive = Layer.effect(
       user.identity.hns !== undefined && hnsNames(user.identity.hns, tld)
     const tldOf = (key: string) => key.endsWith(".") ? key.slice(0, -1) : undefined
 
-    const lookup = (key: string) => {
+    /**
+     * What `lookup` gave lately, per key, read synchronously by `peek`. The responder answers in the socket's
+     * callback without a fiber (src/Dns/Answerer.ts); reading the Caches there (Effect.runSync of
+     * `getOptionComplete`) cost 15–20× a Map read in a micro-benchmark, more than the rest of a cached answer
+     * (8 µs). Kept SEEN_MS, then `lookup` asks the Caches again (a hit gives the same row, hence the same records
+     * object): served at most that long past a Cache entry's own TTL. A handle's invalidation drops its entry, and
+     * with it every tld entry derived from its row (`holder`).
+     */
+    const seen = new Map<string, Seen>()
+    const remember = (key: string, records: IdentityRecords | null, holder?: string, user?: IdentityRow) => {
+      if (seen.size >= CAPACITY && !seen.has(key)) seen.delete(seen.keys().next().value!)
+      seen.set(key, { records, holder, user, expires: clock.unsafeCurrentTimeMillis() + SEEN_MS })
+    }
+    const forget = directory.onInvalidate((handle) => seen.delete(handle))
+    yield* Effect.addFinalizer(() => Effect.sync(forget))
+
+    const lookupHandle = (handle: string) =>
+      Effect.map(directory.find(handle), (user) => {
+        remember(handle, Option.isSome(user) ? recordsOf(user.value) : null, handle, Option.getOrUndefined(user))
+        return user
+      })
+
+    const lookup = (key: string): Effect.Effect<Option.Option<IdentityRecords>> => {
       const tld = tldOf(key)
-      if (tld === undefined) return directory.find(key).pipe(Effect.map(Option.map(recordsOf)))
+      if (tld === undefined) return lookupHandle(key).pipe(Effect.map(Option.map(recordsOf)))
       return links.get(tld).pipe(
         Effect.flatMap(Option.match({
-          onNone: () => Effect.succeedNone,
-          onSome: (handle) => directory.find(handle)
-        })),
-        Effect.map((user) => Option.map(Option.filter(user, holds(tld)), recordsOf))
+          onNone: () => Effect.sync(() => remember(key, null)).pipe(Effect.as(Option.none())),
+          onSome: (handle) =>
+            Effect.map(lookupHandle(handle), (user) => {
+              const records = Option.map(Option.filter(user, holds(tld)), recordsOf)
+              remember(key, Option.getOrNull(records), handle, Option.getOrUndefined(user))
+              return records
+            })
+        }))
       )
     }
 
-    const peekHandle = (handle: string) => {
-      const cached = directory.peek(handle)
-      return cached === undefined ? undefined : Option.isSome(cached) ? cached.value : null
+    const peek = (key: string): IdentityRecords | null | undefined => {
+      const entry = seen.get(key)
+      if (entry === undefined || entry.expires <= clock.unsafeCurrentTimeMillis()) return undefined
+      // a tld's entry stands only while its holder's own entry is the one it was derived from
+      if (entry.holder !== undefined && entry.holder !== key && seen.get(entry.holder)?.user !== entry.user) {
+        return undefined
+      }
+      return entry.records
     }
 
-    return RecordSource.of({
-      lookup,
-      peek: (key) => {
-        const tld = tldOf(key)
-        if (tld === undefined) {
-          const user = peekHandle(key)
-          return user == null ? user : recordsOf(user)
-        }
-        const link = links.peek(tld)
-        if (link === undefined) return undefined
-        if (Option.isNone(link)) return null
-        const user = peekHandle(link.value)
-        return user == null ? user : holds(tld)(user) ? recordsOf(user) : null
-      },
-      onChange: directory.onInvalidate
-    })
+    return RecordSource.of({ lookup, peek, onChange: directory.onInvalidate })
   })
 ).pipe(Layer.provide(IdentityRepo.Default))

@@ -1,6 +1,6 @@
 import type { Ids } from "@shoal/domain"
 import { Clock, Duration, Effect, Exit, Queue, type Scope } from "effect"
-import { lingerWhileMore } from "./Batcher.js"
+import { lingerWhileMore } from "./Linger.js"
 import type { Presence } from "./Presence.js"
 
 /** The fields of an AgentHub entry that announcing it touches. */

@@ -59,7 +59,12 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
         for (const f of listeners) f(undefined)
         channels.forEach(wake)
       }
-      yield* Effect.sync(poll).pipe(Effect.delay(every), Effect.forever, Effect.forkScoped)
+      yield* Effect.sync(poll).pipe(
+        // a listener's defect must not end the polling
+        Effect.catchAllCause((cause) => Effect.logWarning("event poll failed", cause)),
+        Effect.schedule(Schedule.spaced(every)),
+        Effect.forkScoped
+      )
     }
 
     return {

@@ -1,13 +1,16 @@
+import * as Resolvers from "@effect/experimental/RequestResolver"
 import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
-import { Cache, Clock, Config, Duration, Effect, Option } from "effect"
-import * as Batcher from "./Batcher.js"
+import { Cache, Clock, Config, Duration, Effect, Option, Request, RequestResolver } from "effect"
 import { Outbox } from "./Outbox.js"
 import { type Account, PresenceRepo } from "./PresenceRepo.js"
 
 export type OfflineResult =
   | { readonly _tag: "Offline" }
   | { readonly _tag: "StillActive"; readonly lastSeen: number }
+
+class Connected extends Request.TaggedClass("Presence/Connected")<void, never, { readonly id: Ids.UserId }> {}
+class Offline extends Request.TaggedClass("Presence/Offline")<OfflineResult, never, { readonly id: Ids.UserId }> {}
 
 /**
  * Presence transitions of agents (spec "Agent presence": connected while the last heartbeat is under 90 minutes
@@ -24,7 +27,7 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     const window = Duration.toMillis(
       yield* Config.duration("PRESENCE_WINDOW").pipe(Config.withDefault(Duration.minutes(90)))
     )
-    // a connect storm's presence writes gathered into a few transactions (Batcher): announced this much later;
+    // a connect storm's presence writes gathered into a few transactions (`batched`): announced this much later;
     // while a storm goes on, up to the longer wait (Announcer)
     const linger = yield* Config.duration("PRESENCE_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(50)))
     const maxLinger = yield* Config.duration("PRESENCE_BATCH_MAX_LINGER").pipe(
@@ -55,14 +58,37 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
           .pipe(sql.withTransaction, Effect.orDie)
       })
 
-    const connected = yield* Batcher.make(
-      (ids: ReadonlyArray<Ids.UserId>) => Effect.as(markConnected(ids), ids.map(() => undefined)),
-      500,
-      linger
+    // one presence transaction at a time, as the hand-written batcher ran them: two batches over the same agents
+    // never wait on each other's rows, and on the embedded database they would queue anyway
+    const serial = yield* Effect.makeSemaphore(1)
+    /**
+     * Requests arriving within `linger` of the first, at most 500, run as one batch: `run` answers each id in order
+     * (@effect/experimental's data loader, on the event loop's time as in src/Auth/KeyCache.ts: under a test clock
+     * a presence write must not wait for the test to step it).
+     */
+    const batched = <A extends Connected | Offline>(
+      run: (ids: ReadonlyArray<Ids.UserId>) => Effect.Effect<ReadonlyArray<Request.Request.Success<A>>>
+    ) =>
+      Resolvers.dataLoader(
+        RequestResolver.makeBatched((requests: ReadonlyArray<A>) =>
+          serial.withPermits(1)(run(requests.map((r) => r.id))).pipe(
+            Effect.flatMap((results) =>
+              Effect.forEach(requests, (r, i) => Request.succeed(r, results[i]!), { discard: true })
+            ),
+            Effect.catchAllCause((cause) =>
+              Effect.forEach(requests, (r) => Request.failCause(r, cause), { discard: true })
+            )
+          )
+        ),
+        { window: linger, maxBatchSize: 500 }
+      ).pipe(Effect.withClock(Clock.make()))
+
+    const connectedResolver = yield* batched<Connected>((ids) =>
+      Effect.as(markConnected(ids), ids.map(() => undefined))
     )
 
-    const offline = yield* Batcher.make(
-      (ids: ReadonlyArray<Ids.UserId>) =>
+    const offlineResolver = yield* batched<Offline>(
+      (ids) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           return yield* Effect.gen(function*() {
@@ -81,9 +107,7 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
                 : { _tag: "Offline" }
             })
           }).pipe(sql.withTransaction, Effect.orDie)
-        }),
-      500,
-      linger
+        })
     )
 
     // a week: older rows were left by a node stopped long ago (or by a test clock); the agent's next call settles them
@@ -95,12 +119,12 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     return {
       window,
       isAgent,
-      connected: (userId: Ids.UserId) => Effect.asVoid(connected(userId)),
+      connected: (userId: Ids.UserId) => Effect.request(new Connected({ id: userId }), connectedResolver),
       /** many agents at once (at most a few hundred: one statement), for a caller that gathers its own batch */
       connectedAll: markConnected,
       linger,
       maxLinger,
-      offline,
+      offline: (userId: Ids.UserId) => Effect.request(new Offline({ id: userId }), offlineResolver),
       resumable
     } as const
   }),

@@ -1,5 +1,5 @@
 import type { Ids } from "@shoal/domain"
-import { Config, Duration, Effect, Layer, Option, Queue } from "effect"
+import { Config, Duration, Effect, Layer, Option, Queue, Schedule } from "effect"
 import { KeyCache } from "../Auth/KeyCache.js"
 import { KeysRepo } from "../Auth/KeysRepo.js"
 import * as Revoked from "../Auth/Revoked.js"
@@ -46,6 +46,6 @@ export const RevocationsLive = Layer.scopedDiscard(
         for (const [hash, userId] of batch) if (!live.has(hash)) yield* revoke(userId, [hash])
       }
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("key revocation check failed", cause)))
-    yield* check.pipe(Effect.delay(every), Effect.forever, Effect.forkScoped)
+    yield* check.pipe(Effect.schedule(Schedule.spaced(every)), Effect.forkScoped)
   })
 ).pipe(Layer.provide(KeysRepo.Default))

@@ -23,10 +23,7 @@ export const SweeperLive = Layer.scopedDiscard(
       if (total > 0) yield* Effect.logInfo(`pruned ${total} events older than ${days} days`)
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("event retention sweep failed", cause)))
 
-    yield* sweep.pipe(
-      Effect.delay("1 minute"),
-      Effect.repeat(Schedule.spaced(every)),
-      Effect.forkScoped
-    )
+    // the first minute once: a delay inside the repeat would lengthen every interval by it
+    yield* sweep.pipe(Effect.repeat(Schedule.spaced(every)), Effect.delay("1 minute"), Effect.forkScoped)
   })
 ).pipe(Layer.provide(EventsRepo.Default))

@@ -47,13 +47,21 @@ layer(AppWithRecordSource)("DNS record source (database)", (it) => {
         txt: ["btc:bc1qexample", `nostr:${npub}`],
         proofUrl: `http://localhost:8080/api/identity/${handle}`
       })
-      // cached now; the change must still show up on the very next lookup
+      // cached now: peek gives the same records synchronously, until the change drops them
+      expect(source.peek(handle)).toBe(Option.getOrThrow(yield* source.lookup(handle)))
+      expect(source.peek(handle)).toEqual(Option.getOrThrow(first))
+      // the change must still show up on the very next lookup
       yield* agent.client.profiles.updateProfile({
         payload: { identity: { btc: null, pfp: "https://example.com/p.png" } }
       })
+      expect(source.peek(handle)).toBeUndefined()
       const next = Option.getOrThrow(yield* source.lookup(handle))
       expect(next.txt).toEqual(["pfp:https://example.com/p.png", `nostr:${npub}`])
-      expect(Option.isNone(yield* source.lookup(uniqueHandle("nobody")))).toBe(true)
+      expect(source.peek(handle)).toBe(next)
+      const nobody = uniqueHandle("nobody")
+      expect(source.peek(nobody)).toBeUndefined()
+      expect(Option.isNone(yield* source.lookup(nobody))).toBe(true)
+      expect(source.peek(nobody)).toBeNull()
     }))
 
   it.scoped("end to end over UDP: TXT answers follow a profile change at once", () =>
