@@ -1,56 +1,39 @@
-import * as Resolvers from "@effect/experimental/RequestResolver"
-import { Cache, Clock, Config, Duration, Effect, Exit, Option, Request, RequestResolver, Schedule } from "effect"
-import { type KeyHolder, KeysRepo } from "./KeysRepo.js"
+import { Cache, Clock, Config, Duration, Effect, Exit, Option, Schedule } from "effect"
+import { KeysRepo } from "./KeysRepo.js"
 
 /** An unknown key is remembered briefly: a flood of bad keys does not reach the database with every request. */
 const UNKNOWN = Duration.seconds(2)
 /** A key unused this long is no longer read again ahead of its expiry. */
 const IDLE_MS = 10 * 60_000
 
-class HolderOf extends Request.TaggedClass("HolderOf")<Option.Option<KeyHolder>, never, { readonly hash: string }> {}
-
 /**
  * key hash → its holder (principal and extended limit), so authentication does not touch the database per request:
- * an Effect `Cache` (concurrent misses for one key share one lookup). Misses from different requests arriving
- * within `KEY_LOOKUP_WINDOW` (default 5 ms) are looked up together, at most 500 in one statement
- * (`@effect/experimental`'s data loader): after a deploy, thousands of agents reconnect at once and each key is
- * new to this node. Rotation on this node invalidates at once, other nodes when its notice arrives
+ * an Effect `Cache` (concurrent misses for one key share one lookup; a failed read is not kept). Keys in use are
+ * read again in bulk before they expire, so only a key new to this node waits on the database. (Misses of
+ * different keys were batched through `@effect/experimental`'s data loader: under a database outage its batch
+ * fiber interrupted the waiting checks, which then answered an empty 503 instead of the contract's, so each miss
+ * is one statement again.) Rotation on this node invalidates at once, other nodes when its notice arrives
  * (src/Realtime/Revocations.ts); a read is trusted for `KEY_CACHE_TTL` (30 s) should a notice be lost.
  */
 export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
   scoped: Effect.gen(function*() {
     const repo = yield* KeysRepo
-    const window = yield* Config.duration("KEY_LOOKUP_WINDOW").pipe(Config.withDefault(Duration.millis(5)))
     // how long a read of a key is trusted: the bound on serving a key revoked elsewhere whose notice was lost
     const valid = yield* Config.duration("KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(30)))
-    const resolver = yield* Resolvers.dataLoader(
-      RequestResolver.makeBatched((requests: ReadonlyArray<HolderOf>) =>
-        Clock.currentTimeMillis.pipe(
-          Effect.flatMap((now) => repo.holders(requests.map((r) => r.hash), new Date(now))),
-          Effect.flatMap((found) =>
-            Effect.forEach(
-              requests,
-              (r) => Request.completeEffect(r, Effect.succeed(Option.fromNullable(found.get(r.hash)))),
-              { discard: true }
-            )
-          ),
-          Effect.orDie
-        )
-      ),
-      { window, maxBatchSize: 500 }
-    ).pipe(
-      // the window waits for requests arriving on sockets, in the event loop's time, not the application Clock's:
-      // under a test clock a lookup must not wait for the test to step it
-      Effect.withClock(Clock.make())
-    )
     const cache = yield* Cache.makeWith({
       capacity: 200_000,
-      lookup: (hash: string) => Effect.request(new HolderOf({ hash }), resolver),
-      timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? valid : UNKNOWN
+      lookup: (hash: string) =>
+        Clock.currentTimeMillis.pipe(
+          Effect.flatMap((now) => repo.holders([hash], new Date(now))),
+          Effect.map((found) => Option.fromNullable(found.get(hash))),
+          Effect.orDie
+        ),
+      // a failed read (the database down) is not kept: the next call asks again
+      timeToLive: (exit) => Exit.isFailure(exit) ? Duration.zero : Option.isSome(exit.value) ? valid : UNKNOWN
     })
 
-    // keys in use are read again before their read expires, in the background and in bulk (the data loader's
-    // batches), so an agent calling every few seconds never waits on the database; a key unused for IDLE is left
+    // keys in use are read again before their read expires, in the background and in bulk (a thousand a
+    // statement), so an agent calling every few seconds never waits on the database; a key unused for IDLE is left
     // to expire, and its next call reads it
     const every = yield* Config.duration("KEY_CACHE_REFRESH_INTERVAL").pipe(
       Config.withDefault(Duration.seconds(15))
@@ -66,7 +49,15 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
         used.set(hash, at)
         due.push(hash)
       }
-      yield* Effect.forEach(due, (hash) => cache.refresh(hash), { concurrency: 500, discard: true })
+      // a thousand keys a statement; a key no longer live is dropped, and its next call is refused
+      for (let i = 0; i < due.length; i += 1_000) {
+        const batch = due.slice(i, i + 1_000)
+        const found = yield* repo.holders(batch, new Date(now))
+        for (const hash of batch) {
+          const holder = found.get(hash)
+          yield* holder === undefined ? cache.invalidate(hash) : cache.set(hash, Option.some(holder))
+        }
+      }
     })
     yield* refresh.pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("key cache refresh failed", cause)),
