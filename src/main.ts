@@ -69,6 +69,7 @@ import { RelayPusherLive } from "./Relay/Pusher.js"
 import { Social } from "./Social.js"
 import { FeedPages } from "./Social/FeedPages.js"
 import { SocialHttpLive, SocialShortHttpLive } from "./Social/Http.js"
+import { Supervisor } from "./Supervisor.js"
 import { Tasks } from "./Tasks.js"
 import { TasksHttpLive, TasksShortHttpLive } from "./Tasks/Http.js"
 import { TaskNotes } from "./Tasks/Notes.js"
@@ -107,7 +108,9 @@ export const Singletons = AgentHub.Default.pipe(
     // one write queue for both servers: they write to one database
     WriteAdmission.Default,
     // one penalty box for both servers and the event socket: an address boxed on one port is boxed on the other
-    PenaltyBox.Default
+    PenaltyBox.Default,
+    // the actors' supervisor: one list of actors given up on, for /health
+    Supervisor.Default
   ))
 )
 

@@ -1,0 +1,92 @@
+import { Cause, Clock, Config, Duration, Effect, Metric, Option, Schedule } from "effect"
+
+/** Restarts of supervised actors, tagged by `kind` (read from Effect's Metric registry by /metrics). */
+export const actorRestarts = Metric.counter("shoal_actor_restarts_total", {
+  description: "restarts of supervised actors after a failure or defect",
+  incremental: true
+})
+
+/** An actor that kept dying and was given up on: /health lists it. */
+export interface StoppedActor {
+  readonly kind: string
+  readonly key: string
+  readonly at: number
+  readonly restarts: number
+  readonly cause: string
+}
+
+export interface SuperviseOptions {
+  /** runs once when the actor is given up on (e.g. close its sockets so their clients reconnect elsewhere) */
+  readonly onStop?: Effect.Effect<void>
+}
+
+/**
+ * Every long-running fiber of the process runs under `supervise`: a failure or defect is logged at Error with the
+ * actor's kind and key, counted, and the actor is run again after an exponential backoff; its siblings never
+ * notice. An actor that dies `ACTOR_MAX_RESTARTS` times without a healthy minute between is stopped and listed
+ * (`stopped`, shown by /health). Interruption is a stop, not a death. Whatever must survive a restart lives outside
+ * the fiber (the actor's state object, or Postgres), so running the effect again resumes where it was.
+ */
+export class Supervisor extends Effect.Service<Supervisor>()("Supervisor", {
+  effect: Effect.gen(function*() {
+    const maxRestarts = yield* Config.integer("ACTOR_MAX_RESTARTS").pipe(Config.withDefault(5))
+    const base = yield* Config.duration("ACTOR_RESTART_BACKOFF").pipe(Config.withDefault(Duration.millis(100)))
+    // alive this long before dying again: a fresh incident, so the backoff starts over
+    const healthyAfter = Duration.toMillis(
+      yield* Config.duration("ACTOR_HEALTHY_AFTER").pipe(Config.withDefault(Duration.minutes(1)))
+    )
+    const backoff = Schedule.exponential(base).pipe(
+      Schedule.union(Schedule.spaced(Duration.seconds(30))),
+      Schedule.intersect(Schedule.recurs(maxRestarts - 1))
+    )
+    const stopped = new Map<string, StoppedActor>()
+
+    const supervise = <E, R>(
+      kind: string,
+      key: string,
+      actor: Effect.Effect<void, E, R>,
+      options?: SuperviseOptions
+    ): Effect.Effect<void, never, R> => {
+      const counter = actorRestarts.pipe(Metric.tagged("kind", kind))
+      const annotate = Effect.annotateLogs({ actor: kind, key })
+      // the driver is made at the first death only: a healthy actor carries no schedule state
+      const loop = (
+        driver: Schedule.ScheduleDriver<unknown, unknown, never> | undefined,
+        restarts: number
+      ): Effect.Effect<void, never, R> =>
+        Effect.gen(function*() {
+          const startedAt = yield* Clock.currentTimeMillis
+          const exit = yield* Effect.exit(actor)
+          if (exit._tag === "Success") return
+          if (Cause.isInterruptedOnly(exit.cause)) return yield* Effect.interrupt
+          const now = yield* Clock.currentTimeMillis
+          const d = driver ?? (yield* Schedule.driver(backoff))
+          if (now - startedAt >= healthyAfter) yield* d.reset
+          yield* Effect.logError("actor died", exit.cause).pipe(annotate)
+          const next = yield* Effect.option(d.next(undefined))
+          if (Option.isNone(next)) {
+            stopped.set(`${kind}/${key}`, { kind, key, at: now, restarts, cause: Cause.pretty(exit.cause) })
+            yield* Effect.logError(`actor stopped after ${restarts} restarts`).pipe(annotate)
+            if (options?.onStop) yield* options.onStop
+            return
+          }
+          yield* Metric.increment(counter)
+          return yield* loop(d, restarts + 1)
+        })
+      return Effect.suspend(() => loop(undefined, 0))
+    }
+
+    /** Same, for a loop that should never end by itself (a hub's sweep, the Wave clock). */
+    const forever = <E, R>(kind: string, key: string, actor: Effect.Effect<void, E, R>) =>
+      supervise(kind, key, Effect.forever(actor))
+
+    return {
+      supervise,
+      forever,
+      /** actors given up on, oldest first */
+      stopped: () => [...stopped.values()],
+      /** an actor of this kind and key that is running again (a new socket) is no longer reported */
+      forget: (kind: string, key: string) => stopped.delete(`${kind}/${key}`)
+    } as const
+  })
+}) {}
