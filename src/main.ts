@@ -108,10 +108,10 @@ export const Singletons = AgentHub.Default.pipe(
     // one write queue for both servers: they write to one database
     WriteAdmission.Default,
     // one penalty box for both servers and the event socket: an address boxed on one port is boxed on the other
-    PenaltyBox.Default,
-    // the actors' supervisor: one list of actors given up on, for /health
-    Supervisor.Default
-  ))
+    PenaltyBox.Default
+  )),
+  // the actors' supervisor: one list of actors given up on, for /health
+  Layer.provideMerge(Supervisor.Default)
 )
 
 /** The wallet as the agent API reaches it: in process, or over `@effect/rpc` when `WALLET_RPC_URL` is set. */
