@@ -47,33 +47,43 @@ export class Supervisor extends Effect.Service<Supervisor>()("Supervisor", {
       actor: Effect.Effect<void, E, R>,
       options?: SuperviseOptions
     ): Effect.Effect<void, never, R> => {
-      const counter = actorRestarts.pipe(Metric.tagged("kind", kind))
-      const annotate = Effect.annotateLogs({ actor: kind, key })
-      // the driver is made at the first death only: a healthy actor carries no schedule state
-      const loop = (
+      // a healthy actor carries one handler frame: the schedule, the log annotations and the tagged counter are
+      // made at its first death (thousands of agent actors live on a node)
+      const attempt = (
+        driver: Schedule.ScheduleDriver<unknown, unknown, never> | undefined,
+        restarts: number
+      ): Effect.Effect<void, never, R> =>
+        Effect.flatMap(
+          Clock.currentTimeMillis,
+          (startedAt) =>
+            Effect.catchAllCause(actor, (cause) =>
+              Cause.isInterruptedOnly(cause) ? Effect.interrupt : died(cause, startedAt, driver, restarts))
+        )
+
+      const died = (
+        cause: Cause.Cause<E>,
+        startedAt: number,
         driver: Schedule.ScheduleDriver<unknown, unknown, never> | undefined,
         restarts: number
       ): Effect.Effect<void, never, R> =>
         Effect.gen(function*() {
-          const startedAt = yield* Clock.currentTimeMillis
-          const exit = yield* Effect.exit(actor)
-          if (exit._tag === "Success") return
-          if (Cause.isInterruptedOnly(exit.cause)) return yield* Effect.interrupt
+          const annotate = Effect.annotateLogs({ actor: kind, key })
           const now = yield* Clock.currentTimeMillis
           const d = driver ?? (yield* Schedule.driver(backoff))
           if (now - startedAt >= healthyAfter) yield* d.reset
-          yield* Effect.logError("actor died", exit.cause).pipe(annotate)
+          yield* Effect.logError("actor died", cause).pipe(annotate)
           const next = yield* Effect.option(d.next(undefined))
           if (Option.isNone(next)) {
-            stopped.set(`${kind}/${key}`, { kind, key, at: now, restarts, cause: Cause.pretty(exit.cause) })
+            stopped.set(`${kind}/${key}`, { kind, key, at: now, restarts, cause: Cause.pretty(cause) })
             yield* Effect.logError(`actor stopped after ${restarts} restarts`).pipe(annotate)
             if (options?.onStop) yield* options.onStop
             return
           }
-          yield* Metric.increment(counter)
-          return yield* loop(d, restarts + 1)
+          yield* Metric.update(actorRestarts.pipe(Metric.tagged("kind", kind)), 1)
+          return yield* attempt(d, restarts + 1)
         })
-      return Effect.suspend(() => loop(undefined, 0))
+
+      return Effect.suspend(() => attempt(undefined, 0))
     }
 
     /** Same, for a loop that should never end by itself (a hub's sweep, the Wave clock). */

@@ -20,10 +20,9 @@ export type Message =
 export const tick: Message = { _tag: "Tick" }
 
 /**
- * One account's actor state: its sockets, its inbox and its presence. The fiber that runs `run` is the only one
- * that hands events to the sockets; the state lives outside the fiber so a restarted actor picks up where its
- * predecessor died (the batch it was applying, the messages still queued), and nothing is sent twice because a
- * socket drops any cursor at or below what it sent.
+ * One account's actor state: its sockets, its inbox and its presence. The state lives outside the fiber so a
+ * restarted actor picks up where its predecessor died (the batch it was applying, the messages still queued);
+ * nothing is sent twice because a socket drops any cursor at or below what it sent.
  */
 export class Agent {
   /** presence applies to agents; "unknown" until a socket or a lookup says */
@@ -36,6 +35,8 @@ export class Agent {
   idleSince = Number.POSITIVE_INFINITY
   /** a presence transition is under way (in the Announcer's batch or in this actor): no second one starts */
   running = false
+  /** something was offered that the fiber has not taken yet */
+  pending = false
   /** the batch being applied and how far: kept across a restart so no message is lost */
   batch: ReadonlyArray<Message> | undefined = undefined
   at = 0
@@ -48,38 +49,65 @@ export interface Behaviour {
   readonly announce: (agent: Agent) => Effect.Effect<void>
 }
 
+const deliver = (agent: Agent, m: Message & { readonly _tag: "Row" | "Frame" }) => {
+  if (m._tag === "Frame") { for (const conn of agent.sockets) conn.pushFrame(m.frames, m.i) }
+  else for (const conn of agent.sockets) conn.push(m.row)
+}
+
+/**
+ * Tells the actor a message. An event that finds the actor with nothing queued and nothing under way is applied at
+ * once, in the dispatcher's turn: the order is the same as through the fiber (nothing is ahead of it), and a
+ * fan-out to 10,000 sockets does not wait for 10,000 fiber wake-ups (2.5× the bare broadcast when it did). Anything
+ * else, and every event that arrives while a transition or a backlog is being applied, waits in the inbox.
+ */
+export const tell = (agent: Agent, m: Message): void => {
+  if ((m._tag === "Frame" || m._tag === "Row") && !agent.pending && agent.batch === undefined) return deliver(agent, m)
+  agent.pending = true
+  agent.inbox.unsafeOffer(m)
+}
+
 class InjectedDefect extends Error {}
 
-/** The actor's loop: take what is queued, apply it in order; ends when `tick` evicts it. */
-export const run = (agent: Agent, behaviour: Behaviour): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    while (true) {
-      if (agent.batch === undefined) {
-        const [messages] = yield* agent.inbox.takeAll
-        agent.batch = Chunk.toReadonlyArray(messages)
-        agent.at = 0
-      }
-      const batch = agent.batch
-      while (agent.at < batch.length) {
-        // past it before applying it: a message that kills the actor is not applied again by its successor
-        const m = batch[agent.at++]!
-        switch (m._tag) {
-          case "Frame":
-            for (const conn of agent.sockets) conn.pushFrame(m.frames, m.i)
-            break
-          case "Row":
-            for (const conn of agent.sockets) conn.push(m.row)
-            break
-          case "Tick":
-            if (yield* behaviour.tick(agent)) return
-            break
-          case "Announce":
-            yield* behaviour.announce(agent)
-            break
-          case "Crash":
-            return yield* Effect.die(new InjectedDefect(`injected defect in ${agent.userId}'s actor`))
-        }
-      }
-      agent.batch = undefined
+/** Applies the batch from where it stands; `true` once the actor is evicted. */
+const apply = (agent: Agent, behaviour: Behaviour): Effect.Effect<boolean> => {
+  const batch = agent.batch!
+  while (agent.at < batch.length) {
+    // past it before applying it: a message that kills the actor is not applied again by its successor
+    const m = batch[agent.at++]!
+    switch (m._tag) {
+      case "Frame":
+      case "Row":
+        deliver(agent, m)
+        break
+      case "Tick":
+        return Effect.flatMap(
+          behaviour.tick(agent),
+          (evicted) => evicted ? Effect.succeed(true) : apply(agent, behaviour)
+        )
+      case "Announce":
+        return Effect.zipRight(behaviour.announce(agent), Effect.suspend(() => apply(agent, behaviour)))
+      case "Crash":
+        return Effect.die(new InjectedDefect(`injected defect in ${agent.userId}'s actor`))
     }
+  }
+  agent.batch = undefined
+  return Effect.succeed(false)
+}
+
+/**
+ * The actor's loop: take what is queued, apply it in order; ends when `tick` evicts it. Written without a generator
+ * and with nothing captured but the agent: a waiting actor is a fiber suspended on its inbox and little else.
+ */
+export const run = (agent: Agent, behaviour: Behaviour): Effect.Effect<void> => {
+  const take = Effect.flatMap(agent.inbox.takeAll, ([messages]) => {
+    agent.pending = false
+    agent.batch = Chunk.toReadonlyArray(messages)
+    agent.at = 0
+    return apply(agent, behaviour)
   })
+  const loop: Effect.Effect<void> = Effect.flatMap(
+    Effect.suspend(() => agent.batch === undefined ? take : apply(agent, behaviour)),
+    (evicted) => evicted ? Effect.void : loop
+  )
+  return loop
+}

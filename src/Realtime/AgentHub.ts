@@ -3,7 +3,7 @@ import { Events } from "@shoal/domain"
 import { Clock, Config, Duration, Effect, FiberMap, Mailbox, Stream } from "effect"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import { Supervisor } from "../Supervisor.js"
-import { Agent, type Behaviour, type Message, run, tick } from "./AgentActor.js"
+import { Agent, type Behaviour, type Message, run, tell, tick } from "./AgentActor.js"
 import * as Announcer from "./Announcer.js"
 import type { Connection } from "./Connection.js"
 import type { Block, EventRow } from "./EventRow.js"
@@ -122,7 +122,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     // is announced by its actor
     const announceNow = yield* Announcer.make<Agent>(presence, (agent) =>
       Effect.sync(() => {
-        agent.inbox.unsafeOffer({ _tag: "Announce" })
+        tell(agent, { _tag: "Announce" })
       }))
 
     /** A sign of life from an agent: its actor announces it connected if it was not. */
@@ -152,11 +152,11 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     const detach = (conn: Connection) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => detachNow(conn, now)))
 
-    /** From the dispatcher, in cursor order: each event to its recipient's inbox, if it has sockets here. */
+    /** From the dispatcher, in cursor order: each event to its recipient's actor, if it has sockets here. */
     const deliver = (rows: ReadonlyArray<EventRow>, upTo: number) => {
       for (const row of rows) {
         const agent = agents.get(row.recipientId)
-        if (agent !== undefined && agent.sockets.size > 0) agent.inbox.unsafeOffer({ _tag: "Row", row })
+        if (agent !== undefined && agent.sockets.size > 0) tell(agent, { _tag: "Row", row })
       }
       if (upTo > position) position = upTo
     }
@@ -167,7 +167,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       const { recipients } = block
       for (let i = 0; i < recipients.length; i++) {
         const agent = agents.get(recipients[i]!)
-        if (agent !== undefined && agent.sockets.size > 0) agent.inbox.unsafeOffer({ _tag: "Frame", frames, i })
+        if (agent !== undefined && agent.sockets.size > 0) tell(agent, { _tag: "Frame", frames, i })
       }
       if (block.hi > position) position = block.hi
     }
@@ -238,7 +238,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
         const now = yield* Clock.currentTimeMillis
         for (const [hash, at] of revoked) if (now - at >= REVOKED_MEMORY_MS) revoked.delete(hash)
         for (const agent of agents.values()) {
-          if (!agent.running && (due(agent, now) || idle(agent, now))) agent.inbox.unsafeOffer(tick)
+          if (!agent.running && (due(agent, now) || idle(agent, now))) tell(agent, tick)
         }
       }).pipe(Effect.delay(sweepEvery))
     ))
@@ -289,7 +289,11 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       revoke,
       keys,
       /** a defect in the account's actor (tests of supervision): it restarts, its sockets keep their stream */
-      crash: (userId: Ids.UserId) => Effect.sync(() => agents.get(userId)?.inbox.unsafeOffer({ _tag: "Crash" })),
+      crash: (userId: Ids.UserId) =>
+        Effect.sync(() => {
+          const agent = agents.get(userId)
+          if (agent !== undefined) tell(agent, { _tag: "Crash" })
+        }),
       /** every event up to this cursor has been offered to the actors on this node */
       position: () => position,
       /** accounts with an actor on this node (tests, metrics) */
