@@ -61,9 +61,17 @@ const deliver = (agent: Agent, m: Message & { readonly _tag: "Row" | "Frame" }) 
  * else, and every event that arrives while a transition or a backlog is being applied, waits in the inbox.
  */
 export const tell = (agent: Agent, m: Message): void => {
-  if ((m._tag === "Frame" || m._tag === "Row") && !agent.pending && agent.batch === undefined) return deliver(agent, m)
+  if ((m._tag === "Frame" || m._tag === "Row") && idle(agent)) return deliver(agent, m)
   agent.pending = true
   agent.inbox.unsafeOffer(m)
+}
+
+const idle = (agent: Agent) => !agent.pending && agent.batch === undefined
+
+/** `tell` for the `i`th event of a block, with no message allocated when the actor takes it at once. */
+export const tellFrame = (agent: Agent, frames: BlockFrames, i: number): void => {
+  if (!idle(agent)) return tell(agent, { _tag: "Frame", frames, i })
+  for (const conn of agent.sockets) conn.pushFrame(frames, i)
 }
 
 class InjectedDefect extends Error {}

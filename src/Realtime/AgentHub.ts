@@ -3,7 +3,7 @@ import { Events } from "@shoal/domain"
 import { Clock, Config, Duration, Effect, FiberMap, Mailbox, Stream } from "effect"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import { Supervisor } from "../Supervisor.js"
-import { Agent, type Behaviour, type Message, run, tell, tick } from "./AgentActor.js"
+import { Agent, type Behaviour, type Message, run, tell, tellFrame, tick } from "./AgentActor.js"
 import * as Announcer from "./Announcer.js"
 import type { Connection } from "./Connection.js"
 import type { Block, EventRow } from "./EventRow.js"
@@ -167,7 +167,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       const { recipients } = block
       for (let i = 0; i < recipients.length; i++) {
         const agent = agents.get(recipients[i]!)
-        if (agent !== undefined && agent.sockets.size > 0) tell(agent, { _tag: "Frame", frames, i })
+        if (agent !== undefined && agent.sockets.size > 0) tellFrame(agent, frames, i)
       }
       if (block.hi > position) position = block.hi
     }
@@ -298,6 +298,8 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       position: () => position,
       /** accounts with an actor on this node (tests, metrics) */
       size: () => agents.size,
+      /** the account has an actor on this node */
+      has: (userId: Ids.UserId) => agents.has(userId),
       /** actor fibers running on this node */
       fibers: FiberMap.size(fibers)
     } as const
