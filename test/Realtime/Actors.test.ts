@@ -67,7 +67,7 @@ layer(RealtimeApp({
       expect(hub.has(a.agent.id)).toBe(true)
     }))
 
-  it.effect("a defect in a wallet account's actor restarts it; every movement queued behind it applies once", () =>
+  it.effect("a defect in a wallet account's actor restarts it; every movement queued behind it applies once; idle, it ends", () =>
     Effect.gen(function*() {
       const actors = yield* AccountActors
       // the services are not exposed by the app's layer (its singletons are): a Wallet over the same ledger
@@ -96,6 +96,13 @@ layer(RealtimeApp({
       expect((yield* wallet.balance(b.agent.id)).balance).toBe(35)
       expect(yield* restarts("account")).toBe(before + 1)
       expect((yield* Supervisor).stopped()).toEqual([])
+
+      // unused past ACCOUNT_ACTOR_IDLE (a minute): the janitor's check ends the actor
+      expect(actors.has(a.agent.id)).toBe(true)
+      yield* TestClock.adjust("1 minute")
+      yield* realSleep(100)
+      yield* TestClock.adjust("1 minute")
+      yield* waitFor("the account actor's eviction", () => actors.has(a.agent.id) ? undefined : true)
     }))
 
   it.effect("an agent heard only over REST has an actor; 90 minutes of silence turn it offline, then it is evicted", () =>
