@@ -73,6 +73,7 @@ import { RelayPusherLive } from "./Relay/Pusher.js"
 import { Social } from "./Social.js"
 import { FeedPages } from "./Social/FeedPages.js"
 import { SocialHttpLive, SocialShortHttpLive } from "./Social/Http.js"
+import { Supervisor } from "./Supervisor.js"
 import { Tasks } from "./Tasks.js"
 import { TasksHttpLive, TasksShortHttpLive } from "./Tasks/Http.js"
 import { TaskNotes } from "./Tasks/Notes.js"
@@ -113,7 +114,9 @@ export const Singletons = AgentHub.Default.pipe(
     // what a proxy would otherwise do (EDGE_HARDENING): one penalty box for both servers and the event socket (an
     // address boxed on one port is boxed on the other), one write queue (they write to one database)
     Edge
-  ))
+  )),
+  // the actors' supervisor: one list of actors given up on, for /health
+  Layer.provideMerge(Supervisor.Default)
 )
 
 /** The wallet as the agent API reaches it: in process, or over `@effect/rpc` when `WALLET_RPC_URL` is set. */

@@ -45,9 +45,6 @@ export const actorRestarts = Metric.counter("shoal_actor_restarts_total", {
   incremental: true
 })
 
-/** Counts a restart of an actor of this kind. */
-export const countRestart = (kind: string) => actorRestarts.unsafeUpdate(1, labels("kind", kind))
-
 export const deliveryLag = Metric.histogram(
   "shoal_event_delivery_lag_seconds",
   delivery,

@@ -1,7 +1,9 @@
 import type { Ids } from "@shoal/domain"
 import { Events } from "@shoal/domain"
-import { Clock, Config, Duration, Effect, FiberMap, Stream } from "effect"
+import { Clock, Config, Duration, Effect, FiberMap, Mailbox, Stream } from "effect"
 import { Heartbeat } from "../Auth/Heartbeat.js"
+import { Supervisor } from "../Supervisor.js"
+import { Agent, type Behaviour, type Message, run, tell, tellFrame, tick } from "./AgentActor.js"
 import * as Announcer from "./Announcer.js"
 import type { Connection } from "./Connection.js"
 import type { Block, EventRow } from "./EventRow.js"
@@ -13,130 +15,134 @@ const KEEPALIVE_TOUCH_MS = 5 * 60_000
 const REVOKED_MEMORY_MS = 60_000
 export const KEY_ROTATED = "the API key was rotated; reconnect with the new key"
 
-/** What this node knows of one account: its live sockets and, for agents, its presence. */
-interface Agent {
-  readonly userId: Ids.UserId
-  /** presence applies to agents; "unknown" until a socket or a lookup says */
-  kind: "agent" | "human" | "unknown"
-  readonly sockets: Set<Connection>
-  presence: "unknown" | "connected" | "offline"
-  wantConnected: boolean
-  /** a floor under the heartbeat's last-seen time: from the database after a restart or from another node */
-  seen: number
-  idleSince: number
-  /** its fiber is alive (it has a transition to make) */
-  running: boolean
-}
-
 /**
- * What this node holds per account: its live sockets and, for agents, presence. The dispatcher hands each event
- * to the account's entry, which passes it to its sockets synchronously (no queue hop, no wake-up per event).
- *
- * Each account gets its own supervised fiber when it has something to do (announce a connection, or a presence
- * window that ran out) and the fiber ends when it has not; one sweep checks the windows. An Effect fiber costs
- * 3–4 KB even asleep (measured), so a fiber per connected agent would take a third of the per-socket memory budget.
+ * The agent actors of this node, as the Effect discord-bot keeps its reminders: one supervised fiber per connected
+ * (or recently active) account in a `FiberMap` keyed by user id. An actor (src/Realtime/AgentActor.ts) owns the
+ * account's sockets and its inbox: the dispatcher offers each event to it, and it hands them to its sockets in
+ * cursor order. For agents it also owns presence: the hub's clock ticks it when its 90-minute window (counted from
+ * the last heartbeat, so a heartbeat resets it by being recorded) or its idle time may have run out; it then asks
+ * the database, under the presence row's lock, whether it is offline, and evicts itself once idle.
  */
 export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
   scoped: Effect.gen(function*() {
     const presence = yield* Presence
     const heartbeat = yield* Heartbeat
+    const supervisor = yield* Supervisor
     const idleTtl = Duration.toMillis(yield* Config.duration("AGENT_IDLE_TTL").pipe(Config.withDefault("1 minute")))
     const pingEvery = yield* Config.duration("WS_PING_INTERVAL").pipe(Config.withDefault(Duration.seconds(30)))
     const sweepEvery = yield* Config.duration("PRESENCE_SWEEP_INTERVAL").pipe(Config.withDefault(Duration.seconds(30)))
     const agents = new Map<Ids.UserId, Agent>()
-    const fibers = yield* FiberMap.make<string>()
-    /** every event up to here has been handed out; a socket that attaches now sees only later ones live */
+    // forks into the hub's own context (not the caller's: a request's fiber would be kept alive by its actor)
+    const fibers = yield* FiberMap.make<Ids.UserId>()
+    const fork = yield* FiberMap.runtime(fibers)<never>()
+    /** every event up to here has been offered to the actors; a socket that attaches now sees only later ones */
     let position = 0
     /** key hash → when this node learnt it was revoked */
     const revoked = new Map<string, number>()
 
     const lastSeen = (agent: Agent) => Math.max(heartbeat.lastSeen(agent.userId) ?? 0, agent.seen)
+    const due = (agent: Agent, now: number) =>
+      agent.presence === "connected" && now >= lastSeen(agent) + presence.window
+    const idle = (agent: Agent, now: number) =>
+      agent.presence !== "connected" && agent.sockets.size === 0 && !agent.wantConnected && !agent.running &&
+      now - agent.idleSince >= idleTtl
 
-    /** The account's transitions, one at a time, until none is left. */
-    const work = (agent: Agent): Effect.Effect<void> =>
-      Effect.gen(function*() {
-        while (true) {
-          if (agent.wantConnected) {
-            agent.wantConnected = false
-            yield* presence.connected(agent.userId)
+    // a failed transition is tried again at a later tick (about a minute) rather than lost or restarting the actor
+    const retryLater = (agent: Agent) => (cause: unknown) =>
+      Effect.zipRight(
+        Effect.logWarning("presence transition failed; retrying", cause),
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.sync(() => {
             agent.presence = "connected"
-            continue
-          }
-          const now = yield* Clock.currentTimeMillis
-          if (agent.presence === "connected" && now >= lastSeen(agent) + presence.window) {
-            // set first: a call arriving during the transaction asks to reconnect, and is announced after it
-            agent.presence = "offline"
-            agent.idleSince = now
-            const result = yield* presence.offline(agent.userId)
-            if (result._tag === "StillActive") {
-              agent.presence = "connected"
-              agent.seen = result.lastSeen
-            }
-            continue
-          }
-          if (!agent.wantConnected) return void (agent.running = false)
-        }
-      }).pipe(
-        Effect.catchAllCause((cause) =>
-          // a failed transition is tried again by the sweep in a minute rather than lost
-          Effect.zipRight(
-            Effect.logWarning("presence transition failed; retrying", cause),
-            Effect.flatMap(Clock.currentTimeMillis, (now) =>
-              Effect.sync(() => {
-                agent.presence = "connected"
-                agent.seen = now - presence.window + 60_000
-                agent.running = false
-              }))
-          )
-        )
+            agent.seen = now - presence.window + 60_000
+          }))
       )
 
-    const ensureRunning = (agent: Agent) =>
+    const connect = (agent: Agent) =>
       Effect.suspend(() => {
-        if (agent.running) return Effect.void
-        agent.running = true
-        return Effect.asVoid(FiberMap.run(fibers, agent.userId, work(agent)))
+        agent.wantConnected = false
+        return Effect.zipRight(presence.connected(agent.userId), Effect.sync(() => (agent.presence = "connected")))
+      }).pipe(Effect.catchAllCause(retryLater(agent)))
+
+    const behaviour: Behaviour = {
+      tick: (agent) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          if (!agent.running && due(agent, now)) {
+            // running while it is decided: a call arriving meanwhile asks to reconnect, and is announced after it
+            agent.running = true
+            agent.presence = "offline"
+            agent.idleSince = now
+            yield* presence.offline(agent.userId).pipe(
+              Effect.tap((result) =>
+                Effect.sync(() => {
+                  if (result._tag === "StillActive") {
+                    agent.presence = "connected"
+                    agent.seen = result.lastSeen
+                  }
+                })
+              ),
+              Effect.catchAllCause(retryLater(agent))
+            )
+            agent.running = false
+            if (agent.wantConnected) yield* connect(agent)
+          }
+          if (!idle(agent, yield* Clock.currentTimeMillis)) return false
+          agents.delete(agent.userId)
+          return true
+        }),
+      announce: (agent) => (agent.wantConnected && agent.presence !== "connected" ? connect(agent) : Effect.void)
+    }
+
+    /** The account's actor, started if it has none. */
+    const actorOf = (userId: Ids.UserId): Effect.Effect<Agent> =>
+      Effect.suspend(() => {
+        const found = agents.get(userId)
+        if (found !== undefined) return Effect.succeed(found)
+        return Effect.map(Mailbox.make<Message>(), (inbox) => {
+          const again = agents.get(userId)
+          if (again !== undefined) return again
+          const agent = new Agent(userId, inbox)
+          agents.set(userId, agent)
+          fork(
+            userId,
+            supervisor.supervise("agent", userId, run(agent, behaviour), {
+              // given up on: its clients reconnect (and get a fresh actor) rather than wait on a dead one
+              onStop: Effect.sync(() => {
+                if (agents.get(userId) === agent) agents.delete(userId)
+                for (const conn of agent.sockets) conn.close(1011, "internal error; reconnect")
+              })
+            })
+          )
+          return agent
+        })
       })
 
-    const announceNow = yield* Announcer.make<Agent>(presence, ensureRunning)
+    // the Announcer gathers a connect storm's announcements into a few transactions; one asked again meanwhile
+    // is announced by its actor
+    const announceNow = yield* Announcer.make<Agent>(presence, (agent) =>
+      Effect.sync(() => {
+        tell(agent, { _tag: "Announce" })
+      }))
 
-    /** The account's entry, created if needed. */
-    const entry = (userId: Ids.UserId): Agent => {
-      let agent = agents.get(userId)
-      if (agent === undefined) {
-        agent = {
-          userId,
-          kind: "unknown",
-          sockets: new Set(),
-          presence: "unknown",
-          wantConnected: false,
-          seen: 0,
-          idleSince: Number.POSITIVE_INFINITY,
-          running: false
-        }
-        agents.set(userId, agent)
-      }
-      return agent
-    }
+    /** A sign of life from an agent: its actor announces it connected if it was not. */
+    const touch = (userId: Ids.UserId) =>
+      Effect.map(actorOf(userId), (agent) => {
+        agent.kind = "agent"
+        if (agent.presence !== "connected") agent.wantConnected = true
+        if (agent.wantConnected) announceNow(agent)
+      })
 
-    /** A sign of life from an agent: announces it connected if it was not (synchronous: the upgrade's front door). */
-    const touchNow = (userId: Ids.UserId): void => {
-      const agent = entry(userId)
-      agent.kind = "agent"
-      if (agent.presence !== "connected") agent.wantConnected = true
-      if (agent.wantConnected) announceNow(agent)
-    }
-    const touch = (userId: Ids.UserId) => Effect.sync(() => touchNow(userId))
-
-    /** Registers a socket for live events; returns the cursor it goes live after. */
-    const attachNow = (conn: Connection, kind: "agent" | "human"): number => {
-      const agent = entry(conn.userId)
-      agent.kind = kind
-      agent.sockets.add(conn)
-      // its key check read the key before a revocation this node has already handled
-      if (revoked.has(conn.keyHash)) conn.close(Events.CloseCodes.unauthorized, KEY_ROTATED)
-      return position
-    }
+    /** Registers a socket with its account's actor; returns the cursor it goes live after. */
+    const attach = (conn: Connection, kind: "agent" | "human") =>
+      Effect.map(actorOf(conn.userId), (agent) => {
+        agent.kind = kind
+        agent.sockets.add(conn)
+        // its key check read the key before a revocation this node has already handled
+        if (revoked.has(conn.keyHash)) conn.close(Events.CloseCodes.unauthorized, KEY_ROTATED)
+        // events up to here were offered before the socket joined: those still queued are dropped by its cursor
+        return position
+      })
 
     const detachNow = (conn: Connection, now: number): void => {
       const agent = agents.get(conn.userId)
@@ -146,25 +152,22 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     const detach = (conn: Connection) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => detachNow(conn, now)))
 
-    /** From the dispatcher, in cursor order; synchronous so `attach` sees a consistent `position`. */
+    /** From the dispatcher, in cursor order: each event to its recipient's actor, if it has sockets here. */
     const deliver = (rows: ReadonlyArray<EventRow>, upTo: number) => {
       for (const row of rows) {
         const agent = agents.get(row.recipientId)
-        if (agent !== undefined) { for (const conn of agent.sockets) conn.push(row) }
+        if (agent !== undefined && agent.sockets.size > 0) tell(agent, { _tag: "Row", row })
       }
       if (upTo > position) position = upTo
     }
 
-    /**
-     * A block this node emitted, from memory (the dispatcher's next in line), as `deliver`: each event's frame is
-     * built from the parts the block's events share (Frames.ts), with no row object unless a socket holds it back.
-     */
+    /** A block this node emitted, from memory, as `deliver`: frames are built from the parts its events share. */
     const deliverBlock = (block: Block) => {
       const frames = blockFrames(block)
       const { recipients } = block
       for (let i = 0; i < recipients.length; i++) {
         const agent = agents.get(recipients[i]!)
-        if (agent !== undefined) { for (const conn of agent.sockets) conn.pushFrame(frames, i) }
+        if (agent !== undefined && agent.sockets.size > 0) tellFrame(agent, frames, i)
       }
       if (block.hi > position) position = block.hi
     }
@@ -199,24 +202,24 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     }
 
     // calls (heartbeats) from an agent that this node did not see recently may be a return from offline
-    yield* heartbeat.wakes.pipe(
-      Stream.runForEach(({ userId, userType }) => {
+    yield* Effect.forkScoped(supervisor.supervise(
+      "hub",
+      "wakes",
+      heartbeat.wakes.pipe(Stream.runForEach(({ userId, userType }) => {
         // known from the caller's key: no lookup (10,000 agents calling in after a restart were 10,000 queries in
         // a row, and the presence batches behind them held one agent each)
         if (userType !== undefined) return userType === "agent" ? touch(userId) : Effect.void
         const kind = agents.get(userId)?.kind ?? "unknown"
         if (kind !== "unknown") return kind === "agent" ? touch(userId) : Effect.void
         return Effect.flatMap(presence.isAgent(userId), (agent) => agent ? touch(userId) : Effect.void)
-      }),
-      Effect.forkScoped
-    )
+      }))
+    ))
 
-    // after a restart: watch again the agents a stopped node left connected, so they still go offline
+    // after a restart: an actor again for each agent a stopped node left connected, so it still goes offline
     yield* presence.resumable.pipe(
       Effect.flatMap((rows) =>
         Effect.forEach(rows, (r) =>
-          Effect.sync(() => {
-            const agent = entry(r.user_id)
+          Effect.map(actorOf(r.user_id), (agent) => {
             agent.kind = "agent"
             agent.seen = Math.max(agent.seen, r.seen.getTime())
             if (agent.presence === "unknown") agent.presence = "connected"
@@ -226,43 +229,47 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       Effect.forkScoped
     )
 
-    // presence windows and idle entries: one pass over the entries, which are plain objects
-    yield* Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      for (const [hash, at] of revoked) if (now - at >= REVOKED_MEMORY_MS) revoked.delete(hash)
-      const due: Array<Agent> = []
-      for (const agent of agents.values()) {
-        if (agent.running) continue
-        if (agent.presence === "connected") {
-          if (now >= lastSeen(agent) + presence.window) due.push(agent)
-        } else if (agent.sockets.size === 0 && !agent.wantConnected && now - agent.idleSince >= idleTtl) {
-          agents.delete(agent.userId)
+    // the actors' clock: each actor whose window or idle time ran out gets a tick (its deadline is a field, so a
+    // heartbeat moves it for the price of recording it; one fiber keeps the time instead of one per actor)
+    yield* Effect.forkScoped(supervisor.forever(
+      "hub",
+      "clock",
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        for (const [hash, at] of revoked) if (now - at >= REVOKED_MEMORY_MS) revoked.delete(hash)
+        for (const agent of agents.values()) {
+          if (!agent.running && (due(agent, now) || idle(agent, now))) tell(agent, tick)
         }
-      }
-      yield* Effect.forEach(due, ensureRunning, { discard: true })
-    }).pipe(Effect.delay(sweepEvery), Effect.forever, Effect.forkScoped)
+      }).pipe(Effect.delay(sweepEvery))
+    ))
 
     // keep-alive: a WebSocket ping per socket; one unanswered round means the peer is gone. An answered ping is
     // a sign of life, so an agent holding a healthy socket stays connected; it is recorded every few minutes, not
     // every round (a heartbeat is a row update, and 90 minutes is the window).
-    yield* Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const answered: Array<Ids.UserId> = []
-      for (const agent of agents.values()) {
-        let alive = false
-        for (const conn of agent.sockets) {
-          if (!conn.alive) {
-            conn.terminate()
-            continue
+    yield* Effect.forkScoped(supervisor.forever(
+      "hub",
+      "ping",
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const answered: Array<Ids.UserId> = []
+        for (const agent of agents.values()) {
+          let alive = false
+          for (const conn of agent.sockets) {
+            if (!conn.alive) {
+              conn.terminate()
+              continue
+            }
+            alive = true
+            conn.alive = false
+            conn.ws.ping()
           }
-          alive = true
-          conn.alive = false
-          conn.ws.ping()
+          if (alive && now - (heartbeat.lastSeen(agent.userId) ?? 0) >= KEEPALIVE_TOUCH_MS) {
+            answered.push(agent.userId)
+          }
         }
-        if (alive && now - (heartbeat.lastSeen(agent.userId) ?? 0) >= KEEPALIVE_TOUCH_MS) answered.push(agent.userId)
-      }
-      yield* Effect.forEach(answered, (id) => heartbeat.touch(id), { discard: true })
-    }).pipe(Effect.delay(pingEvery), Effect.forever, Effect.forkScoped)
+        yield* Effect.forEach(answered, (id) => heartbeat.touch(id), { discard: true })
+      }).pipe(Effect.delay(pingEvery))
+    ))
 
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
@@ -271,21 +278,30 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     )
 
     return {
-      attachNow,
+      attach,
       detach,
       detachNow,
       touch,
-      touchNow,
       deliver,
       deliverBlock,
       start,
       disconnect,
       revoke,
       keys,
-      /** every event up to this cursor has been handed out on this node */
+      /** a defect in the account's actor (tests of supervision): it restarts, its sockets keep their stream */
+      crash: (userId: Ids.UserId) =>
+        Effect.sync(() => {
+          const agent = agents.get(userId)
+          if (agent !== undefined) tell(agent, { _tag: "Crash" })
+        }),
+      /** every event up to this cursor has been offered to the actors on this node */
       position: () => position,
-      /** accounts with an entry on this node (tests, metrics) */
+      /** accounts with an actor on this node (tests, metrics) */
       size: () => agents.size,
+      /** the account has an actor on this node */
+      has: (userId: Ids.UserId) => agents.has(userId),
+      /** actor fibers running on this node */
+      fibers: FiberMap.size(fibers),
       /** open sockets on this node, and the agents holding at least one (`GET /metrics`, at each scrape) */
       connected: () => {
         let sockets = 0

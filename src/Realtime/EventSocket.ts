@@ -33,8 +33,8 @@ const { rateLimited, unauthorized } = Events.CloseCodes
 const tryAgainLater = 1013
 
 /**
- * The event socket's sessions, apart from the HTTP route that checks the request (src/Realtime/WebSocket.ts): the
- * route and its fast lane (the plain case, ahead of the router) both hand an upgrade here. Key in a header (checked
+ * The event socket's sessions, apart from the HTTP route that checks the request (src/Realtime/WebSocket.ts), which
+ * hands each upgrade here. Key in a header (checked
  * by the route) or in a first frame `{"type":"auth","api_key":…}` within 10 s (else close 4401). Then `ready` with
  * the current cursor, the replay of `?after=` if asked, and live events; ping/pong and ack frames; WebSocket pings
  * from the hub's keep-alive.
@@ -118,49 +118,41 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     }
 
     /**
-     * The authenticated socket's connection, attached to the hub, told `ready`; synchronous (the upgrade's front
-     * door runs it outside any fiber). Undefined if the socket closed first. Live events wait until `goLive`.
+     * The authenticated socket's connection, attached to its account's actor, told `ready`. Undefined if the socket
+     * closed first. Live events wait until `goLive`.
      */
-    const attach = (s: Session, principal: Auth.Principal): Connection | undefined => {
-      // closed, or closing (its check came after a deadline had already refused it)
-      if (s.closed || s.ws.readyState !== WebSocket.OPEN) return undefined
-      const c = new Connection(s.ws, s.tcp, principal.id, principal.keyHash, maxBuffered, 0)
-      s.conn = c
-      pendingAuth.settle(s)
-      clearTimeout(s.authTimer)
-      const position = hub.attachNow(c, principal.userType)
-      const now = clock.unsafeCurrentTimeMillis()
-      // closed while attaching: the close handler may have run before the hub knew it
-      if (s.closed) return void hub.detachNow(c, now)
-      c.lastSent = s.after ?? position
-      if (principal.userType === "agent") hub.touchNow(c.userId)
-      // presence was just seen to (touchNow): the heartbeat need not wake AgentHub for it again
-      heartbeat.seenAt(c.userId, now)
-      c.sendText(JSON.stringify({ type: "ready", cursor: position }))
-      return c
-    }
-
-    /** `start` without `?after=`: live at once, with no fiber. */
-    const startNow = (s: Session, principal: Auth.Principal): void => {
-      try {
-        attach(s, principal)?.goLive()
-      } catch (cause) {
-        failed(s, cause)
-      }
-    }
+    const attach = (s: Session, principal: Auth.Principal): Effect.Effect<Connection | undefined> =>
+      Effect.suspend(() => {
+        // closed, or closing (its check came after a deadline had already refused it)
+        if (s.closed || s.ws.readyState !== WebSocket.OPEN) return Effect.succeed(undefined)
+        const c = new Connection(s.ws, s.tcp, principal.id, principal.keyHash, maxBuffered, 0)
+        s.conn = c
+        pendingAuth.settle(s)
+        clearTimeout(s.authTimer)
+        const attached = Effect.map(hub.attach(c, principal.userType), (position) => {
+          const now = clock.unsafeCurrentTimeMillis()
+          // closed while attaching: the close handler may have run before the actor knew it
+          if (s.closed) return void hub.detachNow(c, now)
+          c.lastSent = s.after ?? position
+          // presence is seen to below (touch): the heartbeat need not wake AgentHub for it again
+          heartbeat.seenAt(c.userId, now)
+          c.sendText(JSON.stringify({ type: "ready", cursor: position }))
+          return c
+        })
+        return principal.userType === "agent"
+          ? Effect.tap(attached, (c) => c === undefined ? Effect.void : hub.touch(c.userId))
+          : attached
+      })
 
     /** Starts an authenticated session: `ready`, then the replay of `?after=` if asked (in the caller's fiber). */
     const start = (s: Session, principal: Auth.Principal): Effect.Effect<void> =>
-      s.after === undefined
-        ? Effect.sync(() => startNow(s, principal))
-        : Effect.suspend(() => {
-          const c = attach(s, principal)
-          return c === undefined ? Effect.void : replay(c)
-        }).pipe(
-          Effect.catchAllCause((cause) =>
-            Effect.zipRight(Effect.logWarning(failedToStart, cause), Effect.sync(() => s.ws.close(1011)))
-          )
-        )
+      Effect.flatMap(attach(s, principal), (c) => {
+        if (c === undefined) return Effect.void
+        if (s.after === undefined) return Effect.sync(() => void c.goLive())
+        return replay(c)
+      }).pipe(
+        Effect.catchAllCause((cause) => Effect.sync(() => failed(s, cause)))
+      )
 
     /**
      * A frame within the socket's limit; past it the socket is closed 4429 and stops being read at once: `ws` is

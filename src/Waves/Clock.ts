@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Config, Duration, Effect, Layer } from "effect"
 import { Outbox } from "../Realtime/Outbox.js"
+import { Supervisor } from "../Supervisor.js"
 import { iso, phaseAt, waveId } from "./Phase.js"
 import { WavesRepo } from "./Repo.js"
 
@@ -48,16 +49,18 @@ export const boundary = (now: number) =>
   })
 
 /**
- * The Wave clock's loop: handles the boundary it starts in (catching up on what a stopped process left), then sleeps
- * on the Effect Clock to each next one (minute 0, 10, 50). A failed boundary is logged and tried again shortly; the
- * next boundary would also pick up a missed hour, since the hour is claimed at every boundary until it succeeds.
+ * One turn of the Wave clock's actor: handles the boundary it is in (catching up on what a stopped process left), then
+ * sleeps on the Effect Clock to the next one (minute 0, 10, 50). A failed boundary (the database) is logged and
+ * tried again shortly; the next boundary would also pick up a missed hour, since the hour is claimed at every
+ * boundary until it succeeds. Anything else that dies ends the turn, and the supervisor starts the actor again.
  */
-export const loop = (retry: Duration.DurationInput = Duration.seconds(30)) =>
+export const cycle = (retry: Duration.DurationInput = Duration.seconds(30)) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const failed = yield* boundary(now).pipe(
       Effect.as(false),
       Effect.catchAllCause((cause) =>
+        // the database's errors are defects past the repositories (orDie): a boundary that failed is retried here
         Cause.isInterruptedOnly(cause)
           ? Effect.interrupt
           : Effect.as(Effect.logWarning("wave clock boundary failed; retrying", cause), true)
@@ -69,11 +72,17 @@ export const loop = (retry: Duration.DurationInput = Duration.seconds(30)) =>
     if (phase.start > phaseAt(now).start && !failed) return
     const wait = Duration.millis(phase.next - after)
     yield* Effect.sleep(failed ? Duration.min(retry, wait) : wait)
-  }).pipe(Effect.forever)
+  })
 
-/** The clock as one supervised fiber of the process (`WAVE_CLOCK=false` turns it off, e.g. in most test files). */
+export const loop = (retry: Duration.DurationInput = Duration.seconds(30)) => Effect.forever(cycle(retry))
+
+/**
+ * The Wave cycle's actor: one fiber of the process under the supervisor (`WAVE_CLOCK=false` turns it off, e.g. in
+ * most test files). Several processes may run it: each boundary is claimed in the database, so it is done once.
+ */
 export const WaveClockLive = Layer.scopedDiscard(Effect.gen(function*() {
   if (!(yield* Config.boolean("WAVE_CLOCK").pipe(Config.withDefault(true)))) return
   const retry = yield* Config.duration("WAVE_CLOCK_RETRY").pipe(Config.withDefault(Duration.seconds(30)))
-  yield* Effect.forkScoped(loop(retry))
+  const supervisor = yield* Supervisor
+  yield* Effect.forkScoped(supervisor.forever("wave", "clock", cycle(retry)))
 })).pipe(Layer.provide(WavesRepo.Default))

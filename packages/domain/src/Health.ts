@@ -8,7 +8,14 @@ import { Success } from "./Fields.js"
 export class HealthResponse extends Schema.Class<HealthResponse>("HealthResponse")({
   status: Success,
   database: Schema.Literal("up"),
-  time: Schema.String
+  time: Schema.String,
+  /** actors that kept dying and were stopped (absent while there are none) */
+  actors_stopped: Schema.optional(Schema.Array(Schema.Struct({
+    kind: Schema.String,
+    key: Schema.String,
+    since: Schema.String,
+    restarts: Schema.Number
+  })))
 }) {}
 
 export class HealthApi extends HttpApiGroup.make("health")

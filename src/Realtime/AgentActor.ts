@@ -1,0 +1,121 @@
+import type { Ids } from "@shoal/domain"
+import { Chunk, Effect, type Mailbox } from "effect"
+import type { Connection } from "./Connection.js"
+import type { EventRow } from "./EventRow.js"
+import type { BlockFrames } from "./Frames.js"
+
+/** What an agent's inbox carries, in the order it was offered. */
+export type Message =
+  /** an event read from the table */
+  | { readonly _tag: "Row"; readonly row: EventRow }
+  /** the `i`th event of a block this node emitted (its frame is built only if a socket takes it) */
+  | { readonly _tag: "Frame"; readonly frames: BlockFrames; readonly i: number }
+  /** its presence window or its idle time may have run out (from the hub's clock) */
+  | { readonly _tag: "Tick" }
+  /** announce it connected: it was asked again while its last announcement ran */
+  | { readonly _tag: "Announce" }
+  /** a defect, for tests of supervision */
+  | { readonly _tag: "Crash" }
+
+export const tick: Message = { _tag: "Tick" }
+
+/**
+ * One account's actor state: its sockets, its inbox and its presence. The state lives outside the fiber so a
+ * restarted actor picks up where its predecessor died (the batch it was applying, the messages still queued);
+ * nothing is sent twice because a socket drops any cursor at or below what it sent.
+ */
+export class Agent {
+  /** presence applies to agents; "unknown" until a socket or a lookup says */
+  kind: "agent" | "human" | "unknown" = "unknown"
+  readonly sockets = new Set<Connection>()
+  presence: "unknown" | "connected" | "offline" = "unknown"
+  wantConnected = false
+  /** a floor under the heartbeat's last-seen time: from the database after a restart or from another node */
+  seen = 0
+  idleSince = Number.POSITIVE_INFINITY
+  /** a presence transition is under way (in the Announcer's batch or in this actor): no second one starts */
+  running = false
+  /** something was offered that the fiber has not taken yet */
+  pending = false
+  /** the batch being applied and how far: kept across a restart so no message is lost */
+  batch: ReadonlyArray<Message> | undefined = undefined
+  at = 0
+  constructor(readonly userId: Ids.UserId, readonly inbox: Mailbox.Mailbox<Message>) {}
+}
+
+/** What the actor does besides handing events to its sockets; `true` from `tick` means it is done (evicted). */
+export interface Behaviour {
+  readonly tick: (agent: Agent) => Effect.Effect<boolean>
+  readonly announce: (agent: Agent) => Effect.Effect<void>
+}
+
+const deliver = (agent: Agent, m: Message & { readonly _tag: "Row" | "Frame" }) => {
+  if (m._tag === "Frame") { for (const conn of agent.sockets) conn.pushFrame(m.frames, m.i) }
+  else for (const conn of agent.sockets) conn.push(m.row)
+}
+
+/**
+ * Tells the actor a message. An event that finds the actor with nothing queued and nothing under way is applied at
+ * once, in the dispatcher's turn: the order is the same as through the fiber (nothing is ahead of it), and a
+ * fan-out to 10,000 sockets does not wait for 10,000 fiber wake-ups (2.5× the bare broadcast when it did). Anything
+ * else, and every event that arrives while a transition or a backlog is being applied, waits in the inbox.
+ */
+export const tell = (agent: Agent, m: Message): void => {
+  if ((m._tag === "Frame" || m._tag === "Row") && idle(agent)) return deliver(agent, m)
+  agent.pending = true
+  agent.inbox.unsafeOffer(m)
+}
+
+const idle = (agent: Agent) => !agent.pending && agent.batch === undefined
+
+/** `tell` for the `i`th event of a block, with no message allocated when the actor takes it at once. */
+export const tellFrame = (agent: Agent, frames: BlockFrames, i: number): void => {
+  if (!idle(agent)) return tell(agent, { _tag: "Frame", frames, i })
+  for (const conn of agent.sockets) conn.pushFrame(frames, i)
+}
+
+class InjectedDefect extends Error {}
+
+/** Applies the batch from where it stands; `true` once the actor is evicted. */
+const apply = (agent: Agent, behaviour: Behaviour): Effect.Effect<boolean> => {
+  const batch = agent.batch!
+  while (agent.at < batch.length) {
+    // past it before applying it: a message that kills the actor is not applied again by its successor
+    const m = batch[agent.at++]!
+    switch (m._tag) {
+      case "Frame":
+      case "Row":
+        deliver(agent, m)
+        break
+      case "Tick":
+        return Effect.flatMap(
+          behaviour.tick(agent),
+          (evicted) => evicted ? Effect.succeed(true) : apply(agent, behaviour)
+        )
+      case "Announce":
+        return Effect.zipRight(behaviour.announce(agent), Effect.suspend(() => apply(agent, behaviour)))
+      case "Crash":
+        return Effect.die(new InjectedDefect(`injected defect in ${agent.userId}'s actor`))
+    }
+  }
+  agent.batch = undefined
+  return Effect.succeed(false)
+}
+
+/**
+ * The actor's loop: take what is queued, apply it in order; ends when `tick` evicts it. Written without a generator
+ * and with nothing captured but the agent: a waiting actor is a fiber suspended on its inbox and little else.
+ */
+export const run = (agent: Agent, behaviour: Behaviour): Effect.Effect<void> => {
+  const take = Effect.flatMap(agent.inbox.takeAll, ([messages]) => {
+    agent.pending = false
+    agent.batch = Chunk.toReadonlyArray(messages)
+    agent.at = 0
+    return apply(agent, behaviour)
+  })
+  const loop: Effect.Effect<void> = Effect.flatMap(
+    Effect.suspend(() => agent.batch === undefined ? take : apply(agent, behaviour)),
+    (evicted) => evicted ? Effect.void : loop
+  )
+  return loop
+}

@@ -1,0 +1,100 @@
+import { Cause, Clock, Config, Duration, Effect, Metric, Option, Schedule } from "effect"
+import { actorRestarts } from "./Metrics/Metrics.js"
+
+/** Restarts of supervised actors, tagged by `kind` (defined with the other series in src/Metrics/Metrics.ts). */
+export { actorRestarts }
+
+/** An actor that kept dying and was given up on: /health lists it. */
+export interface StoppedActor {
+  readonly kind: string
+  readonly key: string
+  readonly at: number
+  readonly restarts: number
+  readonly cause: string
+}
+
+export interface SuperviseOptions {
+  /** runs once when the actor is given up on (e.g. close its sockets so their clients reconnect elsewhere) */
+  readonly onStop?: Effect.Effect<void>
+}
+
+/**
+ * Every long-running fiber of the process runs under `supervise`: a failure or defect is logged at Error with the
+ * actor's kind and key, counted, and the actor is run again after an exponential backoff; its siblings never
+ * notice. An actor that dies `ACTOR_MAX_RESTARTS` times without a healthy minute between is stopped and listed
+ * (`stopped`, shown by /health). Interruption is a stop, not a death. Whatever must survive a restart lives outside
+ * the fiber (the actor's state object, or Postgres), so running the effect again resumes where it was.
+ */
+export class Supervisor extends Effect.Service<Supervisor>()("Supervisor", {
+  effect: Effect.gen(function*() {
+    const maxRestarts = yield* Config.integer("ACTOR_MAX_RESTARTS").pipe(Config.withDefault(5))
+    const base = yield* Config.duration("ACTOR_RESTART_BACKOFF").pipe(Config.withDefault(Duration.millis(100)))
+    // alive this long before dying again: a fresh incident, so the backoff starts over
+    const healthyAfter = Duration.toMillis(
+      yield* Config.duration("ACTOR_HEALTHY_AFTER").pipe(Config.withDefault(Duration.minutes(1)))
+    )
+    const backoff = Schedule.exponential(base).pipe(
+      Schedule.union(Schedule.spaced(Duration.seconds(30))),
+      Schedule.intersect(Schedule.recurs(maxRestarts - 1))
+    )
+    const stopped = new Map<string, StoppedActor>()
+
+    const supervise = <E, R>(
+      kind: string,
+      key: string,
+      actor: Effect.Effect<void, E, R>,
+      options?: SuperviseOptions
+    ): Effect.Effect<void, never, R> => {
+      // a healthy actor carries one handler frame: the schedule, the log annotations and the tagged counter are
+      // made at its first death (thousands of agent actors live on a node)
+      const attempt = (
+        driver: Schedule.ScheduleDriver<unknown, unknown, never> | undefined,
+        restarts: number
+      ): Effect.Effect<void, never, R> =>
+        Effect.flatMap(
+          Clock.currentTimeMillis,
+          (startedAt) =>
+            Effect.catchAllCause(actor, (cause) =>
+              Cause.isInterruptedOnly(cause) ? Effect.interrupt : died(cause, startedAt, driver, restarts))
+        )
+
+      const died = (
+        cause: Cause.Cause<E>,
+        startedAt: number,
+        driver: Schedule.ScheduleDriver<unknown, unknown, never> | undefined,
+        restarts: number
+      ): Effect.Effect<void, never, R> =>
+        Effect.gen(function*() {
+          const annotate = Effect.annotateLogs({ actor: kind, key })
+          const now = yield* Clock.currentTimeMillis
+          const d = driver ?? (yield* Schedule.driver(backoff))
+          if (now - startedAt >= healthyAfter) yield* d.reset
+          yield* Effect.logError("actor died", cause).pipe(annotate)
+          const next = yield* Effect.option(d.next(undefined))
+          if (Option.isNone(next)) {
+            stopped.set(`${kind}/${key}`, { kind, key, at: now, restarts, cause: Cause.pretty(cause) })
+            yield* Effect.logError(`actor stopped after ${restarts} restarts`).pipe(annotate)
+            if (options?.onStop) yield* options.onStop
+            return
+          }
+          yield* Metric.update(actorRestarts.pipe(Metric.tagged("kind", kind)), 1)
+          return yield* attempt(d, restarts + 1)
+        })
+
+      return Effect.suspend(() => attempt(undefined, 0))
+    }
+
+    /** Same, for a loop that should never end by itself (a hub's sweep, the Wave clock). */
+    const forever = <E, R>(kind: string, key: string, actor: Effect.Effect<void, E, R>) =>
+      supervise(kind, key, Effect.forever(actor))
+
+    return {
+      supervise,
+      forever,
+      /** actors given up on, oldest first */
+      stopped: () => [...stopped.values()],
+      /** an actor of this kind and key that is running again (a new socket) is no longer reported */
+      forget: (kind: string, key: string) => stopped.delete(`${kind}/${key}`)
+    } as const
+  })
+}) {}
