@@ -42,12 +42,6 @@ const decode = (chunks: ReadonlyArray<Uint8Array>, bytes: number): Body => ({
 })
 
 /**
- * Reads already done, by Node request: a fast lane that read a body and handed the request on to the general path
- * is not read twice (a second read would wait for data that came already), nor a failed read tried again.
- */
-const bodies = new WeakMap<IncomingMessage, Exit.Exit<Body, HttpServerError.RequestError>>()
-
-/**
  * The body as text, at most `max` bytes. Past the limit the rest is read and dropped (up to `drain` more bytes), so
  * the client has finished sending when the 413 goes out and sees the answer, not a reset. A client that goes on
  * past that is cut off. A failed read (the client went away) is a `RequestError`, as the platform's stream fails.
@@ -62,15 +56,13 @@ export const readBody = (
 ): Effect.Effect<Body, HttpServerError.RequestError> => {
   const source = (request as { readonly source?: unknown }).source
   if (!(source instanceof IncomingMessage)) return readBodyStream(request, max, drain)
-  const read = bodies.get(source)
-  if (read !== undefined) return read
   return Effect.async<Body, HttpServerError.RequestError>((resume) => {
     const cancel = readNodeBody(source, max, drain, (body) => {
-      const exit = body._tag === "Failed"
-        ? Exit.fail(new HttpServerError.RequestError({ request, reason: "Decode", cause: body.cause }))
-        : Exit.succeed(body)
-      bodies.set(source, exit)
-      resume(exit)
+      resume(
+        body._tag === "Failed"
+          ? Exit.fail(new HttpServerError.RequestError({ request, reason: "Decode", cause: body.cause }))
+          : Exit.succeed(body)
+      )
     })
     return cancel === undefined ? undefined : Effect.sync(cancel)
   })

@@ -29,7 +29,7 @@ export const make = <A extends Announceable>(
     let announcing = new Set<A>()
     const announceSignal = yield* Queue.sliding<void>(1)
 
-    /** synchronous: the upgrade's front door calls it outside any fiber */
+    /** synchronous: callable from a socket's callback, outside any fiber */
     const announceConnected = (agent: A): void => {
       if (agent.running) return
       agent.running = true
