@@ -43,7 +43,10 @@ export const bindUdp = (options: UdpOptions) =>
     // the scope's end interrupts a rebind under way; one that completes after the socket's finalizer ran finds
     // `closed` and closes its socket
     const run = yield* FiberHandle.makeRuntime<never, never, void>()
-    const counter = makeFloodCounter(brake, Date.now)
+    // the Clock the pause sleeps on: one time for counting drops, pausing and resuming
+    const clock = yield* Effect.clock
+    const now = () => clock.unsafeCurrentTimeMillis()
+    const counter = makeFloodCounter(brake, now)
     const pauseFor = makePauseSchedule(brake)
     const braking = brake.drops > 0 && brake.pauseMs > 0
     let port = options.port
@@ -60,7 +63,7 @@ export const bindUdp = (options: UdpOptions) =>
     }
     const dropped = () => {
       if (!braking || current === undefined || !counter()) return
-      const pauseMs = pauseFor(Date.now() - resumedAt)
+      const pauseMs = pauseFor(now() - resumedAt)
       close(current)
       current = undefined
       run(Effect.zipRight(Effect.sleep(pauseMs), rebind), { onlyIfMissing: true })
@@ -79,7 +82,7 @@ export const bindUdp = (options: UdpOptions) =>
       Effect.orDie,
       Effect.map((socket) => {
         install(socket)
-        resumedAt = Date.now()
+        resumedAt = now()
       })
     )
 

@@ -88,17 +88,17 @@ export const poolTotal = labels("state", "total")
 export const poolIdle = labels("state", "idle")
 export const poolWaiting = labels("state", "waiting")
 
-/** The dispatcher, handing out an emit's events: its `created_at` to now, wall clock against the database's `now()`. */
-export const observeDeliveryAt = (createdAt: string) =>
-  deliveryLag.unsafeUpdate(Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000), none)
+/** The dispatcher, handing out an emit's events at `now` (its Clock): its `created_at` against the database's `now()`. */
+export const observeDeliveryAt = (createdAt: string, now: number) =>
+  deliveryLag.unsafeUpdate(Math.max(0, (now - Date.parse(createdAt)) / 1000), none)
 
 /** As `observeDeliveryAt`, once per emit in rows read back: a fan-out's rows share their transaction's timestamp. */
-export const observeDelivery = (rows: ReadonlyArray<{ readonly createdAt: string }>) => {
+export const observeDelivery = (rows: ReadonlyArray<{ readonly createdAt: string }>, now: number) => {
   let last = ""
   for (const row of rows) {
     if (row.createdAt === last) continue
     last = row.createdAt
-    observeDeliveryAt(last)
+    observeDeliveryAt(last, now)
   }
 }
 

@@ -44,13 +44,14 @@ export const DispatcherLive = Layer.scopedDiscard(
 
     yield* hub.start(yield* Effect.orDie(repo.head))
 
+    const clock = yield* Effect.clock
     const pump: Effect.Effect<void> = Effect.gen(function*() {
       let full = false
       while (true) {
         const block = blocks.takeAt(hub.position() + 1)
         if (block !== undefined) {
           hub.deliverBlock(block)
-          observeDeliveryAt(block.createdAt)
+          observeDeliveryAt(block.createdAt, clock.unsafeCurrentTimeMillis())
           continue
         }
         if (blocks.takeLost()) unknown = true
@@ -65,7 +66,7 @@ export const DispatcherLive = Layer.scopedDiscard(
           Effect.orDie
         )
         if (rows.length > 0) hub.deliver(rows, rows[rows.length - 1]!.cursor)
-        observeDelivery(rows)
+        observeDelivery(rows, clock.unsafeCurrentTimeMillis())
         full = rows.length === BATCH
         if (!full) break
       }
