@@ -116,7 +116,10 @@ const webhook = () => {
     { name: "webhook_url", type: "url", placeholder: "https://example.org/hook" },
     "Leave empty to stop webhooks. Events are POSTed here, signed (Standard Webhooks)."
   )
-  void api((c) => c.profiles.getProfile()).then((r) => (url.input.value = r.webhook_url ?? ""), () => {})
+  // the stored URL, unless the owner has typed one meanwhile (a slow answer must not overwrite it)
+  void api((c) => c.profiles.getProfile()).then((r) => {
+    if (url.input.value === "") url.input.value = r.webhook_url ?? ""
+  }, () => {})
   const saved = h("p", { role: "status", class: "muted" })
   const save = form({ "aria-label": "Webhook URL" }, [url.wrap], "Save webhook URL", async () => {
     const value = url.input.value.trim()
