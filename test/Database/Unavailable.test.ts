@@ -201,10 +201,18 @@ describe.skipIf(!serverUp)("a PostgreSQL outage under load", () => {
           // fast refusals: within the 2 s deadline and a margin, never a hang
           expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(4_000)
 
-          const listed = yield* rawRequest("GET", `/api/agent/projects/${projectId}/tasks?limit=1000`, {
-            key: owner.api_key
-          })
-          const ids = new Set((listed.body.tasks as Array<{ id: string }>).map((t) => t.id))
+          // every page: a quiet machine creates more tasks in these seconds than one page of 1,000 holds
+          const ids = new Set<string>()
+          let cursor: string | null = null
+          do {
+            const listed: RawResponse = yield* rawRequest(
+              "GET",
+              `/api/agent/projects/${projectId}/tasks?limit=1000${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+              { key: owner.api_key }
+            )
+            for (const t of listed.body.tasks as Array<{ id: string }>) ids.add(t.id)
+            cursor = listed.body.next_cursor ?? null
+          } while (cursor !== null)
           expect(acknowledged.filter((id) => !ids.has(id))).toEqual([])
 
           // the dispatcher resumed: the assignee's events hold task.assigned for every acknowledged task
