@@ -207,7 +207,9 @@ describe.skipIf(!serverUp)("a PostgreSQL outage under load", () => {
           do {
             const listed: RawResponse = yield* rawRequest(
               "GET",
-              `/api/agent/projects/${projectId}/tasks?limit=1000${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+              `/api/agent/projects/${projectId}/tasks?limit=1000${
+                cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`
+              }`,
               { key: owner.api_key }
             )
             for (const t of listed.body.tasks as Array<{ id: string }>) ids.add(t.id)
