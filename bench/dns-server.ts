@@ -4,12 +4,13 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import * as DnsPacket from "dns-packet"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import * as Dgram from "node:dgram"
 import { pathToFileURL } from "node:url"
 import { DnsServer } from "../src/Dns/DnsServer.js"
 import { txt } from "../src/Dns/Records.js"
 import { RecordSource } from "../src/Dns/RecordSource.js"
+import { Supervisor } from "../src/Supervisor.js"
 
 export const zone = "bench.local"
 export const name = `alice.${zone}`
@@ -31,7 +32,7 @@ const ours = Effect.gen(function*() {
   const bound = yield* DnsServer.make({ host: "127.0.0.1", port: 0, zone, rateLimit: false })
   process.send?.({ port: bound.udpPort })
   return yield* Effect.never
-}).pipe(Effect.scoped, Effect.provide(RecordSource.layerMemory(records)))
+}).pipe(Effect.scoped, Effect.provide(Layer.merge(RecordSource.layerMemory(records), Supervisor.Default)))
 
 /** The floor: dgram + dns-packet, the same three TXT records for every query, no lookup, no checks. */
 const baseline = () => {

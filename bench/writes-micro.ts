@@ -13,6 +13,7 @@ import * as Database from "../src/Database/Database.js"
 import * as GroupCommit from "../src/Database/GroupCommit.js"
 import { Blocks } from "../src/Realtime/Blocks.js"
 import { Outbox } from "../src/Realtime/Outbox.js"
+import { Supervisor } from "../src/Supervisor.js"
 
 const WRITES = Number(process.env.WRITES ?? 2_000)
 const IN_FLIGHT = 64
@@ -62,7 +63,7 @@ const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-writes-micro-"))
 await Effect.runPromise(
   Effect.scoped(program).pipe(
     Effect.provide(Outbox.Default.pipe(
-      Layer.provideMerge(Blocks.Default),
+      Layer.provideMerge(Layer.merge(Blocks.Default, Supervisor.Default)),
       Layer.provideMerge(Database.layerMigrated(Database.layerEmbedded(`${dir}/pg`)))
     ))
   )

@@ -24,6 +24,11 @@ export interface SuperviseOptions {
  * notice. An actor that dies `ACTOR_MAX_RESTARTS` times without a healthy minute between is stopped and listed
  * (`stopped`, shown by /health). Interruption is a stop, not a death. Whatever must survive a restart lives outside
  * the fiber (the actor's state object, or Postgres), so running the effect again resumes where it was.
+ *
+ * `kind` names the owner and `key` the actor or loop ("agent"/<user id>, "dispatcher"/"events", "heartbeat"/"flush").
+ * A loop handles its own typed errors (the database failing, `SqlError`: logged at Warning, tried again at its next
+ * turn, never counted as a death, so an outage does not use up its restarts); only what escapes its type (a defect)
+ * reaches the supervisor.
  */
 export class Supervisor extends Effect.Service<Supervisor>()("Supervisor", {
   effect: Effect.gen(function*() {

@@ -1,5 +1,6 @@
 import type { Ids } from "@shoal/domain"
 import { Clock, Config, Duration, Effect, PubSub, Stream } from "effect"
+import { Supervisor } from "../Supervisor.js"
 import { HeartbeatRepo } from "./HeartbeatRepo.js"
 
 /** An account heard from after a quiet spell, and its type when the call told it. */
@@ -15,6 +16,7 @@ export interface Wake {
 export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
   scoped: Effect.gen(function*() {
     const repo = yield* HeartbeatRepo
+    const supervisor = yield* Supervisor
     const interval = yield* Config.duration("HEARTBEAT_FLUSH_INTERVAL").pipe(Config.withDefault(Duration.seconds(5)))
     let pending = new Map<Ids.UserId, number>()
     const latest = new Map<Ids.UserId, number>()
@@ -52,7 +54,9 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
       const batch = pending
       pending = new Map()
       return repo.saveLastSeen(batch).pipe(
-        Effect.tapError(() =>
+        // kept for the next flush whatever ended this one: the database failing (SqlError, retried at the next
+        // interval), or a defect (the supervisor starts the flusher again, and it writes them)
+        Effect.onError(() =>
           Effect.sync(() => {
             for (const [k, v] of batch) if (!pending.has(k)) pending.set(k, v)
           })
@@ -62,13 +66,17 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
       )
     })
 
-    yield* flush.pipe(Effect.delay(interval), Effect.forever, Effect.forkScoped)
+    yield* Effect.forkScoped(supervisor.forever("heartbeat", "flush", Effect.delay(flush, interval)))
     yield* Effect.addFinalizer(() => flush)
     // bounded memory: forget what was flushed long ago (the database has it)
-    yield* Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      for (const [k, t] of latest) if (now - t > 3 * 60 * 60_000) latest.delete(k)
-    }).pipe(Effect.delay("10 minutes"), Effect.forever, Effect.forkScoped)
+    yield* Effect.forkScoped(supervisor.forever(
+      "heartbeat",
+      "forget",
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.sync(() => {
+          for (const [k, t] of latest) if (now - t > 3 * 60 * 60_000) latest.delete(k)
+        })).pipe(Effect.delay("10 minutes"))
+    ))
 
     /** Accounts heard from after a quiet spell (not every call). */
     const wakes = Stream.fromPubSub(woken)

@@ -1,4 +1,5 @@
 import { Cache, Clock, Config, Duration, Effect, Exit, Option, Schedule } from "effect"
+import { Supervisor } from "../Supervisor.js"
 import { KeysRepo } from "./KeysRepo.js"
 
 /** An unknown key is remembered briefly: a flood of bad keys does not reach the database with every request. */
@@ -59,10 +60,13 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
         }
       }
     })
+    const supervisor = yield* Supervisor
     yield* refresh.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("key cache refresh failed", cause)),
+      // the database failing (SqlError): tried again at the next interval; a defect restarts the loop
+      Effect.catchAll((e) => Effect.logWarning("key cache refresh failed", e)),
       Effect.repeat(Schedule.spaced(every)),
       Effect.delay(every),
+      (loop) => supervisor.supervise("key-cache", "refresh", loop),
       Effect.withClock(Clock.make()),
       Effect.forkScoped
     )

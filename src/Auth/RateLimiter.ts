@@ -2,6 +2,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Errors, type Ids } from "@shoal/domain"
 import { Clock, Config, Effect } from "effect"
+import { Supervisor } from "../Supervisor.js"
 
 export interface Decision {
   readonly allowed: boolean
@@ -59,6 +60,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
   scoped: Effect.gen(function*() {
     const perMinute = yield* Config.integer("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600))
     const signUpsPerHour = yield* Config.integer("SIGNUP_RATE_LIMIT").pipe(Config.withDefault(20))
+    const supervisor = yield* Supervisor
     const buckets = new Map<string, Bucket>()
     const signUpBuckets = new Map<string, Bucket>()
 
@@ -82,7 +84,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
         for (const [k, b] of buckets) if (now - b.at > MINUTE) buckets.delete(k)
         for (const [k, b] of signUpBuckets) if (now - b.at > HOUR) signUpBuckets.delete(k)
       }))
-    yield* sweep.pipe(Effect.delay("1 minute"), Effect.forever, Effect.forkScoped)
+    yield* Effect.forkScoped(supervisor.forever("rate-limiter", "sweep", Effect.delay(sweep, "1 minute")))
 
     return { take, takeAt, takeSignUp, perMinute } as const
   })

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Deferred, Effect, Exit, Queue, type Scope } from "effect"
+import { Supervisor } from "../Supervisor.js"
 
 /**
  * Group commit: several requests' writes in one transaction. A request enqueues its write and waits; one fiber takes
@@ -53,6 +54,7 @@ export const make = (options: {
     if (!options.enabled) {
       return { submit: sql.withTransaction } satisfies GroupCommit
     }
+    const supervisor = yield* Supervisor
     const queue = yield* Effect.acquireRelease(Queue.unbounded<Job>(), Queue.shutdown)
 
     /** Every write, in order, without savepoints; stops at the first failure (the transaction is then lost). */
@@ -103,11 +105,12 @@ export const make = (options: {
     yield* Effect.gen(function*() {
       const first = yield* Queue.take(queue)
       const rest = options.maxBatch > 1 ? yield* Queue.takeUpTo(queue, options.maxBatch - 1) : []
-      yield* runBatch([first, ...rest])
+      const jobs = [first, ...rest]
+      // a batch that died for an unforeseen reason: its requests not answered yet get its cause, and the
+      // supervisor starts the committer again
+      yield* Effect.onError(runBatch(jobs), (cause) => settle(jobs, jobs.map(() => Exit.failCause(cause))))
     }).pipe(
-      // a batch that died for an unforeseen reason must not stop the committer (its requests got their cause)
-      Effect.catchAllCause((cause) => Effect.logError("group commit: batch failed", cause)),
-      Effect.forever,
+      (batch) => supervisor.forever("database", "group-commit", batch),
       Effect.interruptible,
       Effect.forkScoped
     )
@@ -120,7 +123,7 @@ export const make = (options: {
             Deferred.await(done)
           )) as Effect.Effect<A, E | SqlError>
     } satisfies GroupCommit
-  }) satisfies Effect.Effect<GroupCommit, never, SqlClient.SqlClient | Scope.Scope>
+  }) satisfies Effect.Effect<GroupCommit, never, SqlClient.SqlClient | Supervisor | Scope.Scope>
 
 /** The optimistic attempt's signal that a write failed and the batch must run again, isolated. */
 class FailedWrite {

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Config, Effect, Layer, Option, Schedule } from "effect"
+import { Supervisor } from "../Supervisor.js"
 import { Pglite } from "./PgliteClient.js"
 
 /**
@@ -14,14 +15,22 @@ export const MaintenanceLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     if (Option.isNone(yield* Effect.serviceOption(Pglite))) return
     const sql = yield* SqlClient.SqlClient
+    const supervisor = yield* Supervisor
     const every = yield* Config.duration("DB_MAINTENANCE_INTERVAL").pipe(Config.withDefault("10 minutes"))
 
     const pass = Effect.gen(function*() {
       const tables = yield* sql<{ readonly name: string }>`
         SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`
       for (const { name } of tables) yield* sql.unsafe(`VACUUM (ANALYZE) ${name}`).unprepared
-    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("database maintenance failed", cause)))
+    }).pipe(
+      // SqlError: tried again at the next interval; a defect restarts the loop
+      Effect.catchAll((e) => Effect.logWarning("database maintenance failed", e))
+    )
 
-    yield* pass.pipe(Effect.repeat(Schedule.spaced(every)), Effect.delay("1 minute"), Effect.forkScoped)
+    yield* Effect.forkScoped(supervisor.supervise(
+      "database",
+      "maintenance",
+      pass.pipe(Effect.repeat(Schedule.spaced(every)), Effect.delay("1 minute"))
+    ))
   })
 )

@@ -1,6 +1,7 @@
 import type { Packet } from "dns-packet"
 import type { ConfigError } from "effect"
 import { Clock, Context, Data, Duration, Effect, Layer, type Scope } from "effect"
+import type { Supervisor } from "../Supervisor.js"
 import { makeAnswerCache } from "./AnswerCache.js"
 import { makeAnswerer } from "./Answerer.js"
 import { DnsConfig } from "./DnsConfig.js"
@@ -45,8 +46,13 @@ export class DnsBindError extends Data.TaggedError("DnsBindError")<{
 
 const defaultRateLimit: RateLimitOptions = { perSecond: 200, burst: 400, slip: 2 }
 
-/** Binds UDP and TCP and answers until the scope closes; in-flight answers are interrupted with it. */
-export const make = (options: DnsServerOptions): Effect.Effect<Bound, DnsBindError, RecordSource | Scope.Scope> =>
+/**
+ * Binds UDP and TCP and answers until the scope closes; in-flight answers are interrupted with it. Its one loop (the
+ * lookups' deadlines, src/Dns/Runner.ts) runs under the supervisor.
+ */
+export const make = (
+  options: DnsServerOptions
+): Effect.Effect<Bound, DnsBindError, RecordSource | Supervisor | Scope.Scope> =>
   Effect.gen(function*() {
     const zone = normalizeZone(options.zone)
     const clock = yield* Effect.clock
@@ -93,8 +99,9 @@ export const make = (options: DnsServerOptions): Effect.Effect<Bound, DnsBindErr
 /** The running responder; its layer reads `DNS_*` through Config and needs a RecordSource. */
 export class DnsServer extends Context.Tag("Dns/DnsServer")<DnsServer, Bound>() {
   static readonly make = make
-  static readonly layer: Layer.Layer<DnsServer, DnsBindError | ConfigError.ConfigError, RecordSource> = Layer.scoped(
-    DnsServer,
-    Effect.flatMap(DnsConfig, make)
-  )
+  static readonly layer: Layer.Layer<DnsServer, DnsBindError | ConfigError.ConfigError, RecordSource | Supervisor> =
+    Layer.scoped(
+      DnsServer,
+      Effect.flatMap(DnsConfig, make)
+    )
 }

@@ -1,4 +1,5 @@
 import { Effect, Fiber, FiberId, Runtime, Schedule } from "effect"
+import { Supervisor } from "../Supervisor.js"
 
 export interface RunnerOptions {
   /** A query still unanswered after this long (a slow lookup) gets `onTimeout` instead. */
@@ -26,6 +27,7 @@ interface Pending {
 export const makeRunner = <R>(options: RunnerOptions) =>
   Effect.gen(function*() {
     const runFork = Runtime.runFork(yield* Effect.runtime<R>())
+    const supervisor = yield* Supervisor
     const clock = yield* Effect.clock
     // the live clock's nanoseconds are monotonic; its milliseconds follow the wall clock
     const now = () => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n)
@@ -42,7 +44,12 @@ export const makeRunner = <R>(options: RunnerOptions) =>
         entry.onTimeout()
       }
     })
-    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced(Math.max(10, Math.floor(options.timeoutMs / 4)))))
+    // a defect (an `onTimeout` that threw) restarts the sweep: the deadlines it keeps are in `pending`
+    yield* Effect.forkScoped(supervisor.supervise(
+      "dns",
+      "deadlines",
+      Effect.repeat(sweep, Schedule.spaced(Math.max(10, Math.floor(options.timeoutMs / 4))))
+    ))
 
     const run = (effect: Effect.Effect<void, never, R>, onTimeout: () => void): boolean => {
       if (pending.size >= options.maxPending) return false

@@ -1,6 +1,7 @@
 import { Duration, Effect, Option, Queue } from "effect"
 import * as Invalidating from "../Cache/Invalidating.js"
 import { ProfileChanges } from "../Profiles/Changes.js"
+import { Supervisor } from "../Supervisor.js"
 import { IdentityRepo, type IdentityRow } from "./Repo.js"
 
 const HIT_TTL = Duration.minutes(1)
@@ -18,6 +19,7 @@ export class Directory extends Effect.Service<Directory>()("Identity/Directory",
   scoped: Effect.gen(function*() {
     const repo = yield* IdentityRepo
     const changes = yield* ProfileChanges
+    const supervisor = yield* Supervisor
     const cache = yield* Invalidating.make({
       capacity: CAPACITY,
       timeToLive: (row: Option.Option<IdentityRow>) => Option.isSome(row) ? HIT_TTL : MISS_TTL,
@@ -33,11 +35,12 @@ export class Directory extends Effect.Service<Directory>()("Identity/Directory",
       )
 
     const inbox = yield* changes.subscribe
-    yield* Queue.take(inbox).pipe(
-      Effect.flatMap((change) => invalidate(change.handle)),
-      Effect.forever,
-      Effect.forkScoped
-    )
+    // a listener's defect restarts the loop, which takes the changes queued meanwhile
+    yield* Effect.forkScoped(supervisor.forever(
+      "directory",
+      "invalidations",
+      Effect.flatMap(Queue.take(inbox), (change) => invalidate(change.handle))
+    ))
 
     /** The user with this (lowercase) handle, if any. */
     const find = Effect.fn("Directory.find")((handle: string) => cache.get(handle))

@@ -3,14 +3,15 @@ import { Events } from "@shoal/domain"
 import { Clock, Config, Duration, Effect, FiberMap, Mailbox, Stream } from "effect"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import { Supervisor } from "../Supervisor.js"
-import { Agent, type Behaviour, type Message, run, tell, tellFrame, tick } from "./AgentActor.js"
+import { Agent, type Message, run, tell, tellFrame, tick } from "./AgentActor.js"
+import * as AgentPresence from "./AgentPresence.js"
 import * as Announcer from "./Announcer.js"
 import type { Connection } from "./Connection.js"
 import type { Block, EventRow } from "./EventRow.js"
 import { blockFrames } from "./Frames.js"
+import * as Keepalive from "./Keepalive.js"
 import { Presence } from "./Presence.js"
 
-const KEEPALIVE_TOUCH_MS = 5 * 60_000
 // longer than any key check takes: one that read a key just before its revocation still attaches after it
 const REVOKED_MEMORY_MS = 60_000
 export const KEY_ROTATED = "the API key was rotated; reconnect with the new key"
@@ -19,9 +20,8 @@ export const KEY_ROTATED = "the API key was rotated; reconnect with the new key"
  * The agent actors of this node, as the Effect discord-bot keeps its reminders: one supervised fiber per connected
  * (or recently active) account in a `FiberMap` keyed by user id. An actor (src/Realtime/AgentActor.ts) owns the
  * account's sockets and its inbox: the dispatcher offers each event to it, and it hands them to its sockets in
- * cursor order. For agents it also owns presence: the hub's clock ticks it when its 90-minute window (counted from
- * the last heartbeat, so a heartbeat resets it by being recorded) or its idle time may have run out; it then asks
- * the database, under the presence row's lock, whether it is offline, and evicts itself once idle.
+ * cursor order. For agents it also owns presence (src/Realtime/AgentPresence.ts): the hub's clock ticks it when its
+ * window or its idle time may have run out. An agent heard only over REST (heartbeats) has an actor too.
  */
 export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
   scoped: Effect.gen(function*() {
@@ -40,59 +40,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     /** key hash → when this node learnt it was revoked */
     const revoked = new Map<string, number>()
 
-    const lastSeen = (agent: Agent) => Math.max(heartbeat.lastSeen(agent.userId) ?? 0, agent.seen)
-    const due = (agent: Agent, now: number) =>
-      agent.presence === "connected" && now >= lastSeen(agent) + presence.window
-    const idle = (agent: Agent, now: number) =>
-      agent.presence !== "connected" && agent.sockets.size === 0 && !agent.wantConnected && !agent.running &&
-      now - agent.idleSince >= idleTtl
-
-    // a failed transition is tried again at a later tick (about a minute) rather than lost or restarting the actor
-    const retryLater = (agent: Agent) => (cause: unknown) =>
-      Effect.zipRight(
-        Effect.logWarning("presence transition failed; retrying", cause),
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Effect.sync(() => {
-            agent.presence = "connected"
-            agent.seen = now - presence.window + 60_000
-          }))
-      )
-
-    const connect = (agent: Agent) =>
-      Effect.suspend(() => {
-        agent.wantConnected = false
-        return Effect.zipRight(presence.connected(agent.userId), Effect.sync(() => (agent.presence = "connected")))
-      }).pipe(Effect.catchAllCause(retryLater(agent)))
-
-    const behaviour: Behaviour = {
-      tick: (agent) =>
-        Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          if (!agent.running && due(agent, now)) {
-            // running while it is decided: a call arriving meanwhile asks to reconnect, and is announced after it
-            agent.running = true
-            agent.presence = "offline"
-            agent.idleSince = now
-            yield* presence.offline(agent.userId).pipe(
-              Effect.tap((result) =>
-                Effect.sync(() => {
-                  if (result._tag === "StillActive") {
-                    agent.presence = "connected"
-                    agent.seen = result.lastSeen
-                  }
-                })
-              ),
-              Effect.catchAllCause(retryLater(agent))
-            )
-            agent.running = false
-            if (agent.wantConnected) yield* connect(agent)
-          }
-          if (!idle(agent, yield* Clock.currentTimeMillis)) return false
-          agents.delete(agent.userId)
-          return true
-        }),
-      announce: (agent) => (agent.wantConnected && agent.presence !== "connected" ? connect(agent) : Effect.void)
-    }
+    const { behaviour, due, idle } = AgentPresence.make({ presence, heartbeat, idleTtl, agents })
 
     /** The account's actor, started if it has none. */
     const actorOf = (userId: Ids.UserId): Effect.Effect<Agent> =>
@@ -243,33 +191,10 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       }).pipe(Effect.delay(sweepEvery))
     ))
 
-    // keep-alive: a WebSocket ping per socket; one unanswered round means the peer is gone. An answered ping is
-    // a sign of life, so an agent holding a healthy socket stays connected; it is recorded every few minutes, not
-    // every round (a heartbeat is a row update, and 90 minutes is the window).
-    yield* Effect.forkScoped(supervisor.forever(
-      "hub",
-      "ping",
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        const answered: Array<Ids.UserId> = []
-        for (const agent of agents.values()) {
-          let alive = false
-          for (const conn of agent.sockets) {
-            if (!conn.alive) {
-              conn.terminate()
-              continue
-            }
-            alive = true
-            conn.alive = false
-            conn.ws.ping()
-          }
-          if (alive && now - (heartbeat.lastSeen(agent.userId) ?? 0) >= KEEPALIVE_TOUCH_MS) {
-            answered.push(agent.userId)
-          }
-        }
-        yield* Effect.forEach(answered, (id) => heartbeat.touch(id), { discard: true })
-      }).pipe(Effect.delay(pingEvery))
-    ))
+    // keep-alive: a ping per socket, one unanswered round and the peer is gone (src/Realtime/Keepalive.ts)
+    yield* Effect.forkScoped(
+      supervisor.forever("hub", "ping", Effect.delay(Keepalive.round(agents, heartbeat), pingEvery))
+    )
 
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {

@@ -1,5 +1,6 @@
 import type { Ids } from "@shoal/domain"
 import { Clock, Duration, Effect, Exit, Queue, type Scope } from "effect"
+import { Supervisor } from "../Supervisor.js"
 import { lingerWhileMore } from "./Linger.js"
 import type { Presence } from "./Presence.js"
 
@@ -24,8 +25,9 @@ export interface Announceable {
 export const make = <A extends Announceable>(
   presence: Presence,
   askedAgain: (agent: A) => Effect.Effect<void>
-): Effect.Effect<(agent: A) => void, never, Scope.Scope> =>
+): Effect.Effect<(agent: A) => void, never, Scope.Scope | Supervisor> =>
   Effect.gen(function*() {
+    const supervisor = yield* Supervisor
     let announcing = new Set<A>()
     const announceSignal = yield* Queue.sliding<void>(1)
 
@@ -76,7 +78,7 @@ export const make = <A extends Announceable>(
           if (agent.wantConnected) yield* askedAgain(agent)
         }
       }
-    }).pipe(Effect.forever, Effect.forkScoped)
+    }).pipe((turn) => supervisor.forever("hub", "announcer", turn), Effect.forkScoped)
 
     return announceConnected
   })

@@ -1,5 +1,7 @@
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Queue } from "effect"
 import { observeDelivery, observeDeliveryAt } from "../Metrics/Metrics.js"
+import { Supervisor } from "../Supervisor.js"
 import { AgentHub } from "./AgentHub.js"
 import { Blocks } from "./Blocks.js"
 import { EventsChannel, EventsRepo } from "./EventsRepo.js"
@@ -19,6 +21,7 @@ export const DispatcherLive = Layer.scopedDiscard(
     const hub = yield* AgentHub
     const blocks = yield* Blocks
     const notifier = yield* Notifier
+    const supervisor = yield* Supervisor
     const signals = yield* notifier.subscribe(EventsChannel)
     // a commit notice that names a block this node emitted and holds needs no read of the table: the block is
     // handed out from memory. The table is read when a notice names a block we do not hold (another node's, or
@@ -45,7 +48,7 @@ export const DispatcherLive = Layer.scopedDiscard(
     yield* hub.start(yield* Effect.orDie(repo.head))
 
     const clock = yield* Effect.clock
-    const pump: Effect.Effect<void> = Effect.gen(function*() {
+    const pump: Effect.Effect<void, SqlError> = Effect.gen(function*() {
       let full = false
       while (true) {
         const block = blocks.takeAt(hub.position() + 1)
@@ -62,8 +65,7 @@ export const DispatcherLive = Layer.scopedDiscard(
         unknown = false
         const rows = yield* repo.after(hub.position(), BATCH).pipe(
           // nothing was delivered from a failed read: the next pump reads again
-          Effect.tapErrorCause(() => Effect.sync(() => (unknown = true))),
-          Effect.orDie
+          Effect.tapErrorCause(() => Effect.sync(() => (unknown = true)))
         )
         if (rows.length > 0) hub.deliver(rows, rows[rows.length - 1]!.cursor)
         observeDelivery(rows, clock.unsafeCurrentTimeMillis())
@@ -73,12 +75,13 @@ export const DispatcherLive = Layer.scopedDiscard(
       blocks.prune(hub.position())
     })
 
-    yield* Queue.take(signals).pipe(
-      Effect.zipRight(pump),
-      // a failed read is retried at the next notice (or poll): nothing is lost, the position did not move
-      Effect.catchAllCause((cause) => Effect.logWarning("event dispatch failed", cause)),
-      Effect.forever,
-      Effect.forkScoped
-    )
+    // a failed read (SqlError) is retried at the next notice (or poll): nothing is lost, the position did not move
+    const pumpOrWarn = Effect.catchAll(pump, (e) => Effect.logWarning("event dispatch failed", e))
+    // a defect restarts the loop, which pumps first: the notice its predecessor took may not have been served
+    yield* Effect.forkScoped(supervisor.supervise(
+      "dispatcher",
+      "events",
+      Effect.zipRight(pumpOrWarn, Effect.forever(Effect.zipRight(Queue.take(signals), pumpOrWarn)))
+    ))
   })
 ).pipe(Layer.provide(EventsRepo.Default))

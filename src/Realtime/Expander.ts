@@ -1,4 +1,5 @@
 import { Config, Effect, Layer } from "effect"
+import { Supervisor } from "../Supervisor.js"
 import { EventsRepo, FanoutsChannel } from "./EventsRepo.js"
 import { Notifier } from "./Notifier.js"
 
@@ -12,6 +13,7 @@ export const ExpanderLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const repo = yield* EventsRepo
     const notifier = yield* Notifier
+    const supervisor = yield* Supervisor
     const chunk = yield* Config.integer("EVENT_EXPAND_CHUNK").pipe(Config.withDefault(1_000))
     const signals = yield* notifier.subscribe(FanoutsChannel)
 
@@ -20,13 +22,15 @@ export const ExpanderLive = Layer.scopedDiscard(
         // one chunk per turn: statements queued behind it (requests) run in between
       }
     }).pipe(
-      // retried at the next notice or poll: the fan-out row stays until it is fully expanded
-      Effect.catchAllCause((cause) => Effect.logWarning("fan-out expansion failed", cause))
+      // SqlError: retried at the next notice or poll (the fan-out row stays until it is fully expanded); a
+      // defect restarts the loop, which drains first
+      Effect.catchAll((e) => Effect.logWarning("fan-out expansion failed", e))
     )
 
-    yield* drain.pipe(
-      Effect.zipRight(Effect.forever(Effect.zipRight(signals.take, drain))),
-      Effect.forkScoped
-    )
+    yield* Effect.forkScoped(supervisor.supervise(
+      "events",
+      "expander",
+      Effect.zipRight(drain, Effect.forever(Effect.zipRight(signals.take, drain)))
+    ))
   })
 ).pipe(Layer.provide(EventsRepo.Default))

@@ -1,6 +1,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Config, Duration, Effect, Option, Queue, Schedule, type Scope, Stream } from "effect"
 import { Pglite } from "../Database/PgliteClient.js"
+import { Supervisor } from "../Supervisor.js"
 import { EventsChannel, FanoutsChannel, WebhooksChannel } from "./EventsRepo.js"
 
 export type Channel = typeof EventsChannel | typeof WebhooksChannel | typeof FanoutsChannel
@@ -12,6 +13,7 @@ export type Channel = typeof EventsChannel | typeof WebhooksChannel | typeof Fan
  */
 export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
   scoped: Effect.gen(function*() {
+    const supervisor = yield* Supervisor
     // one sliding queue of one per reader: a busy reader still finds a signal waiting, never a backlog
     const readers = {
       [EventsChannel]: new Set<Queue.Queue<void>>(),
@@ -44,8 +46,10 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
       if (Option.isNone(server)) return Effect.void
       return server.value.listen(channel).pipe(
         Stream.runForEach((payload) => Effect.sync(() => f(payload))),
-        Effect.tapErrorCause((cause) => Effect.logWarning("LISTEN failed; retrying", cause)),
+        // the connection failing (SqlError): LISTEN again; a defect (a listener's) restarts the loop
+        Effect.tapError((e) => Effect.logWarning("LISTEN failed; retrying", e)),
         Effect.retry(Schedule.spaced("1 second")),
+        (loop) => supervisor.supervise("notifier", `listen ${channel}`, loop),
         Effect.forkScoped,
         Effect.asVoid
       )
@@ -59,11 +63,9 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
         for (const f of listeners) f(undefined)
         channels.forEach(wake)
       }
-      yield* Effect.sync(poll).pipe(
-        // a listener's defect must not end the polling
-        Effect.catchAllCause((cause) => Effect.logWarning("event poll failed", cause)),
-        Effect.schedule(Schedule.spaced(every)),
-        Effect.forkScoped
+      // a listener's defect restarts the polling (never ends it)
+      yield* Effect.forkScoped(
+        supervisor.supervise("notifier", "poll", Effect.sync(poll).pipe(Effect.schedule(Schedule.spaced(every))))
       )
     }
 

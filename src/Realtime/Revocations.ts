@@ -3,6 +3,7 @@ import { Config, Duration, Effect, Layer, Option, Queue, Schedule } from "effect
 import { KeyCache } from "../Auth/KeyCache.js"
 import { KeysRepo } from "../Auth/KeysRepo.js"
 import * as Revoked from "../Auth/Revoked.js"
+import { Supervisor } from "../Supervisor.js"
 import { AgentHub } from "./AgentHub.js"
 import { Notifier } from "./Notifier.js"
 
@@ -20,6 +21,7 @@ export const RevocationsLive = Layer.scopedDiscard(
     const cache = yield* KeyCache
     const repo = yield* KeysRepo
     const notifier = yield* Notifier
+    const supervisor = yield* Supervisor
     const every = yield* Config.duration("KEY_RECHECK_INTERVAL").pipe(Config.withDefault(Duration.minutes(5)))
 
     const revoke = (userId: Ids.UserId, hashes: ReadonlyArray<string>) =>
@@ -27,25 +29,30 @@ export const RevocationsLive = Layer.scopedDiscard(
 
     const inbox = yield* Queue.unbounded<string>()
     yield* notifier.listen(Revoked.KeysChannel, (payload) => inbox.unsafeOffer(payload))
-    yield* Queue.take(inbox).pipe(
-      Effect.flatMap((payload) =>
+    // the inbox outlives the loop: a restarted one takes the notices queued meanwhile
+    yield* Effect.forkScoped(supervisor.forever(
+      "revocations",
+      "notices",
+      Effect.flatMap(Queue.take(inbox), (payload) =>
         Option.match(Revoked.decode(payload), {
           onNone: () => Effect.logWarning("ignored a malformed key revocation notice", payload),
           onSome: (notice) => revoke(notice.user_id, notice.key_hashes)
-        })
-      ),
-      Effect.forever,
-      Effect.forkScoped
-    )
+        }))
+    ))
 
     const check = Effect.gen(function*() {
       const open = [...hub.keys()]
       for (let i = 0; i < open.length; i += CHECK_BATCH) {
         const batch = open.slice(i, i + CHECK_BATCH)
-        const live = yield* Effect.orDie(repo.live(batch.map(([hash]) => hash)))
+        const live = yield* repo.live(batch.map(([hash]) => hash))
         for (const [hash, userId] of batch) if (!live.has(hash)) yield* revoke(userId, [hash])
       }
-    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("key revocation check failed", cause)))
-    yield* check.pipe(Effect.schedule(Schedule.spaced(every)), Effect.forkScoped)
+    }).pipe(
+      // SqlError: checked again at the next interval; a defect restarts the loop
+      Effect.catchAll((e) => Effect.logWarning("key revocation check failed", e))
+    )
+    yield* Effect.forkScoped(
+      supervisor.supervise("revocations", "check", check.pipe(Effect.schedule(Schedule.spaced(every))))
+    )
   })
 ).pipe(Layer.provide(KeysRepo.Default))

@@ -5,6 +5,7 @@ import { post } from "../Realtime/Webhooks/Sender.js"
 import { UrlGuard } from "../Realtime/Webhooks/UrlGuard.js"
 import { RETRY_DELAYS } from "../Realtime/Webhooks/Worker.js"
 import { Relay } from "../Relay.js"
+import { Supervisor } from "../Supervisor.js"
 import { type PushClaim, RelayRepo } from "./Repo.js"
 import { pushHeaders } from "./Signing.js"
 
@@ -26,6 +27,7 @@ export const RelayPusherLive = Layer.scopedDiscard(
     const repo = yield* RelayRepo
     const relay = yield* Relay
     const guard = yield* UrlGuard
+    const supervisor = yield* Supervisor
     const signals = yield* (yield* Notifier).subscribe(EventsChannel)
     const timeout = yield* Config.duration("WEBHOOK_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
     // one page of events, each bounded by the timeout, fits in the lease
@@ -73,11 +75,12 @@ export const RelayPusherLive = Layer.scopedDiscard(
       // events come in bursts: a short pause lets one round take a burst, not one query per committed block
       yield* Effect.sleep(Duration.millis(100))
     }).pipe(
-      Effect.catchAllCause((cause) =>
-        Effect.zipRight(Effect.logWarning("relay pusher round failed", cause), Effect.sleep(Duration.seconds(5)))
+      // the database failing (SqlError): look again in 5 s; a defect restarts the loop
+      Effect.catchAll((e) =>
+        Effect.zipRight(Effect.logWarning("relay pusher round failed", e), Effect.sleep(Duration.seconds(5)))
       )
     )
 
-    yield* round.pipe(Effect.forever, Effect.forkScoped)
+    yield* Effect.forkScoped(supervisor.forever("relay", "pusher", round))
   })
 ).pipe(Layer.provide([RelayRepo.Default, UrlGuard.Default]))

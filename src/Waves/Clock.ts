@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Config, Duration, Effect, Layer } from "effect"
+import { Clock, Config, Duration, Effect, Layer } from "effect"
 import { Outbox } from "../Realtime/Outbox.js"
 import { Supervisor } from "../Supervisor.js"
 import { iso, phaseAt, waveId } from "./Phase.js"
@@ -33,7 +33,7 @@ export const boundary = (now: number) =>
           wave_time: iso(phase.hour)
         }
       })))
-    }).pipe(sql.withTransaction, Effect.orDie)
+    }).pipe(sql.withTransaction)
 
     // every boundary: the new phase, to the agents connected now
     yield* Effect.gen(function*() {
@@ -45,7 +45,7 @@ export const boundary = (now: number) =>
         type: "wave.phase" as const,
         data: { wave_id: waveId(phase.hour, a.handle), state: phase.state, next_state_start: iso(phase.next) }
       })))
-    }).pipe(sql.withTransaction, Effect.orDie)
+    }).pipe(sql.withTransaction)
   })
 
 /**
@@ -59,12 +59,8 @@ export const cycle = (retry: Duration.DurationInput = Duration.seconds(30)) =>
     const now = yield* Clock.currentTimeMillis
     const failed = yield* boundary(now).pipe(
       Effect.as(false),
-      Effect.catchAllCause((cause) =>
-        // the database's errors are defects past the repositories (orDie): a boundary that failed is retried here
-        Cause.isInterruptedOnly(cause)
-          ? Effect.interrupt
-          : Effect.as(Effect.logWarning("wave clock boundary failed; retrying", cause), true)
-      )
+      // the database failing (SqlError): the boundary is tried again shortly; a defect ends the turn
+      Effect.catchAll((e) => Effect.as(Effect.logWarning("wave clock boundary failed; retrying", e), true))
     )
     // from the time now, not the time the work began: a boundary passed meanwhile is handled at once
     const after = yield* Clock.currentTimeMillis

@@ -6,9 +6,13 @@ import { randomUUID } from "node:crypto"
 import * as GroupCommit from "../../src/Database/GroupCommit.js"
 import { Blocks } from "../../src/Realtime/Blocks.js"
 import { Outbox } from "../../src/Realtime/Outbox.js"
+import { Supervisor } from "../../src/Supervisor.js"
 import { TestDatabase } from "../support/TestDatabase.js"
 
-const Deps = Outbox.Default.pipe(Layer.provideMerge(Blocks.Default), Layer.provideMerge(TestDatabase))
+const Deps = Outbox.Default.pipe(
+  Layer.provideMerge(Layer.merge(Blocks.Default, Supervisor.Default)),
+  Layer.provideMerge(TestDatabase)
+)
 /** A fresh table, and a committer that gathers its batches' events as Profiles makes it. */
 const setUp = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -2,10 +2,11 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { MaintenanceLive } from "../../src/Database/Maintenance.js"
+import { Supervisor } from "../../src/Supervisor.js"
 import { TestDatabase, usingServer } from "../support/TestDatabase.js"
 
 // under TestClock: the first pass comes a minute after start, then every DB_MAINTENANCE_INTERVAL (10 minutes)
-layer(TestDatabase)("embedded database maintenance", (it) => {
+layer(Layer.merge(TestDatabase, Supervisor.Default))("embedded database maintenance", (it) => {
   it.scoped.skipIf(usingServer())(
     "vacuums and analyzes every table a minute after start, then every 10 minutes",
     () =>

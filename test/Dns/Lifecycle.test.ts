@@ -3,12 +3,13 @@ import * as DnsPacket from "dns-packet"
 import { ConfigProvider, Effect, Exit, Fiber, Layer, TestClock } from "effect"
 import * as Net from "node:net"
 import { DnsServer } from "../../src/Dns/DnsServer.js"
+import { Supervisor } from "../../src/Supervisor.js"
 import { query, rcode, tcp, txtValues, udp } from "./client.js"
 import { records, server, source, zone } from "./fixtures.js"
 
 const withConfig = (entries: Record<string, string>) =>
   DnsServer.layer.pipe(
-    Layer.provide(source),
+    Layer.provide(Layer.merge(source, Supervisor.Default)),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(entries)))))
   )
 

@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import { DnsServer } from "../../src/Dns/DnsServer.js"
 import { type IdentityRecords, RecordSource } from "../../src/Dns/RecordSource.js"
+import { Supervisor } from "../../src/Supervisor.js"
 
 export const zone = "shoal.test"
 
@@ -41,6 +42,8 @@ export const source = Layer.effect(
 ).pipe(Layer.provide(RecordSource.layerMemory(records)))
 
 export const server = (options: Partial<Parameters<typeof DnsServer.make>[0]> = {}) =>
-  DnsServer.make({ host: "127.0.0.1", port: 0, zone, rateLimit: false, ...options })
+  DnsServer.make({ host: "127.0.0.1", port: 0, zone, rateLimit: false, ...options }).pipe(
+    Effect.provide(Supervisor.Default)
+  )
 
 export const serverLayer = Layer.scoped(DnsServer, server()).pipe(Layer.provide(source))

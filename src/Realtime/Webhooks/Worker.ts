@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
 import { Clock, Config, Duration, Effect, FiberSet, Layer, Option, Queue } from "effect"
 import { Pglite } from "../../Database/PgliteClient.js"
+import { Supervisor } from "../../Supervisor.js"
 import { envelopeJson } from "../EventRow.js"
 import { WebhooksChannel } from "../EventsRepo.js"
 import { Notifier } from "../Notifier.js"
@@ -51,6 +52,7 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
     const secrets = yield* WebhookSecrets
     const guard = yield* UrlGuard
     const notifier = yield* Notifier
+    const supervisor = yield* Supervisor
     const signals = yield* notifier.subscribe(WebhooksChannel)
     const timeout = yield* Config.duration("WEBHOOK_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
     const concurrency = Math.max(1, yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(8)))
@@ -155,14 +157,16 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
       const wake = now + (due === null ? IDLE_MAX_MS : Math.min(IDLE_MAX_MS, Math.max(250, due - now)))
       yield* Effect.raceAll([Queue.take(signals), Queue.take(ended), sleepUntil(wake)])
     }).pipe(
-      Effect.catchAllCause((cause) =>
+      // the database failing (SqlError): look again at the next notice or in 5 s; a defect restarts the loop (the
+      // attempts in flight, and their slots, outlive it)
+      Effect.catchAll((e) =>
         Effect.zipRight(
-          Effect.logWarning("webhook worker round failed", cause),
+          Effect.logWarning("webhook worker round failed", e),
           Effect.raceFirst(Queue.take(signals), Effect.sleep(Duration.seconds(5)))
         )
       )
     )
 
-    yield* round.pipe(Effect.forever, Effect.forkScoped)
+    yield* Effect.forkScoped(supervisor.forever("webhooks", "worker", round))
   })
 ).pipe(Layer.provide([DeliveriesRepo.Default, UrlGuard.Default]))
