@@ -59,25 +59,38 @@ export const make = <A extends Announceable>(
       )
       const all = [...announcing]
       announcing = new Set()
-      for (let i = 0; i < all.length; i += 500) {
-        const batch = all.slice(i, i + 500)
-        const ids = batch.map((agent) => {
-          agent.wantConnected = false
-          return agent.userId
-        })
-        const exit = yield* Effect.exit(presence.connectedAll(ids))
-        const now = yield* Clock.currentTimeMillis
-        if (Exit.isFailure(exit)) {
-          yield* Effect.logWarning("presence transition failed; retrying", exit.cause)
-        }
-        for (const agent of batch) {
-          agent.presence = "connected"
-          // as a failed transition of the agent's own fiber: the sweep tries it again in a minute
-          if (Exit.isFailure(exit)) agent.seen = now - presence.window + 60_000
-          agent.running = false
-          if (agent.wantConnected) yield* askedAgain(agent)
-        }
-      }
+      // an agent not yet through its transaction when the turn dies goes back in for the restarted turn: left
+      // `running`, the hub's clock would never tick it again (offline, eviction)
+      let done = 0
+      yield* Effect.onError(
+        Effect.gen(function*() {
+          for (let i = 0; i < all.length; i += 500) {
+            const batch = all.slice(i, i + 500)
+            const ids = batch.map((agent) => {
+              agent.wantConnected = false
+              return agent.userId
+            })
+            const exit = yield* Effect.exit(presence.connectedAll(ids))
+            const now = yield* Clock.currentTimeMillis
+            if (Exit.isFailure(exit)) {
+              yield* Effect.logWarning("presence transition failed; retrying", exit.cause)
+            }
+            for (const agent of batch) {
+              agent.presence = "connected"
+              // as a failed transition of the agent's own fiber: the sweep tries it again in a minute
+              if (Exit.isFailure(exit)) agent.seen = now - presence.window + 60_000
+              agent.running = false
+              done++
+              if (agent.wantConnected) yield* askedAgain(agent)
+            }
+          }
+        }),
+        () =>
+          Effect.sync(() => {
+            for (const agent of all.slice(done)) announcing.add(agent)
+            if (announcing.size > 0) Queue.unsafeOffer(announceSignal, undefined)
+          })
+      )
     }).pipe((turn) => supervisor.forever("hub", "announcer", turn), Effect.forkScoped)
 
     return announceConnected
