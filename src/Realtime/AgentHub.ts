@@ -1,6 +1,6 @@
 import type { Ids } from "@shoal/domain"
 import { Events } from "@shoal/domain"
-import { Clock, Config, Duration, Effect, FiberMap, Mailbox, Stream } from "effect"
+import { Clock, Config, Duration, Effect, FiberMap, Mailbox, Option, Stream } from "effect"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import { Supervisor } from "../Supervisor.js"
 import { Agent, type Behaviour, type Message, run, tell, tellFrame, tick } from "./AgentActor.js"
@@ -13,6 +13,8 @@ import { Presence } from "./Presence.js"
 const KEEPALIVE_TOUCH_MS = 5 * 60_000
 // longer than any key check takes: one that read a key just before its revocation still attaches after it
 const REVOKED_MEMORY_MS = 60_000
+/** turns a keep-alive round is spread over */
+const PING_SLICES = 30
 export const KEY_ROTATED = "the API key was rotated; reconnect with the new key"
 
 /**
@@ -245,14 +247,25 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
 
     // keep-alive: a WebSocket ping per socket; one unanswered round means the peer is gone. An answered ping is
     // a sign of life, so an agent holding a healthy socket stays connected; it is recorded every few minutes, not
-    // every round (a heartbeat is a row update, and 90 minutes is the window).
+    // every round (a heartbeat is a row update, and 90 minutes is the window). A round is spread over PING_SLICES
+    // turns, each pinging its share of the agents (those of the round's start; one that came later waits for the
+    // next round): 10,000 pings and their pongs in one turn held the event loop for half a second every 30 s, and
+    // the fleet's first requests after a connect storm waited behind it (bench/README.md, fleet)
+    const round = { agents: [] as Array<Agent>, at: 0, per: 0 }
     yield* Effect.forkScoped(supervisor.forever(
       "hub",
       "ping",
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
+        if (round.at >= round.agents.length) {
+          round.agents = [...agents.values()]
+          round.at = 0
+          round.per = Math.ceil(round.agents.length / PING_SLICES)
+        }
+        const end = Math.min(round.agents.length, round.at + round.per)
         const answered: Array<Ids.UserId> = []
-        for (const agent of agents.values()) {
+        for (; round.at < end; round.at++) {
+          const agent = round.agents[round.at]!
           let alive = false
           for (const conn of agent.sockets) {
             if (!conn.alive) {
@@ -267,8 +280,9 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
             answered.push(agent.userId)
           }
         }
+        if (round.at >= round.agents.length) round.agents = []
         yield* Effect.forEach(answered, (id) => heartbeat.touch(id), { discard: true })
-      }).pipe(Effect.delay(pingEvery))
+      }).pipe(Effect.delay(Duration.divide(pingEvery, PING_SLICES).pipe(Option.getOrElse(() => pingEvery))))
     ))
 
     yield* Effect.addFinalizer(() =>
