@@ -61,6 +61,7 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
       }
       for (const hash of batch.keys()) waiting.delete(hash)
       if (waiting.size > 0) yield* Queue.offer(wake, undefined)
+      if (batch.size === 0) return yield* readers.release(1)
       yield* Effect.forkIn(Effect.ensuring(read(batch, waitingNow), readers.release(1)), scope)
     }).pipe(Effect.forever, Effect.forkScoped)
 
