@@ -88,7 +88,7 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
     // to expire, and its next call reads it. The keys are kept in REFRESH_SLICES sets by their hash, and each turn
     // (every `every / REFRESH_SLICES`) reads one set again: every key is still read within `every` of its last read,
     // but the keys of a connect storm, all read within seconds, are not all read and set again in one turn
-    // (10,000 of them held the event loop for a quarter of a second, bench/README.md, fleet)
+    // (5,000 of them: 0.12-0.53 s of the event loop, bench/README.md, fleet)
     const every = yield* Config.duration("KEY_CACHE_REFRESH_INTERVAL").pipe(
       Config.withDefault(Duration.seconds(15))
     )
