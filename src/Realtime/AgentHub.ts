@@ -249,7 +249,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     // a sign of life, so an agent holding a healthy socket stays connected; it is recorded every few minutes, not
     // every round (a heartbeat is a row update, and 90 minutes is the window). A round is spread over PING_SLICES
     // turns, each pinging its share of the agents (those of the round's start; one that came later waits for the
-    // next round): 10,000 pings and their pongs in one turn held the event loop for half a second every 30 s, and
+    // next round): 5,000 pings and their pongs in one turn held the event loop for 0.16-0.5 s every 30 s, and
     // the fleet's first requests after a connect storm waited behind it (bench/README.md, fleet)
     const round = { agents: [] as Array<Agent>, at: 0, per: 0 }
     yield* Effect.forkScoped(supervisor.forever(
