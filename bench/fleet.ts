@@ -249,7 +249,12 @@ interface Node {
 
 const startNode = async (name: string, database: string, dataDir: string): Promise<Node> => {
   const [port, walletPort] = [await freePort(), await freePort()]
-  const child = spawnChild(`"${process.execPath}" ${npmStartFlags.join(" ")} build/server/main.js`, {
+  // BENCH_NODE_ARGS and BENCH_PROFILE as for the other benches (bench/support.ts): more node flags, a CPU profile
+  const extra = [
+    ...(process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== ""),
+    ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${Path.resolve(process.env.BENCH_PROFILE)}`] : [])
+  ]
+  const child = spawnChild(`"${process.execPath}" ${[...npmStartFlags, ...extra].join(" ")} build/server/main.js`, {
     DATABASE_URL: database,
     DATA_DIR: Path.join(dataDir, name),
     HOST: "127.0.0.1",
@@ -263,6 +268,11 @@ const startNode = async (name: string, database: string, dataDir: string): Promi
     HTTP_MAX_CONNECTIONS_PER_IP: "0"
   })
   Fs.mkdirSync(Path.join(dataDir, name), { recursive: true })
+  if (process.env.BENCH_SERVER_OUT) {
+    const file = Fs.createWriteStream(`${process.env.BENCH_SERVER_OUT}.${child.proc.pid}`)
+    child.proc.stdout!.pipe(file)
+    child.proc.stderr!.pipe(file)
+  }
   return {
     name,
     api: `http://127.0.0.1:${port}`,

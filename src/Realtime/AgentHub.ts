@@ -192,9 +192,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     ))
 
     // keep-alive: a ping per socket, one unanswered round and the peer is gone (src/Realtime/Keepalive.ts)
-    yield* Effect.forkScoped(
-      supervisor.forever("hub", "ping", Effect.delay(Keepalive.round(agents, heartbeat), pingEvery))
-    )
+    yield* Effect.forkScoped(supervisor.forever("hub", "ping", Keepalive.turns(agents, heartbeat, pingEvery)))
 
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {

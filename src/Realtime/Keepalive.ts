@@ -1,20 +1,33 @@
 import type { Ids } from "@shoal/domain"
-import { Clock, Effect } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
 import type { Heartbeat } from "../Auth/Heartbeat.js"
 import type { Agent } from "./AgentActor.js"
 
 const KEEPALIVE_TOUCH_MS = 5 * 60_000
+/** turns a keep-alive round is spread over */
+const PING_SLICES = 30
 
 /**
- * One keep-alive round over the hub's actors: a WebSocket ping per socket; one unanswered round means the peer is
- * gone. An answered ping is a sign of life, so an agent holding a healthy socket stays connected; it is recorded
- * every few minutes, not every round (a heartbeat is a row update, and 90 minutes is the window).
+ * The hub's keep-alive: a WebSocket ping per socket; one unanswered round means the peer is gone. An answered ping
+ * is a sign of life, so an agent holding a healthy socket stays connected; it is recorded every few minutes, not
+ * every round (a heartbeat is a row update, and 90 minutes is the window). A round (`every`) is spread over
+ * PING_SLICES turns, each pinging its share of the agents of the round's start (one that came later waits for the
+ * next round): 5,000 pings and their pongs in one turn held the event loop for 0.16-0.5 s every 30 s, and the
+ * fleet's first requests after a connect storm waited behind it (bench/README.md, fleet). Returns one turn, delayed.
  */
-export const round = (agents: ReadonlyMap<Ids.UserId, Agent>, heartbeat: Heartbeat) =>
-  Effect.gen(function*() {
+export const turns = (agents: ReadonlyMap<Ids.UserId, Agent>, heartbeat: Heartbeat, every: Duration.Duration) => {
+  const round = { agents: [] as Array<Agent>, at: 0, per: 0 }
+  return Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
+    if (round.at >= round.agents.length) {
+      round.agents = [...agents.values()]
+      round.at = 0
+      round.per = Math.ceil(round.agents.length / PING_SLICES)
+    }
+    const end = Math.min(round.agents.length, round.at + round.per)
     const answered: Array<Ids.UserId> = []
-    for (const agent of agents.values()) {
+    for (; round.at < end; round.at++) {
+      const agent = round.agents[round.at]!
       let alive = false
       for (const conn of agent.sockets) {
         if (!conn.alive) {
@@ -27,5 +40,7 @@ export const round = (agents: ReadonlyMap<Ids.UserId, Agent>, heartbeat: Heartbe
       }
       if (alive && now - (heartbeat.lastSeen(agent.userId) ?? 0) >= KEEPALIVE_TOUCH_MS) answered.push(agent.userId)
     }
+    if (round.at >= round.agents.length) round.agents = []
     yield* Effect.forEach(answered, (id) => heartbeat.touch(id), { discard: true })
-  })
+  }).pipe(Effect.delay(Duration.divide(every, PING_SLICES).pipe(Option.getOrElse(() => every))))
+}
