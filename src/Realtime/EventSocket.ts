@@ -255,7 +255,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
         s.authTimer = setTimeout(authExpired, authTimeoutMs, s)
         pendingAuth.enter(s, tcp.remoteAddress)
       }
-      ws.on("message", onMessage).on("ping", onPing).on("pong", onPong).on("error", onError).once("close", onClose)
+      ws.on("message", onMessage).on("ping", onPing).on("pong", onPong).on("error", onError).on("close", onClose)
       return s
     }
 
