@@ -1,9 +1,9 @@
 import type { Ids } from "@shoal/domain"
 import { Events } from "@shoal/domain"
-import { Clock, Config, Duration, Effect, FiberMap, Mailbox, Stream } from "effect"
+import { Clock, Config, Duration, Effect, FiberMap, Stream } from "effect"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import { Supervisor } from "../Supervisor.js"
-import { Agent, type Behaviour, type Message, run, tell, tellFrame, tick } from "./AgentActor.js"
+import { Agent, type Behaviour, run, tell, tellFrame, tick } from "./AgentActor.js"
 import * as Announcer from "./Announcer.js"
 import type { Connection } from "./Connection.js"
 import type { Block, EventRow } from "./EventRow.js"
@@ -96,26 +96,20 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
 
     /** The account's actor, started if it has none. */
     const actorOf = (userId: Ids.UserId): Effect.Effect<Agent> =>
-      Effect.suspend(() => {
+      Effect.sync(() => {
         const found = agents.get(userId)
-        if (found !== undefined) return Effect.succeed(found)
-        return Effect.map(Mailbox.make<Message>(), (inbox) => {
-          const again = agents.get(userId)
-          if (again !== undefined) return again
-          const agent = new Agent(userId, inbox)
-          agents.set(userId, agent)
-          fork(
-            userId,
-            supervisor.supervise("agent", userId, run(agent, behaviour), {
-              // given up on: its clients reconnect (and get a fresh actor) rather than wait on a dead one
-              onStop: Effect.sync(() => {
-                if (agents.get(userId) === agent) agents.delete(userId)
-                for (const conn of agent.sockets) conn.close(1011, "internal error; reconnect")
-              })
-            })
-          )
-          return agent
-        })
+        if (found !== undefined) return found
+        const agent = new Agent(userId, behaviour)
+        agents.set(userId, agent)
+        fork(userId, supervisor.supervise("agent", userId, run(agent), { onStop: stopped(agent) }))
+        return agent
+      })
+
+    // given up on: its clients reconnect (and get a fresh actor) rather than wait on a dead one
+    const stopped = (agent: Agent) =>
+      Effect.sync(() => {
+        if (agents.get(agent.userId) === agent) agents.delete(agent.userId)
+        for (const conn of agent.sockets) conn.close(1011, "internal error; reconnect")
       })
 
     // the Announcer gathers a connect storm's announcements into a few transactions; one asked again meanwhile
