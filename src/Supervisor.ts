@@ -44,50 +44,71 @@ export class Supervisor extends Effect.Service<Supervisor>()("Supervisor", {
     )
     const stopped = new Map<string, StoppedActor>()
 
+    // what a dead actor's restarts need, made at its first death: a healthy actor carries one handler frame and
+    // the arguments of its `supervise` call, no schedule, start time, log annotations or tagged counter
+    // (thousands of agent actors live on a node; bench/README.md, "fanout")
+    interface Dead<E, R> {
+      readonly kind: string
+      readonly key: string
+      readonly actor: Effect.Effect<void, E, R>
+      readonly options: SuperviseOptions | undefined
+      readonly driver: Schedule.ScheduleDriver<unknown, unknown, never>
+    }
+
+    const attempt = <E, R>(dead: Dead<E, R>, restarts: number): Effect.Effect<void, never, R> =>
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (startedAt) =>
+          Effect.catchAllCause(dead.actor, (cause) =>
+            Cause.isInterruptedOnly(cause) ? Effect.interrupt : restart(dead, cause, startedAt, restarts))
+      )
+
+    // the successor runs after this handler's frame, not inside it: an actor that dies every few minutes for
+    // days does not grow its fiber's stack
+    const restart = <E, R>(dead: Dead<E, R>, cause: Cause.Cause<E>, startedAt: number, restarts: number) =>
+      Effect.flatMap(
+        died(dead, cause, startedAt, restarts),
+        (again) => again ? attempt(dead, restarts + 1) : Effect.void
+      )
+
+    /** Logs and counts a death, waits out the backoff; `false` once the actor is given up on. */
+    const died = <E, R>(
+      dead: Dead<E, R>,
+      cause: Cause.Cause<E>,
+      startedAt: number,
+      restarts: number
+    ): Effect.Effect<boolean> =>
+      Effect.gen(function*() {
+        const { driver, key, kind, options } = dead
+        const annotate = Effect.annotateLogs({ actor: kind, key })
+        const now = yield* Clock.currentTimeMillis
+        if (now - startedAt >= healthyAfter) yield* driver.reset
+        yield* Effect.logError("actor died", cause).pipe(annotate)
+        const next = yield* Effect.option(driver.next(undefined))
+        if (Option.isNone(next)) {
+          stopped.set(`${kind}/${key}`, { kind, key, at: now, restarts, cause: Cause.pretty(cause) })
+          yield* Effect.logError(`actor stopped after ${restarts} restarts`).pipe(annotate)
+          if (options?.onStop) yield* options.onStop
+          return false
+        }
+        yield* Metric.update(actorRestarts.pipe(Metric.tagged("kind", kind)), 1)
+        return true
+      })
+
     const supervise = <E, R>(
       kind: string,
       key: string,
       actor: Effect.Effect<void, E, R>,
       options?: SuperviseOptions
-    ): Effect.Effect<void, never, R> => {
-      // a healthy actor carries one handler frame: the schedule, the log annotations and the tagged counter are
-      // made at its first death (thousands of agent actors live on a node)
-      const attempt = (
-        driver: Schedule.ScheduleDriver<unknown, unknown, never> | undefined,
-        restarts: number
-      ): Effect.Effect<void, never, R> =>
-        Effect.flatMap(
-          Clock.currentTimeMillis,
-          (startedAt) =>
-            Effect.catchAllCause(actor, (cause) =>
-              Cause.isInterruptedOnly(cause) ? Effect.interrupt : died(cause, startedAt, driver, restarts))
-        )
-
-      const died = (
-        cause: Cause.Cause<E>,
-        startedAt: number,
-        driver: Schedule.ScheduleDriver<unknown, unknown, never> | undefined,
-        restarts: number
-      ): Effect.Effect<void, never, R> =>
-        Effect.gen(function*() {
-          const annotate = Effect.annotateLogs({ actor: kind, key })
-          const now = yield* Clock.currentTimeMillis
-          const d = driver ?? (yield* Schedule.driver(backoff))
-          if (now - startedAt >= healthyAfter) yield* d.reset
-          yield* Effect.logError("actor died", cause).pipe(annotate)
-          const next = yield* Effect.option(d.next(undefined))
-          if (Option.isNone(next)) {
-            stopped.set(`${kind}/${key}`, { kind, key, at: now, restarts, cause: Cause.pretty(cause) })
-            yield* Effect.logError(`actor stopped after ${restarts} restarts`).pipe(annotate)
-            if (options?.onStop) yield* options.onStop
-            return
-          }
-          yield* Metric.update(actorRestarts.pipe(Metric.tagged("kind", kind)), 1)
-          return yield* attempt(d, restarts + 1)
-        })
-
-      return Effect.suspend(() => attempt(undefined, 0))
-    }
+    ): Effect.Effect<void, never, R> =>
+      Effect.catchAllCause(actor, (cause) =>
+        Cause.isInterruptedOnly(cause) ?
+          Effect.interrupt :
+          // its first death starts a fresh schedule: there is nothing to reset, so its start time is not kept
+          Effect.flatMap(
+            Schedule.driver(backoff),
+            (driver) => restart({ kind, key, actor, options, driver }, cause, Number.POSITIVE_INFINITY, 0)
+          ))
 
     /** Same, for a loop that should never end by itself (a hub's sweep, the Wave clock). */
     const forever = <E, R>(kind: string, key: string, actor: Effect.Effect<void, E, R>) =>

@@ -1,9 +1,9 @@
 import type { Ids } from "@shoal/domain"
 import { Events } from "@shoal/domain"
-import { Clock, Config, Duration, Effect, FiberMap, Mailbox, Stream } from "effect"
+import { Clock, Config, Duration, Effect, FiberMap, FiberRef, FiberRefs, Runtime, Stream } from "effect"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import { Supervisor } from "../Supervisor.js"
-import { Agent, type Message, run, tell, tellFrame, tick } from "./AgentActor.js"
+import { Agent, run, tell, tellFrame, tick } from "./AgentActor.js"
 import * as AgentPresence from "./AgentPresence.js"
 import * as Announcer from "./Announcer.js"
 import type { Connection } from "./Connection.js"
@@ -15,6 +15,19 @@ import { Presence } from "./Presence.js"
 // longer than any key check takes: one that read a key just before its revocation still attaches after it
 const REVOKED_MEMORY_MS = 60_000
 export const KEY_ROTATED = "the API key was rotated; reconnect with the new key"
+
+/**
+ * `FiberMap.runtime` for thousands of long-lived actors: each is forked with the hub's FiberRefs (its clock, logger
+ * and flags) as they stand, not their history: a fork copies the stack of each FiberRef it sets, and it always
+ * sets the context (a 168-byte copy per actor; bench/README.md, "fanout").
+ */
+const forkInto = <K>(fibers: FiberMap.FiberMap<K>) =>
+  Effect.map(Effect.runtime<never>(), (runtime) => {
+    const refs = new Map<FiberRef.FiberRef<any>, readonly [readonly [any, any]]>()
+    for (const [ref, stack] of runtime.fiberRefs.locals) if (ref !== FiberRef.currentContext) refs.set(ref, [stack[0]])
+    const runFork = Runtime.runFork(Runtime.make({ ...runtime, fiberRefs: FiberRefs.unsafeMake(refs) }))
+    return (key: K, actor: Effect.Effect<void>) => FiberMap.unsafeSet(fibers, key, runFork(actor))
+  })
 
 /**
  * The agent actors of this node, as the Effect discord-bot keeps its reminders: one supervised fiber per connected
@@ -34,7 +47,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     const agents = new Map<Ids.UserId, Agent>()
     // forks into the hub's own context (not the caller's: a request's fiber would be kept alive by its actor)
     const fibers = yield* FiberMap.make<Ids.UserId>()
-    const fork = yield* FiberMap.runtime(fibers)<never>()
+    const fork = yield* forkInto(fibers)
     /** every event up to here has been offered to the actors; a socket that attaches now sees only later ones */
     let position = 0
     /** key hash → when this node learnt it was revoked */
@@ -44,26 +57,20 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
 
     /** The account's actor, started if it has none. */
     const actorOf = (userId: Ids.UserId): Effect.Effect<Agent> =>
-      Effect.suspend(() => {
+      Effect.sync(() => {
         const found = agents.get(userId)
-        if (found !== undefined) return Effect.succeed(found)
-        return Effect.map(Mailbox.make<Message>(), (inbox) => {
-          const again = agents.get(userId)
-          if (again !== undefined) return again
-          const agent = new Agent(userId, inbox)
-          agents.set(userId, agent)
-          fork(
-            userId,
-            supervisor.supervise("agent", userId, run(agent, behaviour), {
-              // given up on: its clients reconnect (and get a fresh actor) rather than wait on a dead one
-              onStop: Effect.sync(() => {
-                if (agents.get(userId) === agent) agents.delete(userId)
-                for (const conn of agent.sockets) conn.close(1011, "internal error; reconnect")
-              })
-            })
-          )
-          return agent
-        })
+        if (found !== undefined) return found
+        const agent = new Agent(userId, behaviour)
+        agents.set(userId, agent)
+        fork(userId, supervisor.supervise("agent", userId, run(agent), { onStop: stopped(agent) }))
+        return agent
+      })
+
+    // given up on: its clients reconnect (and get a fresh actor) rather than wait on a dead one
+    const stopped = (agent: Agent) =>
+      Effect.sync(() => {
+        if (agents.get(agent.userId) === agent) agents.delete(agent.userId)
+        for (const conn of agent.sockets) conn.close(1011, "internal error; reconnect")
       })
 
     // the Announcer gathers a connect storm's announcements into a few transactions; one asked again meanwhile
