@@ -1,5 +1,5 @@
 import { Cache, Clock, Config, Duration, Effect, Exit, Option, Schedule } from "effect"
-import { KeysRepo } from "./KeysRepo.js"
+import { type KeyHolder, KeysRepo } from "./KeysRepo.js"
 
 /** An unknown key is remembered briefly: a flood of bad keys does not reach the database with every request. */
 const UNKNOWN = Duration.seconds(2)
@@ -20,12 +20,27 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
     const repo = yield* KeysRepo
     // how long a read of a key is trusted: the bound on serving a key revoked elsewhere whose notice was lost
     const valid = yield* Config.duration("KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(30)))
+    const capacity = 200_000
+    // what the Cache's reads settled to, readable within the caller's own step: a hit through the Cache's `get` took
+    // about ten fiber steps, most of what a key check cost (bench/README.md, "The one path, profiled"). Kept in step
+    // with the Cache: stored when a read or the refresh stores a holder, dropped with it, trusted as long as it is
+    const settled = new Map<string, { readonly holder: Option.Option<KeyHolder>; readonly until: number }>()
+    const settle = (hash: string, holder: Option.Option<KeyHolder>, now: number) => {
+      // a flood of unknown keys: start again rather than grow past the Cache (whose reads still answer)
+      if (settled.size >= capacity) settled.clear()
+      settled.set(hash, { holder, until: now + Duration.toMillis(Option.isSome(holder) ? valid : UNKNOWN) })
+    }
     const cache = yield* Cache.makeWith({
-      capacity: 200_000,
+      capacity,
       lookup: (hash: string) =>
         Clock.currentTimeMillis.pipe(
-          Effect.flatMap((now) => repo.holders([hash], new Date(now))),
-          Effect.map((found) => Option.fromNullable(found.get(hash))),
+          Effect.flatMap((now) =>
+            Effect.map(repo.holders([hash], new Date(now)), (found) => {
+              const holder = Option.fromNullable(found.get(hash))
+              settle(hash, holder, now)
+              return holder
+            })
+          ),
           Effect.orDie
         ),
       // a failed read (the database down) is not kept: the next call asks again
@@ -55,9 +70,16 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
         const found = yield* repo.holders(batch, new Date(now))
         for (const hash of batch) {
           const holder = found.get(hash)
-          yield* holder === undefined ? cache.invalidate(hash) : cache.set(hash, Option.some(holder))
+          if (holder === undefined) {
+            settled.delete(hash)
+            yield* cache.invalidate(hash)
+          } else {
+            settle(hash, Option.some(holder), now)
+            yield* cache.set(hash, Option.some(holder))
+          }
         }
       }
+      for (const [hash, entry] of settled) if (entry.until < now) settled.delete(hash)
     })
     yield* refresh.pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("key cache refresh failed", cause)),
@@ -73,8 +95,25 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
         used.set(hash, now)
         return cache.get(hash)
       },
+      /**
+       * The holder of a key as already read and still trusted at `now`, without a fiber step; `undefined` when it
+       * is not (then `get` reads it). The key counts as in use.
+       */
+      peek: (hash: string, now: number): Option.Option<KeyHolder> | undefined => {
+        const entry = settled.get(hash)
+        if (entry === undefined) return undefined
+        if (now > entry.until) {
+          settled.delete(hash)
+          return undefined
+        }
+        used.set(hash, now)
+        return entry.holder
+      },
       invalidate: (hashes: ReadonlyArray<string>) =>
-        Effect.forEach(hashes, (h) => cache.invalidate(h), { discard: true })
+        Effect.forEach(hashes, (h) => {
+          settled.delete(h)
+          return cache.invalidate(h)
+        }, { discard: true })
     } as const
   }),
   dependencies: [KeysRepo.Default]
