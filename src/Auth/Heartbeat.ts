@@ -81,7 +81,7 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     /** Accounts heard from after a quiet spell (not every call). */
     const wakes = Stream.fromPubSub(woken)
 
-    return { touch, seenAt, lastSeen, flush, wakes } as const
+    return { touch, touchAt, seenAt, lastSeen, flush, wakes } as const
   }),
   dependencies: [HeartbeatRepo.Default]
 }) {}

@@ -29,6 +29,17 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
     const repo = yield* KeysRepo
     // how long a read of a key is trusted: the bound on serving a key revoked elsewhere whose notice was lost
     const valid = yield* Config.duration("KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(30)))
+    const capacity = 200_000
+    // what the Cache's reads settled to, readable within the caller's own step: a hit through the Cache's `get` took
+    // about ten fiber steps, most of what a key check cost (bench/README.md, "The one path, profiled"). Kept in step
+    // with the Cache: stored when a read or the refresh stores a holder, dropped with it, trusted as long as it is
+    const settled = new Map<string, { readonly holder: Option.Option<KeyHolder>; readonly until: number }>()
+    let invalidations = 0
+    const settle = (hash: string, holder: Option.Option<KeyHolder>, now: number) => {
+      // a flood of unknown keys: start again rather than grow past the Cache (whose reads still answer)
+      if (settled.size >= capacity) settled.clear()
+      settled.set(hash, { holder, until: now + Duration.toMillis(Option.isSome(holder) ? valid : UNKNOWN) })
+    }
 
     // keys waiting for a read (with the latest clock reading of their callers), and the reads' fiber
     const waiting = new Map<string, Deferred.Deferred<Option.Option<KeyHolder>>>()
@@ -68,7 +79,7 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
     }).pipe((turn) => supervisor.forever("key-cache", "reads", turn), Effect.forkScoped)
 
     const cache = yield* Cache.makeWith({
-      capacity: 200_000,
+      capacity,
       lookup: (hash: string) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
           Effect.suspend(() => {
@@ -79,7 +90,12 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
               waiting.set(hash, waiter)
             }
             if (now > waitingNow) waitingNow = now
-            return Deferred.await(waiter)
+            // a read that an invalidation overtook is not settled (the Cache drops it too)
+            const since = invalidations
+            return Effect.map(Deferred.await(waiter), (holder) => {
+              if (since === invalidations) settle(hash, holder, now)
+              return holder
+            })
           })),
       // a failed read (the database down) is not kept: the next call asks again
       timeToLive: (exit) => Exit.isFailure(exit) ? Duration.zero : Option.isSome(exit.value) ? valid : UNKNOWN
@@ -115,9 +131,17 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
         const found = yield* repo.holders(batch, new Date(now))
         for (const hash of batch) {
           const holder = found.get(hash)
-          yield* holder === undefined ? cache.invalidate(hash) : cache.set(hash, Option.some(holder))
+          if (holder === undefined) {
+            invalidations++
+            settled.delete(hash)
+            yield* cache.invalidate(hash)
+          } else {
+            settle(hash, Option.some(holder), now)
+            yield* cache.set(hash, Option.some(holder))
+          }
         }
       }
+      for (const [hash, entry] of settled) if (entry.until < now) settled.delete(hash)
     })
     const tick = Duration.divide(every, REFRESH_SLICES).pipe(Option.getOrElse(() => every))
     yield* refresh.pipe(
@@ -136,8 +160,26 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
         used[sliceOf(hash)]!.set(hash, now)
         return cache.get(hash)
       },
+      /**
+       * The holder of a key as already read and still trusted at `now`, without a fiber step; `undefined` when it
+       * is not (then `get` reads it). The key counts as in use.
+       */
+      peek: (hash: string, now: number): Option.Option<KeyHolder> | undefined => {
+        const entry = settled.get(hash)
+        if (entry === undefined) return undefined
+        if (now > entry.until) {
+          settled.delete(hash)
+          return undefined
+        }
+        used[sliceOf(hash)]!.set(hash, now)
+        return entry.holder
+      },
       invalidate: (hashes: ReadonlyArray<string>) =>
-        Effect.forEach(hashes, (h) => cache.invalidate(h), { discard: true })
+        Effect.forEach(hashes, (h) => {
+          invalidations++
+          settled.delete(h)
+          return cache.invalidate(h)
+        }, { discard: true })
     } as const
   }),
   dependencies: [KeysRepo.Default]

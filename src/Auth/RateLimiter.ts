@@ -1,4 +1,4 @@
-import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Errors, type Ids } from "@shoal/domain"
 import { Clock, Config, Effect } from "effect"
@@ -98,19 +98,45 @@ export const rateLimitHeaders = (decision: Decision): Record<string, string> => 
   ...(decision.allowed ? {} : { "retry-after": String(decision.retryAfter) })
 })
 
+// the decision each request in flight was given, by its source (the Node request: the same object behind every copy
+// the router and the body checks make of the request), for the API's wrapper to put on the answer; gone with it
+const decisions = new WeakMap<object, Decision>()
+const keyOf = (request: HttpServerRequest.HttpServerRequest): object =>
+  typeof request.source === "object" && request.source !== null ? request.source : request
+
+/** `decision`'s rate-limit headers to go on `request`'s answer, whatever it is (see `enforceOn`). */
+export const noteDecision = (request: HttpServerRequest.HttpServerRequest, decision: Decision): void => {
+  decisions.set(keyOf(request), decision)
+}
+
 /**
- * The contract's rate-limit answer for a request under HttpApi: `RateLimit-Limit/Remaining/Reset` on the response
- * whatever it is, and past the limit a 429 `rate_limited` with `Retry-After`. `per` names the window in the message.
+ * The contract's rate-limit answer for `request`: `RateLimit-Limit/Remaining/Reset` on the response whatever it
+ * is (added by the API's wrapper, `withRateLimitHeaders`: a pre-response handler per request cost fiber steps on the
+ * hottest path), and past the limit a 429 `rate_limited` with `Retry-After`. `per` names the window in the message.
  */
-export const enforce = (decision: Decision, per: string) =>
-  Effect.zipRight(
-    HttpApp.appendPreResponseHandler((_req, res) =>
-      Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision)))
-    ),
-    decision.allowed ? Effect.void : Effect.fail(
-      new Errors.RateLimited({
-        message: `rate limit of ${decision.limit} ${per} exceeded; retry after ${decision.retryAfter} s`,
-        details: { retry_after: decision.retryAfter }
-      })
-    )
+export const enforceOn = (
+  request: HttpServerRequest.HttpServerRequest,
+  decision: Decision,
+  per: string
+): Effect.Effect<void, Errors.RateLimited> => {
+  noteDecision(request, decision)
+  return decision.allowed ? Effect.void : Effect.fail(
+    new Errors.RateLimited({
+      message: `rate limit of ${decision.limit} ${per} exceeded; retry after ${decision.retryAfter} s`,
+      details: { retry_after: decision.retryAfter }
+    })
   )
+}
+
+/** `enforceOn` the request being handled. */
+export const enforce = (decision: Decision, per: string) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => enforceOn(request, decision, per))
+
+/** `response` with the rate-limit headers of the decision `request` was given, if any. */
+export const withRateLimitHeaders = (
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse
+): HttpServerResponse.HttpServerResponse => {
+  const decision = decisions.get(keyOf(request))
+  return decision === undefined ? response : HttpServerResponse.setHeaders(response, rateLimitHeaders(decision))
+}

@@ -1,4 +1,3 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMethod from "@effect/platform/HttpMethod"
@@ -90,7 +89,7 @@ const requestErrorResponse = (e: HttpServerError.RequestError) => {
 }
 
 /** Turns every failure or defect into the contract's JSON error body, so no route answers with an empty 4xx/5xx. */
-const toResponse = (cause: Cause.Cause<unknown>) =>
+export const toResponse = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function*() {
     const failure = Cause.failureOption(cause)
     const candidates = [...Option.toArray(failure), ...Cause.defects(cause)]
@@ -126,36 +125,31 @@ export const DRAIN_BYTES = 8 * MAX_BODY_BYTES
  * or too deep (400); NUL characters are refused in it and in the URL (400 naming the field: PostgreSQL text
  * cannot hold them, and checking here, not per field schema, covers every string of every future route). An
  * empty body is the empty JSON body whatever its declared type (HttpApi's multipart parser
- * would wait forever for an empty one).
+ * would wait forever for an empty one). No generator: most requests take one of the early returns.
  */
 const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest): HttpApp.Default => {
   const inUrl = nulFieldsInUrl(request.url)
   if (inUrl.length > 0) return Effect.succeed(nulResponse(inUrl))
-  // the hot path (GET, DELETE …) goes straight on, without a generator
+  // the hot path (GET, DELETE …) goes straight on
   if (!HttpMethod.hasBody(request.method)) return app
-  return Effect.gen(function*() {
-    const type = request.headers["content-type"]
-    const json = type === undefined || isJsonMediaType(type)
-    // a body of another type is refused unread; an empty one is the empty body all-optional POSTs accept
-    if (!json && declaresBody(request.headers)) return unsupportedMediaType(type)
-    // a failed read (the client went away) is a RequestError: the envelope below maps it
-    // no Content-Length and no Transfer-Encoding (or a zero length) means no body (RFC 9112 6.3): the hottest POSTs
-    // (heartbeats) come that way, and reading an empty stream through Stream costs as much as the rest of the call
-    const body = declaresBody(request.headers)
-      ? yield* Effect.orDie(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES))
-      : { _tag: "Text" as const, text: "" }
-    if (body._tag === "TooLarge") return tooLarge()
-    if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return tooDeep()
+  const type = request.headers["content-type"]
+  const declared = declaresBody(request.headers)
+  // a body of another type is refused unread; an empty one is the empty body all-optional POSTs accept
+  if (type !== undefined && !isJsonMediaType(type) && declared) return Effect.succeed(unsupportedMediaType(type))
+  const asJson = type !== undefined && !type.toLowerCase().includes("application/json")
+  // no Content-Length and no Transfer-Encoding (or a zero length) means no body (RFC 9112 6.3): the hottest POSTs
+  // (heartbeats) come that way, and reading an empty stream through Stream costs as much as the rest of the call;
+  // the empty text passes every check below
+  if (!declared) return Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, "", asJson))
+  // a failed read (the client went away) is a RequestError: the envelope maps it
+  return Effect.flatMap(Effect.orDie(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES)), (body) => {
+    if (body._tag === "TooLarge") return Effect.succeed(tooLarge())
+    if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return Effect.succeed(tooDeep())
     const inBody = nulFieldsInJson(body.text)
-    if (inBody.length > 0) return nulResponse(inBody)
+    if (inBody.length > 0) return Effect.succeed(nulResponse(inBody))
     const surrogates = surrogateFieldsInJson(body.text)
-    if (surrogates.length > 0) return nulResponse(surrogates)
-    const plainJson = type === undefined || type.toLowerCase().includes("application/json")
-    return yield* Effect.provideService(
-      app,
-      HttpServerRequest.HttpServerRequest,
-      withBody(request, body.text, !plainJson)
-    )
+    if (surrogates.length > 0) return Effect.succeed(nulResponse(surrogates))
+    return Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.text, asJson))
   })
 }
 
@@ -163,11 +157,12 @@ const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequ
 export const answerFailure = <E>(cause: Cause.Cause<E>) =>
   Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause)
 
-/** API-level middleware: body size, type and nesting limits, then the error envelope around everything below. */
-export const ErrorHandlingLive = HttpApiBuilder.middleware((app) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const length = request.headers["content-length"]
-    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Effect.succeed(tooLarge())
-    return Effect.catchAllCause(checked(app, request), answerFailure)
-  })
-)
+/**
+ * `app` behind the body's size, type and nesting limits (src/Http/ApiMiddleware.ts puts the error envelope around
+ * it): a declared length past the limit is answered 413 before anything is read.
+ */
+export const guarded = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest): HttpApp.Default => {
+  const length = request.headers["content-length"]
+  if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Effect.succeed(tooLarge())
+  return checked(app, request)
+}

@@ -9,13 +9,11 @@ import * as HttpPlatform from "@effect/platform/HttpPlatform"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Scope } from "effect"
-import { ReadCacheMiddlewareLive } from "../Cache/ReadCacheMiddleware.js"
 import { ConnectionGate } from "../Edge/ConnectionGate.js"
 import { withWriteAdmission, WriteAdmission } from "../Edge/WriteAdmission.js"
-import { HttpMetricsLive } from "../Metrics/HttpMetrics.js"
 import { httpTracing } from "../Metrics/Tracing.js"
+import { ApiMiddlewareLive } from "./ApiMiddleware.js"
 import { DocsLive } from "./Docs.js"
-import { ErrorHandlingLive } from "./ErrorHandling.js"
 import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
 import { OpenApiLive } from "./OpenApiRoute.js"
 
@@ -75,10 +73,8 @@ export const apiApp = <
   serveLean().pipe(
     Layer.provide(DocsLive("/docs")),
     Layer.provide(OpenApiLive("/openapi.json")),
-    // outside the error envelope, so it counts the status the client gets (src/Metrics/HttpMetrics.ts)
-    Layer.provide(HttpMetricsLive),
-    Layer.provide(ErrorHandlingLive),
-    Layer.provide(ReadCacheMiddlewareLive),
+    // the error envelope, read-cache invalidation, rate-limit headers and metrics, as one wrapper
+    Layer.provide(ApiMiddlewareLive),
     Layer.provide(routes),
     Layer.provide(HttpApiBuilder.api(api).pipe(Layer.provide(groups))),
     // a span per request costs ~30% of throughput: HTTP_TRACING, or on when traces are exported (src/Metrics/Tracing.ts)

@@ -1,8 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpRouter from "@effect/platform/HttpRouter"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Chunk, Effect, Exit, FiberRef, Layer, MetricLabel } from "effect"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { Chunk, Effect, FiberRef, MetricLabel } from "effect"
 import * as FindMyWay from "find-my-way-ts"
 import { httpDuration, httpRequests } from "./Metrics.js"
 
@@ -41,46 +40,38 @@ const matcher = (routes: ReadonlyArray<Route>, config: Partial<FindMyWay.RouterC
 }
 const anyMethod = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
+/** Counts one answered request: its method and URL, when it started (`performance.now()`), its status (0: none). */
+export type CountRequest = (request: HttpServerRequest.HttpServerRequest, start: number, status: number) => void
+
 /**
  * Counts every request the router answers and times it, labelled by route template, method and status class, into
- * `shoal_http_requests_total` and `shoal_http_request_duration_seconds`. Per request: the start time, the route
- * lookup and two metric updates with a label array made once per route, method and class.
+ * `shoal_http_requests_total` and `shoal_http_request_duration_seconds`. Per request: the route lookup and two
+ * metric updates with a label array made once per route, method and class. What this gives is called once the app
+ * is assembled (every route, groups, sockets, MCP, console, is registered by then), by the API's wrapper
+ * (src/Http/ApiMiddleware.ts), which times each request and calls the counter it returns.
  */
-export const HttpMetricsLive = HttpApiBuilder.middleware(
-  Effect.gen(function*() {
-    const service = yield* HttpApiBuilder.Router
-    const config = yield* FiberRef.get(HttpRouter.currentRouterConfig)
-    const slots = new Map<object, Slots>()
-    const labelsFor = (route: { readonly path: string }, method: string, status: number) => {
-      let byMethod = slots.get(route)
-      if (byMethod === undefined) slots.set(route, byMethod = new Map())
-      let byClass = byMethod.get(method)
-      if (byClass === undefined) byMethod.set(method, byClass = [])
-      const cls = status >= 100 && status < 600 ? Math.floor(status / 100) : 0
-      return byClass[cls] ??= [
-        MetricLabel.make("route", route.path),
-        MetricLabel.make("method", method),
-        MetricLabel.make("status", classes[cls]!)
-      ]
+export const httpMetrics: Effect.Effect<() => CountRequest, never, HttpApiBuilder.Router> = Effect.gen(function*() {
+  const service = yield* HttpApiBuilder.Router
+  const config = yield* FiberRef.get(HttpRouter.currentRouterConfig)
+  const slots = new Map<object, Slots>()
+  const labelsFor = (route: { readonly path: string }, method: string, status: number) => {
+    let byMethod = slots.get(route)
+    if (byMethod === undefined) slots.set(route, byMethod = new Map())
+    let byClass = byMethod.get(method)
+    if (byClass === undefined) byMethod.set(method, byClass = [])
+    const cls = status >= 100 && status < 600 ? Math.floor(status / 100) : 0
+    return byClass[cls] ??= [
+      MetricLabel.make("route", route.path),
+      MetricLabel.make("method", method),
+      MetricLabel.make("status", classes[cls]!)
+    ]
+  }
+  return () => {
+    const find = matcher(Chunk.toReadonlyArray(Effect.runSync(service.router).routes) as ReadonlyArray<Route>, config)
+    return (request, start, status) => {
+      const tags = labelsFor(find(request.method, request.url), request.method, status)
+      httpRequests.unsafeUpdate(1, tags)
+      httpDuration.unsafeUpdate((performance.now() - start) / 1000, tags)
     }
-    // applied once, when the app is assembled: every route (groups, sockets, MCP, console) is registered by then
-    return (app: HttpApp.Default) => {
-      const find = matcher(Chunk.toReadonlyArray(Effect.runSync(service.router).routes) as ReadonlyArray<Route>, config)
-      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        const start = performance.now()
-        return Effect.onExit(app, (exit) => {
-          // a failure here is one the error envelope did not turn into an answer (an interruption): counted as 5xx
-          const tags = labelsFor(
-            find(request.method, request.url),
-            request.method,
-            Exit.isSuccess(exit) ? exit.value.status : 0
-          )
-          httpRequests.unsafeUpdate(1, tags)
-          httpDuration.unsafeUpdate((performance.now() - start) / 1000, tags)
-          return Effect.void
-        })
-      })
-    }
-  })
-  // the router the app's routes were registered on: one per app (memoized within its fresh layer)
-).pipe(Layer.provide(HttpApiBuilder.Router.Live))
+  }
+})

@@ -76,4 +76,28 @@ describe("Invalidating cache", () => {
       yield* TestClock.adjust("1 millis")
       expect(yield* cache.get("k")).toBe(2)
     }))
+
+  it.effect("a hit is the value read until invalidate or its time to live, also past capacity", () =>
+    Effect.gen(function*() {
+      let loads = 0
+      const cache = yield* Invalidating.make({
+        capacity: 2,
+        timeToLive: (v: string) => v.startsWith("short") ? "1 second" : "1 minute",
+        lookup: (k: string) => Effect.sync(() => `${k}${++loads}`)
+      })
+      expect(yield* cache.get("a")).toBe("a1")
+      expect(yield* cache.get("a")).toBe("a1")
+      yield* cache.invalidate("a")
+      expect(yield* cache.get("a")).toBe("a2")
+      // more keys than the capacity: the oldest is read again, never answered from a forgotten read
+      expect(yield* cache.get("b")).toBe("b3")
+      expect(yield* cache.get("c")).toBe("c4")
+      expect(yield* cache.get("c")).toBe("c4")
+      expect(yield* cache.get("a")).toBe("a5")
+      expect(yield* cache.get("short")).toBe("short6")
+      yield* TestClock.adjust("999 millis")
+      expect(yield* cache.get("short")).toBe("short6")
+      yield* TestClock.adjust("2 millis")
+      expect(yield* cache.get("short")).toBe("short7")
+    }))
 })

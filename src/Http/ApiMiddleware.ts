@@ -1,0 +1,57 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Cause, Context, Effect, Layer } from "effect"
+import { withRateLimitHeaders } from "../Auth/RateLimiter.js"
+import { ReadCache } from "../Cache/ReadCache.js"
+import { mayWrite } from "../Cache/ReadCacheMiddleware.js"
+import { httpMetrics } from "../Metrics/HttpMetrics.js"
+import { guarded, toResponse } from "./ErrorHandling.js"
+
+/**
+ * The API-level middleware, one wrapper around every request of an API (groups, sockets, MCP, console):
+ * - the body's limits and checks, then the error envelope: every failure or defect becomes the contract's JSON
+ *   error (src/Http/ErrorHandling.ts);
+ * - read-your-writes: a request that may have written drops every cached page before its answer goes out
+ *   (src/Cache/ReadCacheMiddleware.ts);
+ * - the rate-limit headers of the request's decision (src/Auth/RateLimiter.ts);
+ * - its count and duration, by route, method and the status the client gets (src/Metrics/HttpMetrics.ts).
+ * One wrapper rather than one middleware each: each layer of middleware cost the fiber several steps per request
+ * (looking the request up, `onExit`, `ensuring`, `catchAllCause`), and steps are most of what a request answered
+ * from memory costs (bench/README.md, "The one path, profiled"). Here: one step to find the request, one to match
+ * the outcome. The platform runs this part of every request uninterruptible (`HttpApp.toHandled`; the router
+ * makes only the handler interruptible), so an interruption comes here as a failure: counted as 5xx, answered by
+ * nobody.
+ */
+export const ApiMiddlewareLive = HttpApiBuilder.middleware(
+  Effect.gen(function*() {
+    const cache = yield* ReadCache
+    const metrics = yield* httpMetrics
+    // applied once, when the app is assembled: every route is registered by then
+    return (app: HttpApp.Default): HttpApp.Default => {
+      const count = metrics()
+      return Effect.withFiberRuntime((fiber) => {
+        const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+        const start = performance.now()
+        const writes = mayWrite(request)
+        const answer = (response: HttpServerResponse.HttpServerResponse) => {
+          if (writes) cache.touchAll()
+          const answered = withRateLimitHeaders(request, response)
+          count(request, start, answered.status)
+          return Effect.succeed(answered)
+        }
+        return Effect.matchCauseEffect(guarded(app, request), {
+          onSuccess: answer,
+          onFailure: (cause) => {
+            if (!Cause.isInterruptedOnly(cause)) return Effect.flatMap(toResponse(cause), answer)
+            if (writes) cache.touchAll()
+            count(request, start, 0)
+            return Effect.failCause(cause)
+          }
+        })
+      })
+    }
+  })
+  // the router the app's routes were registered on: one per app (memoized within its fresh layer)
+).pipe(Layer.provide(HttpApiBuilder.Router.Live))
