@@ -1,16 +1,9 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import type { Ids } from "@shoal/domain"
 import { Auth, Gigs as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { Gigs } from "../Gigs.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
-
-type ApplyRequest = {
-  readonly path: { readonly task_id: Ids.TaskId }
-  readonly payload: Api.NewApplication
-  readonly headers: { readonly "idempotency-key"?: string | undefined }
-}
 
 export const GigsPublicHttpLive = HttpApiBuilder.group(ShoalApi, "gigsPublic", (handlers) =>
   Effect.gen(function*() {
@@ -34,7 +27,7 @@ export const GigsHttpLive = HttpApiBuilder.group(ShoalApi, "gigs", (handlers) =>
     return handlers
       .handle(
         "applyGig",
-        idempotent("applyGig", Api.ApplicationResponse, ({ path, payload }: ApplyRequest) =>
+        idempotent("applyGig", Api.ApplicationResponse, ({ path, payload }) =>
           Effect.flatMap(Auth.CurrentUser, (c) =>
             gigs.apply(c, path.task_id, payload)).pipe(
               Effect.map((a) =>

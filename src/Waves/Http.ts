@@ -4,6 +4,7 @@ import { Auth, ShoalApi, Waves as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
+import type { RequestOf } from "../Http/RequestOf.js"
 import { Waves } from "../Waves.js"
 import { Usage } from "./Usage.js"
 
@@ -12,8 +13,6 @@ const slot = (s: typeof Api.Slot.Encoded) =>
     { ...s, task: s.task === null ? null : new Api.SlotTask(s.task as Api.SlotTask, true) } as Api.Slot,
     true
   )
-
-type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undefined } }
 
 export const WavesPublicHttpLive = HttpApiBuilder.group(ShoalApi, "wavesPublic", (handlers) =>
   Effect.gen(function*() {
@@ -28,7 +27,7 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
     const usage = yield* Usage
     const caller = Auth.CurrentUser
 
-    const complete = ({ payload }: { readonly payload: Api.WaveComplete } & WithKey) =>
+    const complete = ({ payload }: RequestOf<"waves", "completeWave">) =>
       Effect.flatMap(caller, (c) => waves.complete(c, payload)).pipe(
         Effect.map((r) => new Api.WaveCompleted({ status: "success", ...r }, true))
       )
@@ -68,7 +67,7 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
         ))
       .handle(
         "reportUsage",
-        idempotent("reportUsage", Api.UsageRecorded, ({ payload }: { readonly payload: Api.UsageReport } & WithKey) =>
+        idempotent("reportUsage", Api.UsageRecorded, ({ payload }) =>
           Effect.flatMap(caller, (c) =>
             usage.report(c, payload)).pipe(
               Effect.map((u) =>
