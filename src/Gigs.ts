@@ -8,7 +8,7 @@ import { PublicUrl } from "./Identity/PublicUrl.js"
 import * as Policy from "./Projects/Policy.js"
 import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
-import { decodeCursor, encodeCursor } from "./Social/Cursor.js"
+import { cursorParam, pageOf } from "./Social/Cursor.js"
 import { TasksRepo } from "./Tasks/Repo.js"
 import { taskPermalink } from "./Tasks/Wire.js"
 
@@ -39,16 +39,10 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
     const list = (q: Api.GigQuery) =>
       Effect.gen(function*() {
         const limit = q.limit ?? 20
-        const after = q.cursor === undefined ? undefined : yield* decodeCursor(q.cursor)
+        const after = yield* cursorParam(q.cursor)
         const rows = yield* repo.list({ skill: q.skill, minBounty: q.min_bounty ?? 0, after, limit: limit + 1 })
-        const page = rows.slice(0, limit)
-        const last = page[page.length - 1]
-        return {
-          gigs: page.map(toGig),
-          next_cursor: rows.length > limit && last !== undefined
-            ? encodeCursor({ createdAt: last.created_at, id: last.id })
-            : null
-        }
+        const { next_cursor, page } = pageOf(rows, limit)
+        return { gigs: page.map(toGig), next_cursor }
       })
 
     const apply = (caller: Auth.Principal, id: Ids.TaskId, input: Api.NewApplication) =>
