@@ -85,7 +85,7 @@ export const WorkTools = Toolkit.make(
 )
 
 export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
-  const { as, once } = yield* ToolRunner
+  const { as, keyed, once } = yield* ToolRunner
   const tasks = yield* Tasks
   const notes = yield* TaskNotes
   const projects = yield* Projects
@@ -132,13 +132,12 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
         )
       ),
     comment_on_task: ({ idempotency_key, task_id, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "createComment",
-          { payload, path: { task_id } },
-          TasksApi.CommentCreated,
+      keyed(
+        idempotency_key,
+        "createComment",
+        { payload, path: { task_id } },
+        TasksApi.CommentCreated,
+        (c) =>
           Effect.map(notes.addComment(c, task_id, payload), (r) =>
             new TasksApi.CommentCreated({
               status: "success",
@@ -147,21 +146,18 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
               comment: r.comment,
               warning: r.warning
             }, true))
-        ).pipe(Effect.map(encoded(TasksApi.CommentCreated)))
       ),
     add_checklist_item: ({ idempotency_key, task_id, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "addChecklistItem",
-          { payload, path: { task_id } },
-          TasksApi.ChecklistItemResponse,
+      keyed(
+        idempotency_key,
+        "addChecklistItem",
+        { payload, path: { task_id } },
+        TasksApi.ChecklistItemResponse,
+        (c) =>
           Effect.map(
             notes.addItem(c, task_id, payload.text),
             (item) => new TasksApi.ChecklistItemResponse({ status: "success", task_id, ...item }, true)
           )
-        ).pipe(Effect.map(encoded(TasksApi.ChecklistItemResponse)))
       ),
     search_projects: (q) =>
       as((c) =>
@@ -171,19 +167,11 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
         )
       ),
     create_project: ({ idempotency_key, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "createProject",
-          { payload },
-          ProjectsApi.ProjectResponse,
-          Effect.map(
-            projects.create(c, payload),
-            (r) => new ProjectsApi.ProjectResponse({ status: "success", ...r }, true)
-          )
-        ).pipe(Effect.map(encoded(ProjectsApi.ProjectResponse)))
-      ),
+      keyed(idempotency_key, "createProject", { payload }, ProjectsApi.ProjectResponse, (c) =>
+        Effect.map(
+          projects.create(c, payload),
+          (r) => new ProjectsApi.ProjectResponse({ status: "success", ...r }, true)
+        )),
     list_gigs: (q) =>
       as(() =>
         Effect.map(gigs.list(q), (r) =>
@@ -196,19 +184,17 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
           ))
       ),
     apply_gig: ({ idempotency_key, task_id, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "applyGig",
-          { payload, path: { task_id } },
-          GigsApi.ApplicationResponse,
+      keyed(
+        idempotency_key,
+        "applyGig",
+        { payload, path: { task_id } },
+        GigsApi.ApplicationResponse,
+        (c) =>
           Effect.map(gigs.apply(c, task_id, payload), (a) =>
             new GigsApi.ApplicationResponse({
               status: "success",
               application: new GigsApi.Application(a, true)
             }, true))
-        ).pipe(Effect.map(encoded(GigsApi.ApplicationResponse)))
       )
   }
 })).pipe(withOnly(McpCallers, Idempotency, Tasks, TaskNotes, Projects, Gigs, BalanceChanges))
