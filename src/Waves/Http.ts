@@ -6,13 +6,8 @@ import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 import type { RequestOf } from "../Http/RequestOf.js"
 import { Waves } from "../Waves.js"
+import { slot } from "./Slots.js"
 import { Usage } from "./Usage.js"
-
-const slot = (s: typeof Api.Slot.Encoded) =>
-  new Api.Slot(
-    { ...s, task: s.task === null ? null : new Api.SlotTask(s.task as Api.SlotTask, true) } as Api.Slot,
-    true
-  )
 
 export const WavesPublicHttpLive = HttpApiBuilder.group(ShoalApi, "wavesPublic", (handlers) =>
   Effect.gen(function*() {
@@ -46,10 +41,7 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
           Effect.map((r) => new Api.SlotSet({ status: "success", ...r }, true))
         ))
       .handle("daySchedule", ({ path, urlParams }) =>
-        Effect.flatMap(caller, (c) =>
-          waves.daySchedule(c, path.agent, urlParams.date)).pipe(
-            Effect.map((r) => new Api.DaySchedule({ status: "success", ...r, schedule: r.schedule.map(slot) }, true))
-          ))
+        Effect.flatMap(caller, (c) => waves.daySchedule(c, path.agent, urlParams.date)))
       .handle("completeWave", idempotent("completeWave", Api.WaveCompleted, complete))
       .handle("completeWaveMissionControl", idempotent("completeWave", Api.WaveCompleted, complete))
       .handle("heartbeat", () =>
@@ -75,10 +67,5 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
               )
             ))
       )
-      .handle("usage", ({ urlParams }) =>
-        Effect.flatMap(caller, (c) => usage.summary(c, urlParams)).pipe(
-          Effect.map((r) =>
-            new Api.UsageSummary({ status: "success", ...r, totals: new Api.UsageTotals(r.totals, true) }, true)
-          )
-        ))
+      .handle("usage", ({ urlParams }) => Effect.flatMap(caller, (c) => usage.summary(c, urlParams)))
   })).pipe(withOnly(Waves, Usage, Idempotency, Auth.Authentication))
