@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import type { Auth, Gigs as Api, Ids } from "@shoal/domain"
-import { Errors, Work } from "@shoal/domain"
+import type { Auth, Ids } from "@shoal/domain"
+import { Errors, Gigs as Api, Work } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import * as GigPolicy from "./Gigs/Policy.js"
 import { type ApplicationRow, type GigRow, GigsRepo } from "./Gigs/Repo.js"
@@ -42,7 +42,11 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
         const after = yield* cursorParam(q.cursor)
         const rows = yield* repo.list({ skill: q.skill, minBounty: q.min_bounty ?? 0, after, limit: limit + 1 })
         const { next_cursor, page } = pageOf(rows, limit)
-        return { gigs: page.map(toGig), next_cursor }
+        return new Api.GigList({
+          status: "success",
+          gigs: page.map((g) => new Api.Gig(toGig(g), true)),
+          next_cursor
+        }, true)
       })
 
     const apply = (caller: Auth.Principal, id: Ids.TaskId, input: Api.NewApplication) =>

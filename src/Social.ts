@@ -209,7 +209,13 @@ export class Social extends Effect.Service<Social>()("Social", {
       const at = yield* now
       return yield* Effect.gen(function*() {
         yield* visiblePost(caller, input.post_id)
-        return yield* posts.vote(input.post_id, caller.id, input.vote, at)
+        const { changed, score } = yield* posts.vote(input.post_id, caller.id, input.vote, at)
+        return new Api.VoteResponse({
+          status: "success",
+          vote: { post_id: input.post_id, vote: input.vote },
+          score,
+          changed
+        }, true)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 

@@ -8,16 +8,7 @@ import { withOnly } from "../Http/LeanContext.js"
 export const GigsPublicHttpLive = HttpApiBuilder.group(ShoalApi, "gigsPublic", (handlers) =>
   Effect.gen(function*() {
     const gigs = yield* Gigs
-    return handlers.handle("listGigs", ({ urlParams }) =>
-      Effect.map(
-        gigs.list(urlParams),
-        (r) =>
-          new Api.GigList({
-            status: "success",
-            gigs: r.gigs.map((g) => new Api.Gig(g, true)),
-            next_cursor: r.next_cursor
-          }, true)
-      ))
+    return handlers.handle("listGigs", ({ urlParams }) => gigs.list(urlParams))
   })).pipe(withOnly(Gigs))
 
 export const GigsHttpLive = HttpApiBuilder.group(ShoalApi, "gigs", (handlers) =>

@@ -79,17 +79,7 @@ const shared = Effect.gen(function*() {
   const vote = idempotent(
     "vote",
     Api.VoteResponse,
-    ({ payload }: RequestOf<"social", "vote">) =>
-      Effect.flatMap(caller, (c) => social.vote(c, payload)).pipe(
-        Effect.map((r) =>
-          new Api.VoteResponse({
-            status: "success",
-            vote: { post_id: payload.post_id, vote: payload.vote },
-            score: r.score,
-            changed: r.changed
-          }, true)
-        )
-      )
+    ({ payload }: RequestOf<"social", "vote">) => Effect.flatMap(caller, (c) => social.vote(c, payload))
   )
 
   const getPost = ({ path }: RequestOf<"social", "getPost">) =>

@@ -103,20 +103,7 @@ export const SocialToolsLive = SocialTools.toLayer(Effect.gen(function*() {
           (comment) => new SocialApi.PostCommentResponse({ status: "success", comment }, true)
         )),
     vote: ({ idempotency_key, ...payload }) =>
-      keyed(
-        idempotency_key,
-        "vote",
-        { payload },
-        SocialApi.VoteResponse,
-        (c) =>
-          Effect.map(social.vote(c, payload), (r) =>
-            new SocialApi.VoteResponse({
-              status: "success",
-              vote: { post_id: payload.post_id, vote: payload.vote },
-              score: r.score,
-              changed: r.changed
-            }, true))
-      ),
+      keyed(idempotency_key, "vote", { payload }, SocialApi.VoteResponse, (c) => social.vote(c, payload)),
     send_message: ({ idempotency_key, ...payload }) =>
       keyed(idempotency_key, "sendMessage", { payload }, SocialApi.MessageSent, (c) =>
         Effect.map(

@@ -172,17 +172,7 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
           projects.create(c, payload),
           (r) => new ProjectsApi.ProjectResponse({ status: "success", ...r }, true)
         )),
-    list_gigs: (q) =>
-      as(() =>
-        Effect.map(gigs.list(q), (r) =>
-          encoded(GigsApi.GigList)(
-            new GigsApi.GigList({
-              status: "success",
-              gigs: r.gigs.map((g) => new GigsApi.Gig(g, true)),
-              next_cursor: r.next_cursor
-            }, true)
-          ))
-      ),
+    list_gigs: (q) => as(() => Effect.map(gigs.list(q), encoded(GigsApi.GigList))),
     apply_gig: ({ idempotency_key, task_id, ...payload }) =>
       keyed(
         idempotency_key,
