@@ -3,7 +3,7 @@ import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Gigs as Api, Work } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import * as GigPolicy from "./Gigs/Policy.js"
-import { type ApplicationRow, type GigRow, GigsRepo } from "./Gigs/Repo.js"
+import { type GigRow, GigsRepo } from "./Gigs/Repo.js"
 import { PublicUrl } from "./Identity/PublicUrl.js"
 import * as Policy from "./Projects/Policy.js"
 import { ProjectsRepo } from "./Projects/Repo.js"
@@ -30,7 +30,6 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
       permalink: taskPermalink(publicUrl, r),
       owner: new Work.Person({ id: owner_id, handle: owner_handle, display_name: owner_name }, true)
     })
-    const toApplication = (r: ApplicationRow) => r
 
     /** The task as the caller sees it (a private project's task is a 404, as a missing one). */
     const load = (caller: Auth.Principal, id: Ids.TaskId) =>
@@ -75,7 +74,10 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
             message: input.message ?? ""
           })
           const row = yield* repo.byId(id, appId, at)
-          return toApplication(Option.getOrThrow(row))
+          return new Api.ApplicationResponse({
+            status: "success",
+            application: new Api.Application(Option.getOrThrow(row), true)
+          }, true)
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       })
 
@@ -83,8 +85,7 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
       Effect.gen(function*() {
         const task = yield* load(caller, id)
         yield* Policy.requireManager(task, "see a gig's applications")
-        const rows = yield* repo.forTask(id, yield* now)
-        return rows.map(toApplication)
+        return yield* repo.forTask(id, yield* now)
       })
 
     const accept = (caller: Auth.Principal, id: Ids.TaskId, appId: Ids.ApplicationId) =>
@@ -116,7 +117,7 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
             assigned_by_id: caller.id,
             assigned_by_handle: caller.handle
           })
-          return toApplication(Option.getOrThrow(yield* repo.byId(id, appId, at)))
+          return Option.getOrThrow(yield* repo.byId(id, appId, at))
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       })
 

@@ -20,11 +20,7 @@ export const GigsHttpLive = HttpApiBuilder.group(ShoalApi, "gigs", (handlers) =>
         "applyGig",
         idempotent("applyGig", Api.ApplicationResponse, ({ path, payload }) =>
           Effect.flatMap(Auth.CurrentUser, (c) =>
-            gigs.apply(c, path.task_id, payload)).pipe(
-              Effect.map((a) =>
-                new Api.ApplicationResponse({ status: "success", application: application(a) }, true)
-              )
-            ))
+            gigs.apply(c, path.task_id, payload)))
       )
       .handle("listApplications", ({ path }) =>
         Effect.flatMap(Auth.CurrentUser, (c) =>

@@ -10,7 +10,7 @@ import { Tasks } from "../Tasks.js"
 import { BalanceChanges } from "../Wallet/BalanceChanges.js"
 import { TaskNotes } from "./Notes.js"
 import { TaskPages } from "./Pages.js"
-import { taskCompleted, toTaskDetail } from "./Wire.js"
+import { commentCreated, taskCompleted, toTaskDetail } from "./Wire.js"
 
 /** The handlers both path forms share (`/api/agent/...` and the unprefixed one). */
 const shared = Effect.gen(function*() {
@@ -52,17 +52,7 @@ const shared = Effect.gen(function*() {
     )
 
   const comment = ({ path, payload }: RequestOf<"tasks", "createComment">) =>
-    Effect.flatMap(caller, (c) => notes.addComment(c, path.task_id, payload)).pipe(
-      Effect.map((r) =>
-        new Api.CommentCreated({
-          status: "success",
-          comment_id: r.comment.id,
-          task_permalink: r.permalink,
-          comment: r.comment,
-          warning: r.warning
-        }, true)
-      )
-    )
+    Effect.flatMap(caller, (c) => notes.addComment(c, path.task_id, payload)).pipe(Effect.map(commentCreated))
 
   const checklist = ({ path, payload }: RequestOf<"tasks", "addChecklistItem">) =>
     Effect.flatMap(caller, (c) => notes.addItem(c, path.task_id, payload.text)).pipe(

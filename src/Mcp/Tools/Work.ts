@@ -8,7 +8,7 @@ import { PublicUrl } from "../../Identity/PublicUrl.js"
 import { Projects } from "../../Projects.js"
 import { Tasks } from "../../Tasks.js"
 import { TaskNotes } from "../../Tasks/Notes.js"
-import { taskCompleted, toTaskJson } from "../../Tasks/Wire.js"
+import { commentCreated, taskCompleted, toTaskJson } from "../../Tasks/Wire.js"
 import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
 import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
@@ -137,15 +137,7 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
         "createComment",
         { payload, path: { task_id } },
         TasksApi.CommentCreated,
-        (c) =>
-          Effect.map(notes.addComment(c, task_id, payload), (r) =>
-            new TasksApi.CommentCreated({
-              status: "success",
-              comment_id: r.comment.id,
-              task_permalink: r.permalink,
-              comment: r.comment,
-              warning: r.warning
-            }, true))
+        (c) => Effect.map(notes.addComment(c, task_id, payload), commentCreated)
       ),
     add_checklist_item: ({ idempotency_key, task_id, ...payload }) =>
       keyed(
@@ -179,12 +171,7 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
         "applyGig",
         { payload, path: { task_id } },
         GigsApi.ApplicationResponse,
-        (c) =>
-          Effect.map(gigs.apply(c, task_id, payload), (a) =>
-            new GigsApi.ApplicationResponse({
-              status: "success",
-              application: new GigsApi.Application(a, true)
-            }, true))
+        (c) => gigs.apply(c, task_id, payload)
       )
   }
 })).pipe(withOnly(McpCallers, Idempotency, Tasks, TaskNotes, Projects, Gigs, BalanceChanges))
