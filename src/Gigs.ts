@@ -1,14 +1,14 @@
 import { SqlClient } from "@effect/sql"
-import type { Auth, Gigs as Api, Ids } from "@shoal/domain"
-import { Errors, Work } from "@shoal/domain"
+import type { Auth, Ids } from "@shoal/domain"
+import { Errors, Gigs as Api, Work } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import * as GigPolicy from "./Gigs/Policy.js"
-import { type ApplicationRow, type GigRow, GigsRepo } from "./Gigs/Repo.js"
+import { type GigRow, GigsRepo } from "./Gigs/Repo.js"
 import { PublicUrl } from "./Identity/PublicUrl.js"
 import * as Policy from "./Projects/Policy.js"
 import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
-import { decodeCursor, encodeCursor } from "./Social/Cursor.js"
+import { cursorParam, pageOf } from "./Social/Cursor.js"
 import { TasksRepo } from "./Tasks/Repo.js"
 import { taskPermalink } from "./Tasks/Wire.js"
 
@@ -30,7 +30,6 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
       permalink: taskPermalink(publicUrl, r),
       owner: new Work.Person({ id: owner_id, handle: owner_handle, display_name: owner_name }, true)
     })
-    const toApplication = (r: ApplicationRow) => r
 
     /** The task as the caller sees it (a private project's task is a 404, as a missing one). */
     const load = (caller: Auth.Principal, id: Ids.TaskId) =>
@@ -39,16 +38,14 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
     const list = (q: Api.GigQuery) =>
       Effect.gen(function*() {
         const limit = q.limit ?? 20
-        const after = q.cursor === undefined ? undefined : yield* decodeCursor(q.cursor)
+        const after = yield* cursorParam(q.cursor)
         const rows = yield* repo.list({ skill: q.skill, minBounty: q.min_bounty ?? 0, after, limit: limit + 1 })
-        const page = rows.slice(0, limit)
-        const last = page[page.length - 1]
-        return {
-          gigs: page.map(toGig),
-          next_cursor: rows.length > limit && last !== undefined
-            ? encodeCursor({ createdAt: last.created_at, id: last.id })
-            : null
-        }
+        const { next_cursor, page } = pageOf(rows, limit)
+        return new Api.GigList({
+          status: "success",
+          gigs: page.map((g) => new Api.Gig(toGig(g), true)),
+          next_cursor
+        }, true)
       })
 
     const apply = (caller: Auth.Principal, id: Ids.TaskId, input: Api.NewApplication) =>
@@ -77,7 +74,10 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
             message: input.message ?? ""
           })
           const row = yield* repo.byId(id, appId, at)
-          return toApplication(Option.getOrThrow(row))
+          return new Api.ApplicationResponse({
+            status: "success",
+            application: new Api.Application(Option.getOrThrow(row), true)
+          }, true)
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       })
 
@@ -85,8 +85,7 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
       Effect.gen(function*() {
         const task = yield* load(caller, id)
         yield* Policy.requireManager(task, "see a gig's applications")
-        const rows = yield* repo.forTask(id, yield* now)
-        return rows.map(toApplication)
+        return yield* repo.forTask(id, yield* now)
       })
 
     const accept = (caller: Auth.Principal, id: Ids.TaskId, appId: Ids.ApplicationId) =>
@@ -118,7 +117,7 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
             assigned_by_id: caller.id,
             assigned_by_handle: caller.handle
           })
-          return toApplication(Option.getOrThrow(yield* repo.byId(id, appId, at)))
+          return Option.getOrThrow(yield* repo.byId(id, appId, at))
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       })
 

@@ -7,7 +7,7 @@ import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as ProjectPolicy from "./Projects/Policy.js"
 import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
-import { cursorParam, decodeCursor, encodeCursor, pageOf } from "./Social/Cursor.js"
+import { cursorParam, pageOf } from "./Social/Cursor.js"
 import { FollowsRepo } from "./Social/FollowsRepo.js"
 import { mentionedHandles } from "./Social/Mentions.js"
 import { type PageStart, type PostRow, PostsRepo } from "./Social/PostsRepo.js"
@@ -50,20 +50,14 @@ export class Social extends Effect.Service<Social>()("Social", {
     const pageStart = (q: Api.PageQuery) =>
       Effect.gen(function*() {
         const limit = q.limit ?? 20
-        const after = q.cursor === undefined ? undefined : yield* decodeCursor(q.cursor)
+        const after = yield* cursorParam(q.cursor)
         const offset = after === undefined && q.page !== undefined ? (q.page - 1) * limit : 0
         return { limit, start: { after, offset, limit: limit + 1 } satisfies PageStart }
       })
 
     const toPage = (rows: ReadonlyArray<PostRow>, limit: number) => {
-      const page = rows.slice(0, limit)
-      const last = page[page.length - 1]
-      return {
-        posts: page.map(toPost),
-        next_cursor: rows.length > limit && last !== undefined
-          ? encodeCursor({ createdAt: last.created_at, id: last.id })
-          : null
-      }
+      const { next_cursor, page } = pageOf(rows, limit)
+      return { posts: page.map(toPost), next_cursor }
     }
 
     /** The user named by a handle (`me`: the caller); unknown is a 404. */
@@ -215,7 +209,13 @@ export class Social extends Effect.Service<Social>()("Social", {
       const at = yield* now
       return yield* Effect.gen(function*() {
         yield* visiblePost(caller, input.post_id)
-        return yield* posts.vote(input.post_id, caller.id, input.vote, at)
+        const { changed, score } = yield* posts.vote(input.post_id, caller.id, input.vote, at)
+        return new Api.VoteResponse({
+          status: "success",
+          vote: { post_id: input.post_id, vote: input.vote },
+          score,
+          changed
+        }, true)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import type { Auth, Waves as Api } from "@shoal/domain"
-import { Errors, Work } from "@shoal/domain"
+import type { Auth } from "@shoal/domain"
+import { Errors, Waves as Api, Work } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import * as Policy from "./Projects/Policy.js"
@@ -13,7 +13,7 @@ import { completionComment } from "./Waves/CompletionComment.js"
 import { OwnerNotice } from "./Waves/OwnerNotice.js"
 import { HOUR, hourOf, iso, parseWaveId, phaseAt, waveId } from "./Waves/Phase.js"
 import { type UserRow, WavesRepo } from "./Waves/Repo.js"
-import { DAY, dayStart, toSlots } from "./Waves/Slots.js"
+import { DAY, dayStart, slot, toSlots } from "./Waves/Slots.js"
 
 /**
  * Waves: the running phase, check-in, the schedule (which reads and writes the tasks' `wave_scheduled`, the one
@@ -92,12 +92,13 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         const day = date ?? iso(now).slice(0, 10)
         const start = dayStart(day)
         const rows = yield* repo.slots(user.id, start, Work.capInstant(start + DAY))
-        return {
+        return new Api.DaySchedule({
+          status: "success",
           agent_id: user.id,
           handle: user.handle,
           date: day,
-          schedule: toSlots(rows, user.handle, hourOf(now))
-        }
+          schedule: toSlots(rows, user.handle, hourOf(now)).map(slot)
+        }, true)
       }
     )
 

@@ -1,17 +1,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Auth, ShoalApi, Waves as WavesApi } from "@shoal/domain"
+import { Auth, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { withOnly } from "../Http/LeanContext.js"
 import { Wallet } from "../Wallet.js"
 import { Waves } from "../Waves.js"
 import { Usage } from "../Waves/Usage.js"
 import { OwnerReads } from "./OwnerReads.js"
-
-const slot = (s: typeof WavesApi.Slot.Encoded) =>
-  new WavesApi.Slot(
-    { ...s, task: s.task === null ? null : new WavesApi.SlotTask(s.task as WavesApi.SlotTask, true) } as WavesApi.Slot,
-    true
-  )
 
 /** An owner's reads of its agents: the policy check, then the feature's own read with the agent as its subject. */
 export const OwnerReadsHttpLive = HttpApiBuilder.group(ShoalApi, "ownerReads", (handlers) =>
@@ -23,23 +17,17 @@ export const OwnerReadsHttpLive = HttpApiBuilder.group(ShoalApi, "ownerReads", (
     const agent = (handle: string) => Effect.flatMap(Auth.CurrentUser, (c) => owner.agent(c, handle))
     return handlers
       .handle("agentUsage", ({ path, urlParams }) =>
-        agent(path.handle).pipe(
-          Effect.flatMap((a) => usage.summary(a, urlParams)),
-          Effect.map((r) =>
-            new WavesApi.UsageSummary(
-              { status: "success", ...r, totals: new WavesApi.UsageTotals(r.totals, true) },
-              true
-            )
-          )
-        ))
-      .handle("agentBalance", ({ path }) => agent(path.handle).pipe(Effect.flatMap((a) => wallet.balance(a.id))))
+        agent(path.handle).pipe(Effect.flatMap((a) => usage.summary(a, urlParams))))
+      .handle("agentBalance", ({ path }) =>
+        agent(path.handle).pipe(Effect.flatMap((a) => wallet.balance(a.id))))
       .handle("agentSchedule", ({ path, urlParams }) =>
-        agent(path.handle).pipe(
-          Effect.flatMap((a) => waves.daySchedule(a, a.id, urlParams.date)),
-          Effect.map((r) => new WavesApi.DaySchedule({ status: "success", ...r, schedule: r.schedule.map(slot) }, true))
-        ))
+        agent(path.handle).pipe(Effect.flatMap((a) =>
+          waves.daySchedule(a, a.id, urlParams.date)
+        )))
       .handle("agentActivity", ({ path, urlParams }) =>
-        Effect.flatMap(Auth.CurrentUser, (c) => owner.activity(c, path.handle, urlParams)))
+        Effect.flatMap(Auth.CurrentUser, (c) =>
+          owner.activity(c, path.handle, urlParams)))
       .handle("inbox", ({ urlParams }) =>
-        Effect.flatMap(Auth.CurrentUser, (c) => owner.inbox(c, urlParams)))
+        Effect.flatMap(Auth.CurrentUser, (c) =>
+          owner.inbox(c, urlParams)))
   })).pipe(withOnly(OwnerReads, Usage, Wallet, Waves, Auth.Authentication))

@@ -1,30 +1,14 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import type { Ids } from "@shoal/domain"
 import { Auth, Gigs as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { Gigs } from "../Gigs.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 
-type ApplyRequest = {
-  readonly path: { readonly task_id: Ids.TaskId }
-  readonly payload: Api.NewApplication
-  readonly headers: { readonly "idempotency-key"?: string | undefined }
-}
-
 export const GigsPublicHttpLive = HttpApiBuilder.group(ShoalApi, "gigsPublic", (handlers) =>
   Effect.gen(function*() {
     const gigs = yield* Gigs
-    return handlers.handle("listGigs", ({ urlParams }) =>
-      Effect.map(
-        gigs.list(urlParams),
-        (r) =>
-          new Api.GigList({
-            status: "success",
-            gigs: r.gigs.map((g) => new Api.Gig(g, true)),
-            next_cursor: r.next_cursor
-          }, true)
-      ))
+    return handlers.handle("listGigs", ({ urlParams }) => gigs.list(urlParams))
   })).pipe(withOnly(Gigs))
 
 export const GigsHttpLive = HttpApiBuilder.group(ShoalApi, "gigs", (handlers) =>
@@ -34,13 +18,9 @@ export const GigsHttpLive = HttpApiBuilder.group(ShoalApi, "gigs", (handlers) =>
     return handlers
       .handle(
         "applyGig",
-        idempotent("applyGig", Api.ApplicationResponse, ({ path, payload }: ApplyRequest) =>
+        idempotent("applyGig", Api.ApplicationResponse, ({ path, payload }) =>
           Effect.flatMap(Auth.CurrentUser, (c) =>
-            gigs.apply(c, path.task_id, payload)).pipe(
-              Effect.map((a) =>
-                new Api.ApplicationResponse({ status: "success", application: application(a) }, true)
-              )
-            ))
+            gigs.apply(c, path.task_id, payload)))
       )
       .handle("listApplications", ({ path }) =>
         Effect.flatMap(Auth.CurrentUser, (c) =>

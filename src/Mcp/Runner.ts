@@ -1,5 +1,5 @@
 import type { Auth } from "@shoal/domain"
-import { Effect, type Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { Idempotency } from "../Http/Idempotency.js"
 import { McpCallers } from "./Callers.js"
 import { asToolError } from "./Tool.js"
@@ -36,5 +36,14 @@ export const ToolRunner = Effect.gen(function*() {
       effect
     )
 
-  return { as, once } as const
+  /** A creating tool's whole body: `f` as the caller, `once` per `key`, answered as the response's wire JSON. */
+  const keyed = <A, I, E, R>(
+    key: string | undefined,
+    route: string,
+    request: { readonly payload?: unknown; readonly path?: unknown },
+    response: Schema.Schema<A, I>,
+    f: (caller: Auth.Principal) => Effect.Effect<A, E, R>
+  ) => as((c) => once(c, key, route, request, response, f(c)).pipe(Effect.map(Schema.encodeSync(response))))
+
+  return { as, keyed, once } as const
 })

@@ -69,11 +69,3 @@ export const exampleOf = (doc: Json, schema: Json | undefined, name = "", depth 
       return null
   }
 }
-
-/** A schema's name in the document, for a reader (`NewTask`), or its type. */
-export const schemaName = (schema: Json | undefined): string =>
-  schema === undefined
-    ? "none"
-    : typeof schema.$ref === "string"
-    ? schema.$ref.split("/").pop()!
-    : schema.type ?? "value"

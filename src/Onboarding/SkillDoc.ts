@@ -115,7 +115,8 @@ const curl = (base: string, o: Operation, call: ExampleCall | undefined, doc: Js
   return parts.join(" ")
 }
 
-const successOf = (op: Json) => {
+/** An operation's documented success: its first 2xx status (the one example calls must answer) and schema. */
+export const successOf = (op: Json) => {
   const status = Object.keys(op.responses ?? {}).find((s) => s.startsWith("2")) ?? "200"
   return { status, schema: op.responses?.[status]?.content?.["application/json"]?.schema }
 }
@@ -149,7 +150,7 @@ const operationSection = (base: string, doc: Json, o: Operation, calls: Readonly
   )
   const call = calls.find((c) => c.operationId === op.operationId)
   out.push("", "```sh", curl(base, o, call, doc))
-  if (call !== undefined) out.push(`# ${call.status}, abridged: ${fill(JSON.stringify(call.answer))}`)
+  if (call !== undefined) out.push(`# ${success.status}, abridged: ${fill(JSON.stringify(call.answer))}`)
   out.push("```")
   out.push("")
   return out.join("\n")

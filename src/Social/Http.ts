@@ -1,15 +1,13 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import type { Ids } from "@shoal/domain"
 import { Auth, Errors, ShoalApi, Social as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
+import type { RequestOf } from "../Http/RequestOf.js"
 import { Social } from "../Social.js"
 import { FeedPages } from "./FeedPages.js"
-
-type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undefined } }
 
 /**
  * A 429 of the post limit carries `Retry-After` (whole seconds until a post is allowed again) and the `RateLimit-*`
@@ -42,7 +40,7 @@ const shared = Effect.gen(function*() {
   const createPost = idempotent(
     "createPost",
     Api.PostResponse,
-    ({ payload }: { readonly payload: Api.NewPost } & WithKey) =>
+    ({ payload }: RequestOf<"social", "createPost">) =>
       Effect.flatMap(caller, (c) => social.createPost(c, payload)).pipe(
         Effect.map((post) => new Api.PostResponse({ status: "success", post }, true)),
         retryAfter
@@ -50,7 +48,7 @@ const shared = Effect.gen(function*() {
   )
 
   // the feed is the hot read: its cached body goes out directly (the typed client still decodes PostPage)
-  const feed = ({ urlParams }: { readonly urlParams: Api.PageQuery }) =>
+  const feed = ({ urlParams }: RequestOf<"social", "feed">) =>
     Effect.flatMap(caller, (c) => pages.feed(c, urlParams)).pipe(
       Effect.map((body) => HttpServerResponse.uint8Array(body, { contentType: "application/json" }))
     )
@@ -58,13 +56,13 @@ const shared = Effect.gen(function*() {
   const follow = idempotent(
     "follow",
     Api.FollowResponse,
-    ({ payload }: { readonly payload: typeof Api.FollowInput.Type } & WithKey) =>
+    ({ payload }: RequestOf<"social", "follow">) =>
       Effect.flatMap(caller, (c) => social.follow(c, payload.handle)).pipe(
         Effect.map((r) => new Api.FollowResponse({ status: "success", ...r }, true))
       )
   )
 
-  const unfollow = ({ payload }: { readonly payload: typeof Api.FollowInput.Type }) =>
+  const unfollow = ({ payload }: RequestOf<"social", "unfollow">) =>
     Effect.flatMap(caller, (c) => social.unfollow(c, payload.handle)).pipe(
       Effect.map((r) => new Api.Unfollowed({ status: "success", ...r }, true))
     )
@@ -72,7 +70,7 @@ const shared = Effect.gen(function*() {
   const comment = idempotent(
     "comment",
     Api.PostCommentResponse,
-    ({ payload }: { readonly payload: typeof Api.NewPostComment.Type } & WithKey) =>
+    ({ payload }: RequestOf<"social", "comment">) =>
       Effect.flatMap(caller, (c) => social.comment(c, payload)).pipe(
         Effect.map((comment) => new Api.PostCommentResponse({ status: "success", comment }, true))
       )
@@ -81,37 +79,20 @@ const shared = Effect.gen(function*() {
   const vote = idempotent(
     "vote",
     Api.VoteResponse,
-    ({ payload }: { readonly payload: typeof Api.VoteInput.Type } & WithKey) =>
-      Effect.flatMap(caller, (c) => social.vote(c, payload)).pipe(
-        Effect.map((r) =>
-          new Api.VoteResponse({
-            status: "success",
-            vote: { post_id: payload.post_id, vote: payload.vote },
-            score: r.score,
-            changed: r.changed
-          }, true)
-        )
-      )
+    ({ payload }: RequestOf<"social", "vote">) => Effect.flatMap(caller, (c) => social.vote(c, payload))
   )
 
-  const getPost = ({ path }: { readonly path: { readonly post_id: Ids.PostId } }) =>
+  const getPost = ({ path }: RequestOf<"social", "getPost">) =>
     Effect.flatMap(caller, (c) => social.getPost(c, path.post_id)).pipe(
       Effect.map((r) => new Api.PostDetail({ status: "success", ...r }, true))
     )
 
-  const userPosts = (
-    { path, urlParams }: { readonly path: { readonly handle: string }; readonly urlParams: Api.PageQuery }
-  ) =>
+  const userPosts = ({ path, urlParams }: RequestOf<"social", "userPosts">) =>
     Effect.flatMap(caller, (c) => social.userPosts(c, path.handle, urlParams)).pipe(
       Effect.map((r) => new Api.PostPage({ status: "success", ...r }, true))
     )
 
-  const followers = (
-    { path, urlParams }: {
-      readonly path: { readonly handle: string }
-      readonly urlParams: typeof Api.FollowListQuery.Type
-    }
-  ) =>
+  const followers = ({ path, urlParams }: RequestOf<"social", "followers">) =>
     Effect.flatMap(caller, (c) => social.followers(c, path.handle, urlParams)).pipe(
       Effect.map((r) =>
         new Api.Followers({
@@ -124,12 +105,7 @@ const shared = Effect.gen(function*() {
       )
     )
 
-  const following = (
-    { path, urlParams }: {
-      readonly path: { readonly handle: string }
-      readonly urlParams: typeof Api.FollowListQuery.Type
-    }
-  ) =>
+  const following = ({ path, urlParams }: RequestOf<"social", "following">) =>
     Effect.flatMap(caller, (c) => social.following(c, path.handle, urlParams)).pipe(
       Effect.map((r) =>
         new Api.Following({

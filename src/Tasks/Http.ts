@@ -1,18 +1,16 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import type { Ids } from "@shoal/domain"
 import { Auth, ShoalApi, Tasks as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
+import type { RequestOf } from "../Http/RequestOf.js"
 import { PublicUrl } from "../Identity/PublicUrl.js"
 import { Tasks } from "../Tasks.js"
 import { BalanceChanges } from "../Wallet/BalanceChanges.js"
 import { TaskNotes } from "./Notes.js"
 import { TaskPages } from "./Pages.js"
-import { taskCompleted, toTaskDetail } from "./Wire.js"
-
-type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undefined } }
+import { commentCreated, taskCompleted, toTaskDetail } from "./Wire.js"
 
 /** The handlers both path forms share (`/api/agent/...` and the unprefixed one). */
 const shared = Effect.gen(function*() {
@@ -24,37 +22,23 @@ const shared = Effect.gen(function*() {
   const caller = Auth.CurrentUser
 
   // a page of tasks is the hot read: its cached body goes out directly (the typed client still decodes TaskList)
-  const listTasks = (
-    { path, urlParams }: {
-      readonly path: { readonly project_id: Ids.ProjectId }
-      readonly urlParams: Api.TaskListQuery
-    }
-  ) =>
+  const listTasks = ({ path, urlParams }: RequestOf<"tasks", "listTasks">) =>
     Effect.flatMap(caller, (c) => pages.projectPage(c, path.project_id, urlParams)).pipe(
       Effect.map((body) => HttpServerResponse.uint8Array(body, { contentType: "application/json" }))
     )
 
-  const createTask = (
-    { path, payload }: { readonly path: { readonly project_id: Ids.ProjectId }; readonly payload: Api.NewTask }
-  ) =>
+  const createTask = ({ path, payload }: RequestOf<"tasks", "createTask">) =>
     Effect.flatMap(caller, (c) => tasks.create(c, path.project_id, payload)).pipe(
       Effect.map((r) => new Api.TaskResponse({ status: "success", ...r }, true))
     )
 
-  const updateTask = (
-    { path, payload }: { readonly path: { readonly task_id: Ids.TaskId }; readonly payload: Api.TaskPatch }
-  ) =>
+  const updateTask = ({ path, payload }: RequestOf<"tasks", "updateTask">) =>
     Effect.flatMap(caller, (c) => tasks.update(c, path.task_id, payload)).pipe(
       Effect.map((r) => new Api.TaskResponse({ status: "success", ...r }, true)),
       balances.tracked
     )
 
-  const reschedule = (
-    { path, payload }: {
-      readonly path: { readonly task_id: Ids.TaskId }
-      readonly payload: typeof Api.Reschedule.Type
-    }
-  ) =>
+  const reschedule = ({ path, payload }: RequestOf<"tasks", "rescheduleTask">) =>
     Effect.flatMap(caller, (c) => tasks.reschedule(c, path.task_id, payload.wave_time)).pipe(
       Effect.map((r) =>
         new Api.Rescheduled({
@@ -67,46 +51,19 @@ const shared = Effect.gen(function*() {
       )
     )
 
-  const comment = (
-    { path, payload }: { readonly path: { readonly task_id: Ids.TaskId }; readonly payload: Api.NewComment }
-  ) =>
-    Effect.flatMap(caller, (c) => notes.addComment(c, path.task_id, payload)).pipe(
-      Effect.map((r) =>
-        new Api.CommentCreated({
-          status: "success",
-          comment_id: r.comment.id,
-          task_permalink: r.permalink,
-          comment: r.comment,
-          warning: r.warning
-        }, true)
-      )
-    )
+  const comment = ({ path, payload }: RequestOf<"tasks", "createComment">) =>
+    Effect.flatMap(caller, (c) => notes.addComment(c, path.task_id, payload)).pipe(Effect.map(commentCreated))
 
-  const checklist = (
-    { path, payload }: {
-      readonly path: { readonly task_id: Ids.TaskId }
-      readonly payload: typeof Api.NewChecklistItem.Type
-    }
-  ) =>
+  const checklist = ({ path, payload }: RequestOf<"tasks", "addChecklistItem">) =>
     Effect.flatMap(caller, (c) => notes.addItem(c, path.task_id, payload.text)).pipe(
       Effect.map((item) => new Api.ChecklistItemResponse({ status: "success", task_id: path.task_id, ...item }, true))
     )
 
   // the creating POSTs, each keyed by its Idempotency-Key (the same route name in both forms)
-  const createTaskKeyed = (r: Parameters<typeof createTask>[0] & WithKey) =>
-    balances.tracked(
-      idempotent("createTask", Api.TaskResponse, (r: Parameters<typeof createTask>[0] & WithKey) => createTask(r))(r)
-    )
-  const commentKeyed = idempotent(
-    "createComment",
-    Api.CommentCreated,
-    (r: Parameters<typeof comment>[0] & WithKey) => comment(r)
-  )
-  const checklistKeyed = idempotent(
-    "addChecklistItem",
-    Api.ChecklistItemResponse,
-    (r: Parameters<typeof checklist>[0] & WithKey) => checklist(r)
-  )
+  const createTaskKeyed = (r: RequestOf<"tasks", "createTask">) =>
+    balances.tracked(idempotent("createTask", Api.TaskResponse, createTask)(r))
+  const commentKeyed = idempotent("createComment", Api.CommentCreated, comment)
+  const checklistKeyed = idempotent("addChecklistItem", Api.ChecklistItemResponse, checklist)
 
   return {
     tasks,
@@ -122,10 +79,7 @@ const shared = Effect.gen(function*() {
   } as const
 })
 
-type DecideRequest = {
-  readonly path: { readonly task_id: Ids.TaskId }
-  readonly payload: typeof Api.Approval.Type
-} & WithKey
+type DecideRequest = RequestOf<"tasks", "approveTask">
 
 export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) =>
   Effect.gen(function*() {

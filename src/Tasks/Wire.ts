@@ -37,6 +37,20 @@ export const toTaskJson = (publicUrl: string, row: TaskRow): typeof Tasks.Task.E
     : {})
 })
 
+/** A new comment's answer, the same over REST and MCP. */
+export const commentCreated = (r: {
+  readonly comment: Tasks.TaskComment
+  readonly permalink: string
+  readonly warning?: string | undefined
+}) =>
+  new Tasks.CommentCreated({
+    status: "success",
+    comment_id: r.comment.id,
+    task_permalink: r.permalink,
+    comment: r.comment,
+    warning: r.warning
+  }, true)
+
 export const toTask = (publicUrl: string, row: TaskRow): Tasks.Task =>
   new Tasks.Task(toTaskJson(publicUrl, row) as any, true)
 

@@ -4,16 +4,10 @@ import { Auth, ShoalApi, Waves as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
+import type { RequestOf } from "../Http/RequestOf.js"
 import { Waves } from "../Waves.js"
+import { slot } from "./Slots.js"
 import { Usage } from "./Usage.js"
-
-const slot = (s: typeof Api.Slot.Encoded) =>
-  new Api.Slot(
-    { ...s, task: s.task === null ? null : new Api.SlotTask(s.task as Api.SlotTask, true) } as Api.Slot,
-    true
-  )
-
-type WithKey = { readonly headers: { readonly "idempotency-key"?: string | undefined } }
 
 export const WavesPublicHttpLive = HttpApiBuilder.group(ShoalApi, "wavesPublic", (handlers) =>
   Effect.gen(function*() {
@@ -28,7 +22,7 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
     const usage = yield* Usage
     const caller = Auth.CurrentUser
 
-    const complete = ({ payload }: { readonly payload: Api.WaveComplete } & WithKey) =>
+    const complete = ({ payload }: RequestOf<"waves", "completeWave">) =>
       Effect.flatMap(caller, (c) => waves.complete(c, payload)).pipe(
         Effect.map((r) => new Api.WaveCompleted({ status: "success", ...r }, true))
       )
@@ -47,10 +41,7 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
           Effect.map((r) => new Api.SlotSet({ status: "success", ...r }, true))
         ))
       .handle("daySchedule", ({ path, urlParams }) =>
-        Effect.flatMap(caller, (c) =>
-          waves.daySchedule(c, path.agent, urlParams.date)).pipe(
-            Effect.map((r) => new Api.DaySchedule({ status: "success", ...r, schedule: r.schedule.map(slot) }, true))
-          ))
+        Effect.flatMap(caller, (c) => waves.daySchedule(c, path.agent, urlParams.date)))
       .handle("completeWave", idempotent("completeWave", Api.WaveCompleted, complete))
       .handle("completeWaveMissionControl", idempotent("completeWave", Api.WaveCompleted, complete))
       .handle("heartbeat", () =>
@@ -68,7 +59,7 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
         ))
       .handle(
         "reportUsage",
-        idempotent("reportUsage", Api.UsageRecorded, ({ payload }: { readonly payload: Api.UsageReport } & WithKey) =>
+        idempotent("reportUsage", Api.UsageRecorded, ({ payload }) =>
           Effect.flatMap(caller, (c) =>
             usage.report(c, payload)).pipe(
               Effect.map((u) =>
@@ -76,10 +67,5 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
               )
             ))
       )
-      .handle("usage", ({ urlParams }) =>
-        Effect.flatMap(caller, (c) => usage.summary(c, urlParams)).pipe(
-          Effect.map((r) =>
-            new Api.UsageSummary({ status: "success", ...r, totals: new Api.UsageTotals(r.totals, true) }, true)
-          )
-        ))
+      .handle("usage", ({ urlParams }) => Effect.flatMap(caller, (c) => usage.summary(c, urlParams)))
   })).pipe(withOnly(Waves, Usage, Idempotency, Auth.Authentication))

@@ -1,5 +1,5 @@
-import type { Auth, Waves as Api } from "@shoal/domain"
-import { Errors, Work } from "@shoal/domain"
+import type { Auth } from "@shoal/domain"
+import { Errors, Waves as Api, Work } from "@shoal/domain"
 import { Clock, Effect } from "effect"
 import * as Policy from "../Projects/Policy.js"
 import { ProjectsRepo } from "../Projects/Repo.js"
@@ -57,11 +57,13 @@ export class Usage extends Effect.Service<Usage>()("Waves/Usage", {
         return yield* new Errors.InvalidRequest({ message: "from is after to", details: { field: "from" } })
       }
       const r = yield* repo.summary(caller.id, new Date(from), new Date(to))
-      return {
+      return new Api.UsageSummary({
+        status: "success",
         from: new Date(from).toISOString().slice(0, 10),
         to: new Date(last).toISOString().slice(0, 10),
-        ...r
-      }
+        ...r,
+        totals: new Api.UsageTotals(r.totals, true)
+      }, true)
     })
 
     return { report, summary } as const

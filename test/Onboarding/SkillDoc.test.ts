@@ -3,7 +3,7 @@ import { expect } from "@effect/vitest"
 import { EventCatalog, ShoalApi, Wallet } from "@shoal/domain"
 import { Effect } from "effect"
 import { withSamples } from "../../src/Onboarding/ExampleCalls.js"
-import { operationsOf, renderSkill } from "../../src/Onboarding/SkillDoc.js"
+import { operationsOf, renderSkill, successOf } from "../../src/Onboarding/SkillDoc.js"
 import { TOOLS } from "../Mcp/support.js"
 import { rawRequest } from "../support/Raw.js"
 import { describeWallet, walletRaw } from "../Wallet/support.js"
@@ -117,7 +117,7 @@ describeWallet()("GET /skill.md", (it) => {
         const md = (yield* rawRequest("GET", "/skill.md")).text
         const { vars } = yield* setUp
         for (const call of exampleCalls) {
-          const { method, path } = operationOf(call)
+          const { method, op, path } = operationOf(call)
           const route = `${method.toUpperCase()} ${path}`
           const section = md.split(`#### ${route}\n`)[1]?.split("\n#### ")[0]
           if (exampleCalls.find((c) => c.operationId === call.operationId) !== call) {
@@ -130,7 +130,7 @@ describeWallet()("GET /skill.md", (it) => {
             expect(section).toContain(withSamples(JSON.stringify(call.answer)))
           }
           const res = yield* runCall(call, vars)
-          expect(res.status, `${call.operationId}: ${JSON.stringify(res.body)}`).toBe(call.status)
+          expect(res.status, `${call.operationId}: ${JSON.stringify(res.body)}`).toBe(Number(successOf(op).status))
           expect(shapeErrors(call.answer, res.body), call.operationId).toEqual([])
         }
       }),

@@ -74,7 +74,7 @@ export const MeTools = Toolkit.make(
 )
 
 export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
-  const { as, once } = yield* ToolRunner
+  const { as, keyed, once } = yield* ToolRunner
   const profiles = yield* Profiles
   const waves = yield* Waves
   const wallet = yield* Wallet
@@ -107,15 +107,13 @@ export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
         )
       ),
     wave_complete: ({ idempotency_key, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "completeWave",
-          { payload },
-          WavesApi.WaveCompleted,
+      keyed(
+        idempotency_key,
+        "completeWave",
+        { payload },
+        WavesApi.WaveCompleted,
+        (c) =>
           Effect.map(waves.complete(c, payload), (r) => new WavesApi.WaveCompleted({ status: "success", ...r }, true))
-        ).pipe(Effect.map(encoded(WavesApi.WaveCompleted)))
       ),
     read_events: ({ after, limit }) =>
       as((c) => Effect.map(events.poll(c.id, after, limit), encoded(EventsApi.EventsPage))),

@@ -70,23 +70,23 @@ export const SocialTools = Toolkit.make(
 )
 
 export const SocialToolsLive = SocialTools.toLayer(Effect.gen(function*() {
-  const { as, once } = yield* ToolRunner
+  const { as, keyed } = yield* ToolRunner
   const profiles = yield* Profiles
   const social = yield* Social
   const messages = yield* Messages
   const notifications = yield* Notifications
   return {
     post: ({ idempotency_key, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "createPost",
-          { payload },
-          SocialApi.PostResponse,
-          Effect.map(social.createPost(c, payload), (post) =>
-            new SocialApi.PostResponse({ status: "success", post }, true))
-        ).pipe(Effect.map(encoded(SocialApi.PostResponse)))
+      keyed(
+        idempotency_key,
+        "createPost",
+        { payload },
+        SocialApi.PostResponse,
+        (c) =>
+          Effect.map(
+            social.createPost(c, payload),
+            (post) => new SocialApi.PostResponse({ status: "success", post }, true)
+          )
       ),
     feed: (q) => as((c) => Effect.map(social.feed(c, q), (r) => ({ status: "success", ...r }))),
     follow: ({ handle }) =>
@@ -97,50 +97,19 @@ export const SocialToolsLive = SocialTools.toLayer(Effect.gen(function*() {
         )
       ),
     comment_on_post: ({ idempotency_key, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "comment",
-          { payload },
-          SocialApi.PostCommentResponse,
-          Effect.map(
-            social.comment(c, payload),
-            (comment) => new SocialApi.PostCommentResponse({ status: "success", comment }, true)
-          )
-        ).pipe(Effect.map(encoded(SocialApi.PostCommentResponse)))
-      ),
+      keyed(idempotency_key, "comment", { payload }, SocialApi.PostCommentResponse, (c) =>
+        Effect.map(
+          social.comment(c, payload),
+          (comment) => new SocialApi.PostCommentResponse({ status: "success", comment }, true)
+        )),
     vote: ({ idempotency_key, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "vote",
-          { payload },
-          SocialApi.VoteResponse,
-          Effect.map(social.vote(c, payload), (r) =>
-            new SocialApi.VoteResponse({
-              status: "success",
-              vote: { post_id: payload.post_id, vote: payload.vote },
-              score: r.score,
-              changed: r.changed
-            }, true))
-        ).pipe(Effect.map(encoded(SocialApi.VoteResponse)))
-      ),
+      keyed(idempotency_key, "vote", { payload }, SocialApi.VoteResponse, (c) => social.vote(c, payload)),
     send_message: ({ idempotency_key, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "sendMessage",
-          { payload },
-          SocialApi.MessageSent,
-          Effect.map(
-            messages.sendTo(c, payload),
-            (message) => new SocialApi.MessageSent({ status: "success", message }, true)
-          )
-        ).pipe(Effect.map(encoded(SocialApi.MessageSent)))
-      ),
+      keyed(idempotency_key, "sendMessage", { payload }, SocialApi.MessageSent, (c) =>
+        Effect.map(
+          messages.sendTo(c, payload),
+          (message) => new SocialApi.MessageSent({ status: "success", message }, true)
+        )),
     read_messages: (q) =>
       as((c) =>
         Effect.map(

@@ -8,7 +8,7 @@ import { PublicUrl } from "../../Identity/PublicUrl.js"
 import { Projects } from "../../Projects.js"
 import { Tasks } from "../../Tasks.js"
 import { TaskNotes } from "../../Tasks/Notes.js"
-import { taskCompleted, toTaskJson } from "../../Tasks/Wire.js"
+import { commentCreated, taskCompleted, toTaskJson } from "../../Tasks/Wire.js"
 import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
 import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
@@ -85,7 +85,7 @@ export const WorkTools = Toolkit.make(
 )
 
 export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
-  const { as, once } = yield* ToolRunner
+  const { as, keyed, once } = yield* ToolRunner
   const tasks = yield* Tasks
   const notes = yield* TaskNotes
   const projects = yield* Projects
@@ -132,36 +132,24 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
         )
       ),
     comment_on_task: ({ idempotency_key, task_id, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "createComment",
-          { payload, path: { task_id } },
-          TasksApi.CommentCreated,
-          Effect.map(notes.addComment(c, task_id, payload), (r) =>
-            new TasksApi.CommentCreated({
-              status: "success",
-              comment_id: r.comment.id,
-              task_permalink: r.permalink,
-              comment: r.comment,
-              warning: r.warning
-            }, true))
-        ).pipe(Effect.map(encoded(TasksApi.CommentCreated)))
+      keyed(
+        idempotency_key,
+        "createComment",
+        { payload, path: { task_id } },
+        TasksApi.CommentCreated,
+        (c) => Effect.map(notes.addComment(c, task_id, payload), commentCreated)
       ),
     add_checklist_item: ({ idempotency_key, task_id, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "addChecklistItem",
-          { payload, path: { task_id } },
-          TasksApi.ChecklistItemResponse,
+      keyed(
+        idempotency_key,
+        "addChecklistItem",
+        { payload, path: { task_id } },
+        TasksApi.ChecklistItemResponse,
+        (c) =>
           Effect.map(
             notes.addItem(c, task_id, payload.text),
             (item) => new TasksApi.ChecklistItemResponse({ status: "success", task_id, ...item }, true)
           )
-        ).pipe(Effect.map(encoded(TasksApi.ChecklistItemResponse)))
       ),
     search_projects: (q) =>
       as((c) =>
@@ -171,44 +159,19 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
         )
       ),
     create_project: ({ idempotency_key, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "createProject",
-          { payload },
-          ProjectsApi.ProjectResponse,
-          Effect.map(
-            projects.create(c, payload),
-            (r) => new ProjectsApi.ProjectResponse({ status: "success", ...r }, true)
-          )
-        ).pipe(Effect.map(encoded(ProjectsApi.ProjectResponse)))
-      ),
-    list_gigs: (q) =>
-      as(() =>
-        Effect.map(gigs.list(q), (r) =>
-          encoded(GigsApi.GigList)(
-            new GigsApi.GigList({
-              status: "success",
-              gigs: r.gigs.map((g) => new GigsApi.Gig(g, true)),
-              next_cursor: r.next_cursor
-            }, true)
-          ))
-      ),
+      keyed(idempotency_key, "createProject", { payload }, ProjectsApi.ProjectResponse, (c) =>
+        Effect.map(
+          projects.create(c, payload),
+          (r) => new ProjectsApi.ProjectResponse({ status: "success", ...r }, true)
+        )),
+    list_gigs: (q) => as(() => Effect.map(gigs.list(q), encoded(GigsApi.GigList))),
     apply_gig: ({ idempotency_key, task_id, ...payload }) =>
-      as((c) =>
-        once(
-          c,
-          idempotency_key,
-          "applyGig",
-          { payload, path: { task_id } },
-          GigsApi.ApplicationResponse,
-          Effect.map(gigs.apply(c, task_id, payload), (a) =>
-            new GigsApi.ApplicationResponse({
-              status: "success",
-              application: new GigsApi.Application(a, true)
-            }, true))
-        ).pipe(Effect.map(encoded(GigsApi.ApplicationResponse)))
+      keyed(
+        idempotency_key,
+        "applyGig",
+        { payload, path: { task_id } },
+        GigsApi.ApplicationResponse,
+        (c) => gigs.apply(c, task_id, payload)
       )
   }
 })).pipe(withOnly(McpCallers, Idempotency, Tasks, TaskNotes, Projects, Gigs, BalanceChanges))
