@@ -47,10 +47,14 @@ export class KeysRepo extends Effect.Service<KeysRepo>()("Auth/KeysRepo", {
       )
 
     /** Of `hashes`, those of keys not revoked. */
+    /** Of these hashes, those of live keys and of live console sessions (src/Auth/Sessions.ts). */
     const live = (hashes: ReadonlyArray<string>) =>
       Effect.map(
         sql<{ key_hash: string }>`SELECT key_hash FROM api_keys
-          WHERE key_hash = ANY(${hashes as Array<string>}::text[]) AND revoked_at IS NULL`,
+            WHERE key_hash = ANY(${hashes as Array<string>}::text[]) AND revoked_at IS NULL
+          UNION ALL
+          SELECT token_hash FROM console_sessions
+            WHERE token_hash = ANY(${hashes as Array<string>}::text[]) AND revoked_at IS NULL AND expires_at > now()`,
         (rows) => new Set(rows.map((r) => r.key_hash))
       )
 

@@ -2,12 +2,16 @@ import { Ids } from "@shoal/domain"
 import { Schema } from "effect"
 
 /**
- * NOTIFY channel: "these keys of this account were revoked". A rotation sends it inside its transaction, so it goes
+ * NOTIFY channel: "these keys (or console sessions) of this account were revoked". A rotation sends it inside its transaction, so it goes
  * out only if the rotation commits; every node then closes the sockets opened with those keys and uncaches them.
  */
 export const KeysChannel = "shoal_keys"
 
-/** The notice: whose keys, as their hashes (what sockets and the key cache know them by; never the keys). */
+/**
+ * The notice: whose keys, as their hashes (what sockets and the key cache know them by; never the keys). Signing
+ * out of the console sends one with the session token's hash (src/Auth/SessionsRepo.ts): the sockets that session
+ * opened close like a revoked key's.
+ */
 export const RevokedKeys = Schema.Struct({ user_id: Ids.UserId, key_hashes: Schema.Array(Schema.String) })
 export type RevokedKeys = typeof RevokedKeys.Type
 

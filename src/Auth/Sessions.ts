@@ -71,8 +71,9 @@ export class ConsoleSessions extends Effect.Service<ConsoleSessions>()("Auth/Con
       return token === undefined ? Effect.succeed(false) : Effect.orDie(repo.revoke(hashToken(token)))
     }
 
-    const lookup = (token: string): Effect.Effect<SessionCheck> =>
-      Effect.map(Effect.orDie(repo.principal(hashToken(token))), (found) =>
+    const lookup = (token: string): Effect.Effect<SessionCheck> => {
+      const sessionHash = hashToken(token)
+      return Effect.map(Effect.orDie(repo.principal(sessionHash)), (found) =>
         Option.match(found, {
           onNone: () => ended,
           onSome: (row): SessionCheck => ({
@@ -82,10 +83,12 @@ export class ConsoleSessions extends Effect.Service<ConsoleSessions>()("Auth/Con
               handle: row.handle,
               userType: row.user_type,
               ownerId: row.owner_id,
-              keyHash: row.key_hash
+              keyHash: row.key_hash,
+              sessionHash
             }
           })
         }))
+    }
 
     /**
      * An API request without a key: its cookie's session, if it also carries `X-Shoal-Console: 1` (a form or a page

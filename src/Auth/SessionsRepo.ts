@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
+import * as Revoked from "./Revoked.js"
 
 const SessionPrincipal = Schema.Struct({
   id: Ids.UserId,
@@ -31,12 +32,20 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("Auth/SessionsR
             WHERE s.token_hash = ${tokenHash} AND s.revoked_at IS NULL AND s.expires_at > now()`
     })
 
-    /** Ends a live session; true when there was one. */
+    /**
+     * Ends a live session; true when there was one. In the same statement, so only if it commits, the revocation
+     * notice (src/Auth/Revoked.ts) naming the session's token hash: every node closes the sockets it opened.
+     */
     const revoke = (tokenHash: string) =>
       Effect.map(
-        sql<{ token_hash: string }>`UPDATE console_sessions SET revoked_at = now()
-                                    WHERE token_hash = ${tokenHash} AND revoked_at IS NULL AND expires_at > now()
-                                    RETURNING token_hash`,
+        sql<{ token_hash: string }>`WITH ended AS (
+            UPDATE console_sessions SET revoked_at = now()
+            WHERE token_hash = ${tokenHash} AND revoked_at IS NULL AND expires_at > now()
+            RETURNING token_hash, key_hash)
+          SELECT e.token_hash, (SELECT pg_notify(${Revoked.KeysChannel},
+              json_build_object('user_id', k.user_id, 'key_hashes', json_build_array(e.token_hash))::text)
+            FROM api_keys k WHERE k.key_hash = e.key_hash) AS notified
+          FROM ended e`,
         (rows) => rows.length > 0
       )
 

@@ -15,6 +15,7 @@ import { Presence } from "./Presence.js"
 // longer than any key check takes: one that read a key just before its revocation still attaches after it
 const REVOKED_MEMORY_MS = 60_000
 export const KEY_ROTATED = "the API key was rotated; reconnect with the new key"
+export const SIGNED_OUT = "the console session ended (signed out or expired); sign in again"
 
 /**
  * `FiberMap.runtime` for thousands of long-lived actors: each is forked with the hub's FiberRefs (its clock, logger
@@ -94,7 +95,12 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
         agent.kind = kind
         agent.sockets.add(conn)
         // its key check read the key before a revocation this node has already handled
-        if (revoked.has(conn.keyHash)) conn.close(Events.CloseCodes.unauthorized, KEY_ROTATED)
+        const closedBy = conn.sessionHash !== undefined && revoked.has(conn.sessionHash)
+          ? SIGNED_OUT
+          : revoked.has(conn.keyHash)
+          ? KEY_ROTATED
+          : undefined
+        if (closedBy !== undefined) conn.close(Events.CloseCodes.unauthorized, closedBy)
         // events up to here were offered before the socket joined: those still queued are dropped by its cursor
         return position
       })
@@ -137,21 +143,30 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
         for (const conn of agents.get(userId)?.sockets ?? []) conn.close(code, reason)
       })
 
-    /** Closes (4401) the account's sockets opened with these keys, now and if one attaches in the next minute. */
+    /**
+     * Closes (4401) the account's sockets opened with these keys (or console sessions), now and if one attaches in
+     * the next minute.
+     */
     const revoke = (userId: Ids.UserId, hashes: ReadonlyArray<string>) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.sync(() => {
           for (const hash of hashes) revoked.set(hash, now)
           for (const conn of agents.get(userId)?.sockets ?? []) {
-            if (hashes.includes(conn.keyHash)) conn.close(Events.CloseCodes.unauthorized, KEY_ROTATED)
+            if (conn.openedWith(hashes)) {
+              conn.close(Events.CloseCodes.unauthorized, hashes.includes(conn.keyHash) ? KEY_ROTATED : SIGNED_OUT)
+            }
           }
         }))
 
-    /** key hash → account, of the sockets open on this node */
+    /** key hash (and console session token hash) → account, of the sockets open on this node */
     const keys = () => {
       const found = new Map<string, Ids.UserId>()
       for (const agent of agents.values()) {
-        for (const conn of agent.sockets) if (!conn.closed) found.set(conn.keyHash, agent.userId)
+        for (const conn of agent.sockets) {
+          if (conn.closed) continue
+          found.set(conn.keyHash, agent.userId)
+          if (conn.sessionHash !== undefined) found.set(conn.sessionHash, agent.userId)
+        }
       }
       return found
     }

@@ -28,8 +28,15 @@ export class Connection {
     readonly keyHash: string,
     /** bytes queued for the client past which a live socket is closed as too slow */
     readonly maxBuffered: number,
-    public lastSent: number
+    public lastSent: number,
+    /** the console session it was opened with (a cookie instead of a key): signing out closes it */
+    readonly sessionHash?: string
   ) {}
+
+  /** Whether it was opened with one of these credentials (key hashes, or a console session's token hash). */
+  openedWith(hashes: ReadonlyArray<string>): boolean {
+    return hashes.includes(this.keyHash) || (this.sessionHash !== undefined && hashes.includes(this.sessionHash))
+  }
 
   /** From the dispatcher: send now if live, hold if replaying. */
   push(row: EventRow): void {

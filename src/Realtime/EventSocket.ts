@@ -125,7 +125,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       Effect.suspend(() => {
         // closed, or closing (its check came after a deadline had already refused it)
         if (s.closed || s.ws.readyState !== WebSocket.OPEN) return Effect.succeed(undefined)
-        const c = new Connection(s.ws, s.tcp, principal.id, principal.keyHash, maxBuffered, 0)
+        const c = new Connection(s.ws, s.tcp, principal.id, principal.keyHash, maxBuffered, 0, principal.sessionHash)
         s.conn = c
         pendingAuth.settle(s)
         clearTimeout(s.authTimer)

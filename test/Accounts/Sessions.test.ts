@@ -76,9 +76,18 @@ describeApp({ WEBHOOK_ALLOW_PRIVATE: "true" })("console sessions, named keys, th
       yield* waitFor("the refusal", () => foreign.rejected ?? foreign.closed)
       expect(foreign.rejected?.status).toBe(401)
 
-      // signing out ends it (and clears the cookie); a second sign-out has nothing to end
+      // a socket opened with the key itself, beside the cookie's
+      const keyed = yield* openSocket({ key: human.api_key })
+      yield* keyed.ready()
+
+      // signing out ends it (and clears the cookie) and closes the socket the cookie opened, not the key's; a
+      // second sign-out has nothing to end
       const out = yield* rawRequest("DELETE", "/api/account/session", { headers: { cookie } })
       expect(out.status).toBe(200)
+      const closed = yield* socket.waitClosed()
+      expect(closed.code).toBe(4401)
+      expect(closed.reason).toMatch(/session ended/)
+      expect(keyed.closed).toBeUndefined()
       expect(out.body).toEqual({ status: "success", ended: true })
       expect(out.headers["set-cookie"]).toMatch(/shoal_session=;.*(Max-Age=0|Expires=Thu, 01 Jan 1970)/i)
       expectError(yield* rawRequest("GET", "/api/agent/me", asConsole(cookie)), 401, "unauthorized")

@@ -197,6 +197,26 @@ layer(
       yield* expectLive(kept, b.user.id, "test.kept")
     }))
 
+  it.scoped("the periodic check closes sockets of a console session that expired, not the key's own", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const a = yield* signUp()
+      const made = yield* rawRequest("POST", "/api/account/session", { key: a.api_key })
+      const cookie = /shoal_session=[^;]*/.exec(made.headers["set-cookie"]!)![0]
+      const bySession = yield* openSocket({ headers: { cookie, origin: "http://127.0.0.1" } })
+      const byKey = yield* openSocket({ key: a.api_key })
+      yield* Effect.all([bySession.ready(), byKey.ready()])
+      // the session's time runs out: no sign-out, so no notice
+      yield* sql`UPDATE console_sessions SET expires_at = now() - interval '1 second' WHERE key_hash = ${
+        hashKey(a.api_key)
+      }`
+      const closed = yield* bySession.waitClosed()
+      expect(closed.code).toBe(4401)
+      expect(closed.reason).toMatch(/session ended/)
+      yield* realSleep(700)
+      yield* expectLive(byKey, a.user.id, "test.kept")
+    }))
+
   it.scoped("a key revoked without a notice is refused once its cached read expires (KEY_CACHE_TTL); live ones keep serving", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

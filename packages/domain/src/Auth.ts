@@ -10,6 +10,8 @@ export interface Principal {
   readonly ownerId: UserId | null
   /** sha256 of the presented key: the cache and rate-limit key. */
   readonly keyHash: string
+  /** sha256 of the console session's token, when a cookie stood in for the key: signing out closes its sockets */
+  readonly sessionHash?: string
 }
 
 export class CurrentUser extends Context.Tag("Shoal/CurrentUser")<CurrentUser, Principal>() {}
