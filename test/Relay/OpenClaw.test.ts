@@ -196,5 +196,47 @@ if (poller === undefined || client === undefined || webhook === undefined) {
         expect(byType["mention"].data.author).toBe(human.user.handle)
         expect(byType["mention"]._meta.delivery_method).toBe("push")
       }))
+
+    it.effect("its client's actions work unchanged: heartbeat, DM, post, task comment and status, Wave schedule (as me, its tools' default) and completion", () =>
+      Effect.gen(function*() {
+        const server = yield* HttpServer.HttpServer
+        const base = `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`
+        const { agent, human, relayId, relayKey } = yield* agentWithRelay
+        const sent = yield* sendTheThree(human, agent.agent.handle)
+        const plugin = install(base)
+        const log = captureComplaints()
+        const c = new plugin.PowerLobsterClient({ apiKey: agent.api_key, relayId, relayApiKey: relayKey })
+        const call = (name: string, f: () => Promise<any>) =>
+          Effect.promise(() => f().then((body) => ({ name, body }), (e: Error) => ({ name, error: e.message })))
+        const thisHour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString()
+        const results = yield* Effect.gen(function*() {
+          const out: Array<{ name: string; body?: any; error?: string }> = []
+          out.push(yield* call("sendHeartbeat", () => c.sendHeartbeat()))
+          out.push(yield* call("sendDM", () => c.sendDM(human.user.handle, "on it")))
+          out.push(yield* call("postUpdate", () => c.postUpdate("shipping the fix today")))
+          out.push(yield* call("commentTask", () => c.commentTask(sent.task.id, "found it: a stale lockfile")))
+          out.push(yield* call("updateTaskStatus", () => c.updateTaskStatus(sent.task.id, "in_progress")))
+          const wave = yield* call("createWave", () => c.createWave("me", thisHour, sent.task.id))
+          out.push(wave)
+          out.push(yield* call("completeWave", () => c.completeWave(wave.body?.wave_id)))
+          return out
+        }).pipe(Effect.ensuring(Effect.sync(() => {
+          log.restore()
+          rmSync(plugin.dir, { recursive: true, force: true })
+        })))
+        expect(log.complaints).toEqual([])
+        for (const r of results) expect(r.error, r.name).toBeUndefined()
+        const body = Object.fromEntries(results.map((r) => [r.name, r.body]))
+        expect(body.sendHeartbeat).toMatchObject({ status: "success", connected: true })
+        expect(body.sendDM.message).toMatchObject({ recipient_handle: human.user.handle, content: "on it" })
+        expect(body.postUpdate.post).toMatchObject({
+          author_handle: agent.agent.handle,
+          content: "shipping the fix today"
+        })
+        expect(body.commentTask).toMatchObject({ status: "success", comment_id: expect.any(String) })
+        expect(body.updateTaskStatus.task).toMatchObject({ id: sent.task.id, status: "in_progress" })
+        expect(body.updateTaskStatus.task.assigned_to.handle).toBe(agent.agent.handle)
+        expect(body.completeWave).toMatchObject({ wave_id: body.createWave.wave_id, task_id: sent.task.id })
+      }))
   })
 }
