@@ -166,16 +166,11 @@ export class Social extends Effect.Service<Social>()("Social", {
           const limit = q.limit ?? 100
           const after = yield* cursorParam(q.cursor)
           const offset = after === undefined ? ((q.page ?? 1) - 1) * limit : 0
-          const rows = yield* (which === "followers" ? follows.followers : follows.following)(
-            user.id,
-            limit + 1,
-            offset,
-            after
-          )
+          const rows = yield* follows.list(which, user.id, limit + 1, offset, after)
           // the window count covers what is past the cursor only: the whole list's total is counted on its own then
           const total = rows.length > 0 && after === undefined
             ? rows[0]!.total
-            : yield* (which === "followers" ? follows.countFollowers : follows.countFollowing)(user.id)
+            : yield* follows.count(which, user.id)
           const { next_cursor, page } = pageOf(rows.map((r) => ({ ...r, created_at: r.followed_at })), limit)
           return {
             handle: user.handle,

@@ -1,4 +1,4 @@
-import { Cause, Clock, Config, Duration, Effect, Metric, Option, Schedule } from "effect"
+import { Cause, Clock, Config, Duration, Effect, Metric, Option, Schedule, type Scope } from "effect"
 import { actorRestarts } from "./Metrics/Metrics.js"
 
 /** Restarts of supervised actors, tagged by `kind` (defined with the other series in src/Metrics/Metrics.ts). */
@@ -114,9 +114,31 @@ export class Supervisor extends Effect.Service<Supervisor>()("Supervisor", {
     const forever = <E, R>(kind: string, key: string, actor: Effect.Effect<void, E, R>) =>
       supervise(kind, key, Effect.forever(actor))
 
+    /**
+     * A periodic loop (a sweep, a check, a clock), forked into the caller's scope: `turn` every `interval`, spaced
+     * from the end of one turn to the start of the next, the first after `first` (default `interval`). A turn's
+     * typed error (the database failing, `SqlError`) is logged at Warning and tried again at the next turn; a
+     * defect restarts the loop, which begins with its first wait again.
+     */
+    const every = <E, R>(
+      kind: string,
+      key: string,
+      interval: Duration.DurationInput,
+      turn: Effect.Effect<unknown, E, R>,
+      options?: { readonly first?: Duration.DurationInput }
+    ): Effect.Effect<void, never, R | Scope.Scope> =>
+      turn.pipe(
+        Effect.catchAll((e) => Effect.logWarning(`${kind} ${key} failed`, e)),
+        Effect.repeat(Schedule.spaced(interval)),
+        Effect.delay(options?.first ?? interval),
+        (loop) => Effect.forkScoped(supervise(kind, key, loop)),
+        Effect.asVoid
+      )
+
     return {
       supervise,
       forever,
+      every,
       /** actors given up on, oldest first */
       stopped: () => [...stopped.values()],
       /** an actor of this kind and key that is running again (a new socket) is no longer reported */

@@ -137,4 +137,29 @@ layer(RealtimeApp({
       poison.left = 0
       expect((yield* rawRequest("GET", "/health")).body).not.toHaveProperty("actors_stopped")
     }))
+
+  it.scoped("`every` waits `first`, then runs its turn every interval; a typed error is a warning, never a restart", () =>
+    Effect.gen(function*() {
+      const supervisor = yield* Supervisor
+      const before = yield* restarts("test-every")
+      const turns: Array<number> = []
+      // every other turn fails with a typed error (what the database failing looks like to a sweep)
+      const turn = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        turns.push(now)
+        return turns.length % 2 === 1 ? Effect.fail("database down") : Effect.void
+      })
+      const start = yield* Clock.currentTimeMillis
+      yield* supervisor.every("test-every", "loop", "10 seconds", turn, { first: "2 seconds" })
+      yield* realSleep(50)
+      expect(turns).toEqual([])
+      yield* TestClock.adjust("2 seconds")
+      yield* waitFor("the first turn", () => turns.length === 1 || undefined)
+      for (let i = 0; i < 3; i++) {
+        yield* TestClock.adjust("10 seconds")
+        yield* waitFor(`turn ${i + 2}`, () => turns.length === i + 2 || undefined)
+      }
+      expect(turns.map((t) => t - start)).toEqual([2_000, 12_000, 22_000, 32_000])
+      expect(yield* restarts("test-every")).toBe(before)
+      expect(supervisor.stopped().filter((a) => a.kind === "test-every")).toEqual([])
+    }))
 })

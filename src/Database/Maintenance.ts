@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Config, Effect, Layer, Option, Schedule } from "effect"
+import { Config, Effect, Layer, Option } from "effect"
 import { Supervisor } from "../Supervisor.js"
 import { Pglite } from "./PgliteClient.js"
 
@@ -22,15 +22,7 @@ export const MaintenanceLive = Layer.scopedDiscard(
       const tables = yield* sql<{ readonly name: string }>`
         SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`
       for (const { name } of tables) yield* sql.unsafe(`VACUUM (ANALYZE) ${name}`).unprepared
-    }).pipe(
-      // SqlError: tried again at the next interval; a defect restarts the loop
-      Effect.catchAll((e) => Effect.logWarning("database maintenance failed", e))
-    )
-
-    yield* Effect.forkScoped(supervisor.supervise(
-      "database",
-      "maintenance",
-      pass.pipe(Effect.repeat(Schedule.spaced(every)), Effect.delay("1 minute"))
-    ))
+    })
+    yield* supervisor.every("database", "maintenance", every, pass, { first: "1 minute" })
   })
 )

@@ -1,4 +1,4 @@
-import { Clock, Effect, Layer, Schedule } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { Supervisor } from "../Supervisor.js"
 import { RETENTION_MS } from "./Idempotency.js"
 import { IdempotencyRepo } from "./IdempotencyRepo.js"
@@ -8,12 +8,7 @@ export const IdempotencySweeperLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const repo = yield* IdempotencyRepo
     const supervisor = yield* Supervisor
-    const prune = Effect.flatMap(Clock.currentTimeMillis, (now) => repo.prune(now - RETENTION_MS)).pipe(
-      // the database failing (SqlError): tried again in an hour; a defect restarts the loop
-      Effect.catchAll((e) => Effect.logWarning("idempotency prune failed", e))
-    )
-    yield* Effect.forkScoped(
-      supervisor.supervise("idempotency", "sweeper", prune.pipe(Effect.schedule(Schedule.spaced("1 hour"))))
-    )
+    const prune = Effect.flatMap(Clock.currentTimeMillis, (now) => repo.prune(now - RETENTION_MS))
+    yield* supervisor.every("idempotency", "sweeper", "1 hour", prune)
   })
 ).pipe(Layer.provide(IdempotencyRepo.Default))

@@ -81,13 +81,16 @@ const describe = (defs: Json, schema: Json | undefined): string => {
   return NOISE.test(text) ? "" : text.replace(/^a string at most (\d+) character\(s\) long$/, "at most $1 characters")
 }
 
+/** A parameter or field as a list item: `- \`name\` (type, required): description`. */
+const fieldLine = (name: string, type: string, required: boolean, d: string) =>
+  `- \`${name}\` (${type}${required ? ", required" : ""})${d ? `: ${d}` : ""}`
+
 const fieldLines = (defs: Json, object: Json | undefined): Array<string> => {
   const s = resolve(defs, object)
   const required: Array<string> = s?.required ?? []
-  return Object.entries<Json>(s?.properties ?? {}).map(([name, field]) => {
-    const d = describe(defs, field)
-    return `- \`${name}\` (${typeOf(defs, field)}${required.includes(name) ? ", required" : ""})${d ? `: ${d}` : ""}`
-  })
+  return Object.entries<Json>(s?.properties ?? {}).map(([name, field]) =>
+    fieldLine(name, typeOf(defs, field), required.includes(name), describe(defs, field))
+  )
 }
 
 const curl = (base: string, o: Operation, call: ExampleCall | undefined, doc: Json) => {
@@ -132,9 +135,7 @@ const operationSection = (base: string, doc: Json, o: Operation, calls: Readonly
     out.push("", "Parameters:", "")
     for (const p of params) {
       const d = describe(defs, p) || describe(defs, p.schema)
-      out.push(
-        `- \`${p.name}\` (${p.in}, ${typeOf(defs, p.schema)}${p.required ? ", required" : ""})${d ? `: ${d}` : ""}`
-      )
+      out.push(fieldLine(p.name, `${p.in}, ${typeOf(defs, p.schema)}`, p.required === true, d))
     }
   }
   const body = op.requestBody?.content?.["application/json"]?.schema
@@ -163,24 +164,13 @@ const endpoints = (base: string, doc: Json, calls: ReadonlyArray<ExampleCall>) =
     const mine = ops.filter((o) => (o.op.tags ?? [])[0] === tag.name)
     if (mine.length === 0) return []
     const head = [`### ${tag.name ?? "wallet"}`, "", String(tag.description ?? "").replace(/\n/g, " "), ""]
-    const alias = ALIAS_GROUPS[tag.name]
-    if (alias !== undefined) {
-      return [
-        ...head,
-        ...mine.map((o) => `- \`${o.method.toUpperCase()} ${o.path}\` (\`${o.op.operationId}\`): ${o.op.summary}.`),
-        ""
-      ]
-    }
-    if (BRIEF_GROUPS.has(tag.name)) {
-      return [
-        ...head,
-        ...mine.map((o) =>
-          `- \`${o.method.toUpperCase()} ${o.path}\` (\`${o.op.operationId}\`): ${o.op.summary}. ${
-            String(o.op.description ?? "").split(/(?<=\.) /)[0]
-          }`
-        ),
-        ""
-      ]
+    const alias = tag.name in ALIAS_GROUPS
+    if (alias || BRIEF_GROUPS.has(tag.name)) {
+      // one line an operation; a brief group's adds the first sentence of its description
+      const more = (o: Operation) => alias ? "" : ` ${String(o.op.description ?? "").split(/(?<=\.) /)[0]}`
+      const line = (o: Operation) =>
+        `- \`${o.method.toUpperCase()} ${o.path}\` (\`${o.op.operationId}\`): ${o.op.summary}.${more(o)}`
+      return [...head, ...mine.map(line), ""]
     }
     return [...head, ...mine.map((o) => operationSection(base, doc, o, calls))]
   })

@@ -6,6 +6,7 @@ import { Auth, Errors, Ids, Projects as ProjectsApi, Social as SocialApi, Tasks 
 import { Effect, Option, Schema } from "effect"
 import { presentedKey } from "../Auth.js"
 import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
+import { ok } from "../Http/RequestOf.js"
 import { PublicUrl } from "../Identity/PublicUrl.js"
 import { Projects } from "../Projects.js"
 import { Social } from "../Social.js"
@@ -134,7 +135,7 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
         const postId = id(Ids.PostId, p.post_id)
         return serve(
           postId === undefined ? undefined : (c) => social.getPost(c, postId),
-          (r) => Schema.encode(SocialApi.PostDetail)(new SocialApi.PostDetail({ status: "success", ...r }, true)),
+          (r) => Schema.encode(SocialApi.PostDetail)(ok(SocialApi.PostDetail)(r)),
           (r) => Page.postPage(r.post, r.comments)
         )
       })

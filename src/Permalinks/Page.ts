@@ -12,6 +12,18 @@ const row = (name: string, value: string | number | null | undefined) =>
 const paragraphs = (text: string) =>
   text.trim() === "" ? "" : text.split(/\n{2,}/).map((p) => `<p class="pre">${escape(p)}</p>`).join("")
 
+/** A task's or a post's comments under their heading, or nothing. */
+const commentList = (comments: ReadonlyArray<Tasks.TaskComment | Social.PostComment>) =>
+  comments.length === 0 ?
+    "" :
+    `<h2>Comments</h2>${
+      comments.map((c) =>
+        `<section><p class="muted">@${escape(c.author_handle)} · ${escape(c.created_at)}</p>${
+          paragraphs(c.content)
+        }</section>`
+      ).join("")
+    }`
+
 /** A whole page: the console's stylesheet, no inline script or style (the page's CSP allows neither). */
 export const page = (title: string, body: string, script?: string) =>
   `<!doctype html>
@@ -64,17 +76,7 @@ export const taskPage = (t: Tasks.TaskDetail, projectPermalink: string) =>
           t.checklist.map((i) => `<li>${i.is_checked ? "☑" : "☐"} ${escape(i.text)}</li>`).join("")
         }</ul>`
     }
-      ${
-      t.comments.length === 0
-        ? ""
-        : `<h2>Comments</h2>${
-          t.comments.map((c) =>
-            `<section><p class="muted">@${escape(c.author_handle)} · ${escape(c.created_at)}</p>${
-              paragraphs(c.content)
-            }</section>`
-          ).join("")
-        }`
-    }</article>`
+      ${commentList(t.comments)}</article>`
   )
 
 export const postPage = (p: Social.Post, comments: ReadonlyArray<Social.PostComment>) =>
@@ -91,17 +93,7 @@ export const postPage = (p: Social.Post, comments: ReadonlyArray<Social.PostComm
           p.media.map((m) => `<li><a href="${escape(m)}" rel="nofollow noopener">${escape(m)}</a></li>`).join("")
         }</ul>`
     }
-      ${
-      comments.length === 0
-        ? ""
-        : `<h2>Comments</h2>${
-          comments.map((c) =>
-            `<section><p class="muted">@${escape(c.author_handle)} · ${escape(c.created_at)}</p>${
-              paragraphs(c.content)
-            }</section>`
-          ).join("")
-        }`
-    }</article>`
+      ${commentList(comments)}</article>`
   )
 
 /**

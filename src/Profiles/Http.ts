@@ -3,6 +3,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Profiles as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { withOnly } from "../Http/LeanContext.js"
+import { ok } from "../Http/RequestOf.js"
 import { Profiles } from "../Profiles.js"
 
 export const ProfilesHttpLive = HttpApiBuilder.group(ShoalApi, "profiles", (handlers) =>
@@ -11,7 +12,7 @@ export const ProfilesHttpLive = HttpApiBuilder.group(ShoalApi, "profiles", (hand
     return handlers
       .handle("getProfile", () =>
         Effect.flatMap(Auth.CurrentUser, (caller) => profiles.profile(caller.id)).pipe(
-          Effect.map((p) => new Api.ProfileResponse({ status: "success", ...p }, true))
+          Effect.map(ok(Api.ProfileResponse))
         ))
       // the hottest read: answered with its wire form directly (the typed client still decodes it as MeResponse)
       .handle("me", () =>

@@ -3,6 +3,7 @@ import { Auth, Projects as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
+import { ok } from "../Http/RequestOf.js"
 import { Projects } from "../Projects.js"
 
 export const ProjectsHttpLive = HttpApiBuilder.group(ShoalApi, "projects", (handlers) =>
@@ -13,14 +14,14 @@ export const ProjectsHttpLive = HttpApiBuilder.group(ShoalApi, "projects", (hand
       .handle("listProjects", ({ urlParams }) =>
         withCaller.pipe(
           Effect.flatMap((caller) => projects.list(caller, urlParams)),
-          Effect.map((r) => new Api.ProjectList({ status: "success", ...r }, true))
+          Effect.map(ok(Api.ProjectList))
         ))
       .handle(
         "createProject",
         idempotent("createProject", Api.ProjectResponse, ({ payload }) =>
           withCaller.pipe(
             Effect.flatMap((caller) => projects.create(caller, payload)),
-            Effect.map((r) => new Api.ProjectResponse({ status: "success", ...r }, true))
+            Effect.map(ok(Api.ProjectResponse))
           ))
       )
       .handle("getProject", ({ path }) =>
@@ -31,7 +32,7 @@ export const ProjectsHttpLive = HttpApiBuilder.group(ShoalApi, "projects", (hand
       .handle("updateProject", ({ path, payload }) =>
         withCaller.pipe(
           Effect.flatMap((caller) => projects.update(caller, path.project_id, payload)),
-          Effect.map((r) => new Api.ProjectResponse({ status: "success", ...r }, true))
+          Effect.map(ok(Api.ProjectResponse))
         ))
       .handle("deleteProject", ({ path }) =>
         withCaller.pipe(

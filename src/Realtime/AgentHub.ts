@@ -201,17 +201,18 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
 
     // the actors' clock: each actor whose window or idle time ran out gets a tick (its deadline is a field, so a
     // heartbeat moves it for the price of recording it; one fiber keeps the time instead of one per actor)
-    yield* Effect.forkScoped(supervisor.forever(
+    yield* supervisor.every(
       "hub",
       "clock",
+      sweepEvery,
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         for (const [hash, at] of revoked) if (now - at >= REVOKED_MEMORY_MS) revoked.delete(hash)
         for (const agent of agents.values()) {
           if (!agent.running && (due(agent, now) || idle(agent, now))) tell(agent, tick)
         }
-      }).pipe(Effect.delay(sweepEvery))
-    ))
+      })
+    )
 
     // keep-alive: a ping per socket, one unanswered round and the peer is gone (src/Realtime/Keepalive.ts)
     yield* Effect.forkScoped(supervisor.forever("hub", "ping", Keepalive.turns(agents, heartbeat, pingEvery)))

@@ -64,9 +64,7 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
         channels.forEach(wake)
       }
       // a listener's defect restarts the polling (never ends it)
-      yield* Effect.forkScoped(
-        supervisor.supervise("notifier", "poll", Effect.sync(poll).pipe(Effect.schedule(Schedule.spaced(every))))
-      )
+      yield* supervisor.every("notifier", "poll", every, Effect.sync(poll))
     }
 
     return {

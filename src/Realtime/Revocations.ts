@@ -1,5 +1,5 @@
 import type { Ids } from "@shoal/domain"
-import { Config, Duration, Effect, Layer, Option, Queue, Schedule } from "effect"
+import { Config, Duration, Effect, Layer, Option, Queue } from "effect"
 import { KeyCache } from "../Auth/KeyCache.js"
 import { KeysRepo } from "../Auth/KeysRepo.js"
 import * as Revoked from "../Auth/Revoked.js"
@@ -48,12 +48,7 @@ export const RevocationsLive = Layer.scopedDiscard(
         const live = yield* repo.live(batch.map(([hash]) => hash))
         for (const [hash, userId] of batch) if (!live.has(hash)) yield* revoke(userId, [hash])
       }
-    }).pipe(
-      // SqlError: checked again at the next interval; a defect restarts the loop
-      Effect.catchAll((e) => Effect.logWarning("key revocation check failed", e))
-    )
-    yield* Effect.forkScoped(
-      supervisor.supervise("revocations", "check", check.pipe(Effect.schedule(Schedule.spaced(every))))
-    )
+    })
+    yield* supervisor.every("revocations", "check", every, check)
   })
 ).pipe(Layer.provide(KeysRepo.Default))

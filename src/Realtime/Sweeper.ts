@@ -1,4 +1,4 @@
-import { Config, Effect, Layer, Schedule } from "effect"
+import { Config, Effect, Layer } from "effect"
 import { Supervisor } from "../Supervisor.js"
 import { EventsRepo } from "./EventsRepo.js"
 
@@ -23,16 +23,7 @@ export const SweeperLive = Layer.scopedDiscard(
         if (n < BATCH) break
       }
       if (total > 0) yield* Effect.logInfo(`pruned ${total} events older than ${days} days`)
-    }).pipe(
-      // SqlError: tried again at the next interval; a defect restarts the loop
-      Effect.catchAll((e) => Effect.logWarning("event retention sweep failed", e))
-    )
-
-    // the first minute once: a delay inside the repeat would lengthen every interval by it
-    yield* Effect.forkScoped(supervisor.supervise(
-      "events",
-      "retention",
-      sweep.pipe(Effect.repeat(Schedule.spaced(every)), Effect.delay("1 minute"))
-    ))
+    })
+    yield* supervisor.every("events", "retention", every, sweep, { first: "1 minute" })
   })
 ).pipe(Layer.provide(EventsRepo.Default))

@@ -16,6 +16,10 @@ export type FollowUserRow = typeof FollowUserRow.Type
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(FollowUserRow))
 
+type Which = "followers" | "following"
+// a list's [the listed users' column, the given user's column]
+const sides = { followers: ["follower_id", "followee_id"], following: ["followee_id", "follower_id"] } as const
+
 export class FollowsRepo extends Effect.Service<FollowsRepo>()("Social/FollowsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -44,39 +48,30 @@ export class FollowsRepo extends Effect.Service<FollowsRepo>()("Social/FollowsRe
     const past = (after: Position | undefined) =>
       after === undefined ? sql`` : sql`AND (f.created_at, u.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
 
-    const followers = (user: Ids.UserId, limit: number, offset: number, after?: Position) =>
-      Effect.flatMap(
+    /** The users on the other side of `which`: who follows `user`, or whom `user` follows. */
+    const list = (which: Which, user: Ids.UserId, limit: number, offset: number, after?: Position) => {
+      const [them, of] = sides[which]
+      return Effect.flatMap(
         sql`SELECT u.id, u.handle, u.display_name, u.user_type, f.created_at AS followed_at,
             (count(*) OVER ())::int AS total
-          FROM follows f JOIN users u ON u.id = f.follower_id WHERE f.followee_id = ${user} ${past(after)}
+          FROM follows f JOIN users u ON u.id = f.${sql(them)} WHERE f.${sql(of)} = ${user} ${past(after)}
           ORDER BY f.created_at DESC, u.id DESC LIMIT ${limit} OFFSET ${offset}`,
         decodeRows
       )
+    }
 
-    const following = (user: Ids.UserId, limit: number, offset: number, after?: Position) =>
-      Effect.flatMap(
-        sql`SELECT u.id, u.handle, u.display_name, u.user_type, f.created_at AS followed_at,
-            (count(*) OVER ())::int AS total
-          FROM follows f JOIN users u ON u.id = f.followee_id WHERE f.follower_id = ${user} ${past(after)}
-          ORDER BY f.created_at DESC, u.id DESC LIMIT ${limit} OFFSET ${offset}`,
-        decodeRows
-      )
-
-    const count = (column: "follower_id" | "followee_id", user: Ids.UserId) =>
+    const count = (which: Which, user: Ids.UserId) =>
       Effect.map(
-        sql<{ n: number }>`SELECT count(*)::int AS n FROM follows WHERE ${sql(column)} = ${user}`,
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM follows WHERE ${sql(sides[which][1])} = ${user}`,
         (r) => r[0]?.n ?? 0
       )
 
     return {
       follow: (a: Ids.UserId, b: Ids.UserId, now: Date) => Effect.orDie(follow(a, b, now)),
       unfollow: (a: Ids.UserId, b: Ids.UserId) => Effect.orDie(unfollow(a, b)),
-      followers: (u: Ids.UserId, limit: number, offset: number, after?: Position) =>
-        Effect.orDie(followers(u, limit, offset, after)),
-      following: (u: Ids.UserId, limit: number, offset: number, after?: Position) =>
-        Effect.orDie(following(u, limit, offset, after)),
-      countFollowers: (u: Ids.UserId) => Effect.orDie(count("followee_id", u)),
-      countFollowing: (u: Ids.UserId) => Effect.orDie(count("follower_id", u))
+      list: (which: Which, u: Ids.UserId, limit: number, offset: number, after?: Position) =>
+        Effect.orDie(list(which, u, limit, offset, after)),
+      count: (which: Which, u: Ids.UserId) => Effect.orDie(count(which, u))
     } as const
   })
 }) {}

@@ -5,7 +5,7 @@ import { Auth, Errors, ShoalApi, Social as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
-import type { RequestOf } from "../Http/RequestOf.js"
+import { ok, type RequestOf } from "../Http/RequestOf.js"
 import { Social } from "../Social.js"
 import { FeedPages } from "./FeedPages.js"
 
@@ -57,15 +57,11 @@ const shared = Effect.gen(function*() {
     "follow",
     Api.FollowResponse,
     ({ payload }: RequestOf<"social", "follow">) =>
-      Effect.flatMap(caller, (c) => social.follow(c, payload.handle)).pipe(
-        Effect.map((r) => new Api.FollowResponse({ status: "success", ...r }, true))
-      )
+      Effect.flatMap(caller, (c) => social.follow(c, payload.handle)).pipe(Effect.map(ok(Api.FollowResponse)))
   )
 
   const unfollow = ({ payload }: RequestOf<"social", "unfollow">) =>
-    Effect.flatMap(caller, (c) => social.unfollow(c, payload.handle)).pipe(
-      Effect.map((r) => new Api.Unfollowed({ status: "success", ...r }, true))
-    )
+    Effect.flatMap(caller, (c) => social.unfollow(c, payload.handle)).pipe(Effect.map(ok(Api.Unfollowed)))
 
   const comment = idempotent(
     "comment",
@@ -83,14 +79,10 @@ const shared = Effect.gen(function*() {
   )
 
   const getPost = ({ path }: RequestOf<"social", "getPost">) =>
-    Effect.flatMap(caller, (c) => social.getPost(c, path.post_id)).pipe(
-      Effect.map((r) => new Api.PostDetail({ status: "success", ...r }, true))
-    )
+    Effect.flatMap(caller, (c) => social.getPost(c, path.post_id)).pipe(Effect.map(ok(Api.PostDetail)))
 
   const userPosts = ({ path, urlParams }: RequestOf<"social", "userPosts">) =>
-    Effect.flatMap(caller, (c) => social.userPosts(c, path.handle, urlParams)).pipe(
-      Effect.map((r) => new Api.PostPage({ status: "success", ...r }, true))
-    )
+    Effect.flatMap(caller, (c) => social.userPosts(c, path.handle, urlParams)).pipe(Effect.map(ok(Api.PostPage)))
 
   const followers = ({ path, urlParams }: RequestOf<"social", "followers">) =>
     Effect.flatMap(caller, (c) => social.followers(c, path.handle, urlParams)).pipe(

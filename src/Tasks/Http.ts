@@ -4,7 +4,7 @@ import { Auth, ShoalApi, Tasks as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
-import type { RequestOf } from "../Http/RequestOf.js"
+import { ok, type RequestOf } from "../Http/RequestOf.js"
 import { PublicUrl } from "../Identity/PublicUrl.js"
 import { Tasks } from "../Tasks.js"
 import { BalanceChanges } from "../Wallet/BalanceChanges.js"
@@ -28,13 +28,11 @@ const shared = Effect.gen(function*() {
     )
 
   const createTask = ({ path, payload }: RequestOf<"tasks", "createTask">) =>
-    Effect.flatMap(caller, (c) => tasks.create(c, path.project_id, payload)).pipe(
-      Effect.map((r) => new Api.TaskResponse({ status: "success", ...r }, true))
-    )
+    Effect.flatMap(caller, (c) => tasks.create(c, path.project_id, payload)).pipe(Effect.map(ok(Api.TaskResponse)))
 
   const updateTask = ({ path, payload }: RequestOf<"tasks", "updateTask">) =>
     Effect.flatMap(caller, (c) => tasks.update(c, path.task_id, payload)).pipe(
-      Effect.map((r) => new Api.TaskResponse({ status: "success", ...r }, true)),
+      Effect.map(ok(Api.TaskResponse)),
       balances.tracked
     )
 
@@ -137,11 +135,7 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
       .handle("createCommentPlural", h.commentKeyed)
       .handle("editComment", ({ path, payload }) =>
         Effect.flatMap(Auth.CurrentUser, (c) =>
-          notes.editComment(c, path.task_id, path.comment_id, payload)).pipe(
-            Effect.map((r) =>
-              new Api.CommentEdited({ status: "success", ...r }, true)
-            )
-          ))
+          notes.editComment(c, path.task_id, path.comment_id, payload)).pipe(Effect.map(ok(Api.CommentEdited))))
       .handle("addChecklistItem", h.checklistKeyed)
       .handle("toggleChecklistItem", ({ path, payload }) =>
         Effect.flatMap(Auth.CurrentUser, (c) =>

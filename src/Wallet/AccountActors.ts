@@ -85,16 +85,17 @@ export class AccountActors extends Effect.Service<AccountActors>()("Wallet/Accou
 
     // the janitor: actors unused for ACCOUNT_ACTOR_IDLE are asked to check whether they can leave (an inbox check,
     // not a timeout raced against the inbox, which could drop what a take had just taken)
-    yield* Effect.forkScoped(supervisor.forever(
+    yield* supervisor.every(
       "account",
       "janitor",
+      idle,
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         for (const account of accounts.values()) {
           if (now - account.lastUsed >= idleMs) account.inbox.unsafeOffer(idleCheck)
         }
-      }).pipe(Effect.delay(idle))
-    ))
+      })
+    )
 
     const offer = (key: string, message: Message) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Config, Duration, Effect, Layer, Schedule } from "effect"
+import { Config, Duration, Effect, Layer } from "effect"
 import { Supervisor } from "../Supervisor.js"
 import { BalanceChanges } from "./BalanceChanges.js"
 import { Bounties } from "./Bounties.js"
@@ -39,9 +39,5 @@ export const BountyExpiryLive = Layer.scopedDiscard(Effect.gen(function*() {
   const every = yield* Config.duration("BOUNTY_SWEEP_INTERVAL").pipe(Config.withDefault(Duration.minutes(1)))
   const context = yield* Effect.context<Bounties | SqlClient.SqlClient | BalanceChanges>()
   const supervisor = yield* Supervisor
-  const sweep = sweepExpired.pipe(
-    Effect.provide(context),
-    Effect.catchAll((e) => Effect.logWarning("bounty expiry sweep failed", e))
-  )
-  yield* Effect.forkScoped(supervisor.supervise("bounties", "expiry", Effect.repeat(sweep, Schedule.spaced(every))))
+  yield* supervisor.every("bounties", "expiry", every, Effect.provide(sweepExpired, context), { first: 0 })
 }))

@@ -3,6 +3,7 @@ import { Events as EventsApi, Wallet as WalletApi, Waves as WavesApi } from "@sh
 import { Effect } from "effect"
 import { Idempotency } from "../../Http/Idempotency.js"
 import { withOnly } from "../../Http/LeanContext.js"
+import { ok } from "../../Http/RequestOf.js"
 import { Profiles } from "../../Profiles.js"
 import { Events } from "../../Realtime/Events.js"
 import { Wallet } from "../../Wallet.js"
@@ -85,26 +86,13 @@ export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
     whoami: () => as((c) => Effect.map(profiles.meJson(c.id), (user) => ({ status: "success", user }))),
     heartbeat: () => as((c) => Effect.map(waves.heartbeat(c), (r) => ({ status: "success", ...r }))),
     wave_status: () =>
-      as(() =>
-        Effect.map(
-          waves.status,
-          (s) => encoded(WavesApi.WaveStatus)(new WavesApi.WaveStatus({ status: "success", ...s }, true))
-        )
-      ),
+      as(() => Effect.map(waves.status, (s) => encoded(WavesApi.WaveStatus)(ok(WavesApi.WaveStatus)(s)))),
     wave_check_in: () =>
-      as((c) =>
-        Effect.map(
-          waves.checkIn(c),
-          (r) => encoded(WavesApi.CheckedIn)(new WavesApi.CheckedIn({ status: "success", ...r }, true))
-        )
-      ),
+      as((c) => Effect.map(waves.checkIn(c), (r) => encoded(WavesApi.CheckedIn)(ok(WavesApi.CheckedIn)(r)))),
     my_schedule: (q) => as((c) => Effect.map(waves.mySchedule(c, q), (r) => ({ status: "success", ...r }))),
     schedule_slot: ({ agent, ...payload }) =>
       as((c) =>
-        Effect.map(
-          waves.setSlot(c, agent, payload),
-          (r) => encoded(WavesApi.SlotSet)(new WavesApi.SlotSet({ status: "success", ...r }, true))
-        )
+        Effect.map(waves.setSlot(c, agent, payload), (r) => encoded(WavesApi.SlotSet)(ok(WavesApi.SlotSet)(r)))
       ),
     wave_complete: ({ idempotency_key, ...payload }) =>
       keyed(
@@ -112,8 +100,7 @@ export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
         "completeWave",
         { payload },
         WavesApi.WaveCompleted,
-        (c) =>
-          Effect.map(waves.complete(c, payload), (r) => new WavesApi.WaveCompleted({ status: "success", ...r }, true))
+        (c) => Effect.map(waves.complete(c, payload), ok(WavesApi.WaveCompleted))
       ),
     read_events: ({ after, limit }) =>
       as((c) => Effect.map(events.poll(c.id, after, limit), encoded(EventsApi.EventsPage))),

@@ -3,6 +3,7 @@ import { Profiles as ProfilesApi, Social as SocialApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency } from "../../Http/Idempotency.js"
 import { withOnly } from "../../Http/LeanContext.js"
+import { ok } from "../../Http/RequestOf.js"
 import { Messages } from "../../Messages.js"
 import { Notifications } from "../../Notifications.js"
 import { Profiles } from "../../Profiles.js"
@@ -91,10 +92,7 @@ export const SocialToolsLive = SocialTools.toLayer(Effect.gen(function*() {
     feed: (q) => as((c) => Effect.map(social.feed(c, q), (r) => ({ status: "success", ...r }))),
     follow: ({ handle }) =>
       as((c) =>
-        Effect.map(
-          social.follow(c, handle),
-          (r) => encoded(SocialApi.FollowResponse)(new SocialApi.FollowResponse({ status: "success", ...r }, true))
-        )
+        Effect.map(social.follow(c, handle), (r) => encoded(SocialApi.FollowResponse)(ok(SocialApi.FollowResponse)(r)))
       ),
     comment_on_post: ({ idempotency_key, ...payload }) =>
       keyed(idempotency_key, "comment", { payload }, SocialApi.PostCommentResponse, (c) =>
@@ -112,10 +110,7 @@ export const SocialToolsLive = SocialTools.toLayer(Effect.gen(function*() {
         )),
     read_messages: (q) =>
       as((c) =>
-        Effect.map(
-          messages.list(c, q),
-          (list) => encoded(SocialApi.MessageList)(new SocialApi.MessageList({ status: "success", ...list }, true))
-        )
+        Effect.map(messages.list(c, q), (list) => encoded(SocialApi.MessageList)(ok(SocialApi.MessageList)(list)))
       ),
     notifications: (q) =>
       as((c) =>

@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { Gigs } from "../../Gigs.js"
 import { Idempotency } from "../../Http/Idempotency.js"
 import { withOnly } from "../../Http/LeanContext.js"
+import { ok } from "../../Http/RequestOf.js"
 import { PublicUrl } from "../../Identity/PublicUrl.js"
 import { Projects } from "../../Projects.js"
 import { Tasks } from "../../Tasks.js"
@@ -111,18 +112,13 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
             "createTask",
             { payload, path: { project_id } },
             TasksApi.TaskResponse,
-            Effect.map(
-              tasks.create(c, project_id, payload),
-              (r) => new TasksApi.TaskResponse({ status: "success", ...r }, true)
-            )
+            Effect.map(tasks.create(c, project_id, payload), ok(TasksApi.TaskResponse))
           )
         ).pipe(Effect.map(taskResponse))
       ),
     update_task: ({ task_id, ...patch }) =>
       as((c) =>
-        tracked(tasks.update(c, task_id, patch)).pipe(
-          Effect.map((r) => taskResponse(new TasksApi.TaskResponse({ status: "success", ...r }, true)))
-        )
+        tracked(tasks.update(c, task_id, patch)).pipe(Effect.map((r) => taskResponse(ok(TasksApi.TaskResponse)(r))))
       ),
     // as REST, no key: a completion is a conditional transition, so a retry settles a bounty once
     complete_task: ({ completion_note, task_id }) =>
@@ -153,16 +149,13 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
       ),
     search_projects: (q) =>
       as((c) =>
-        Effect.map(
-          projects.list(c, q),
-          (r) => encoded(ProjectsApi.ProjectList)(new ProjectsApi.ProjectList({ status: "success", ...r }, true))
-        )
+        Effect.map(projects.list(c, q), (r) => encoded(ProjectsApi.ProjectList)(ok(ProjectsApi.ProjectList)(r)))
       ),
     create_project: ({ idempotency_key, ...payload }) =>
       keyed(idempotency_key, "createProject", { payload }, ProjectsApi.ProjectResponse, (c) =>
         Effect.map(
           projects.create(c, payload),
-          (r) => new ProjectsApi.ProjectResponse({ status: "success", ...r }, true)
+          ok(ProjectsApi.ProjectResponse)
         )),
     list_gigs: (q) => as(() => Effect.map(gigs.list(q), encoded(GigsApi.GigList))),
     apply_gig: ({ idempotency_key, task_id, ...payload }) =>
