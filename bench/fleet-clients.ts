@@ -440,14 +440,16 @@ const main = () => {
         conns.push({ ws: undefined, cursor: undefined, ready: false, closedAt: undefined })
         received.push(new Map())
       }
-      // in waves of 200, each wave once the previous has its `ready` frames or 5 s have passed
+      // in waves of 200, each wave once the previous has its `ready` frames or 30 s have passed: at most ~200 upgrades
+      // in flight, so a slow server's listen queue does not fill with connects its clients have given up on (each
+      // still costs the server a read and a key check when it gets to it)
       let next = from
       const wave = () => {
         const upTo = Math.min(to, next + 200)
         for (; next < upTo; next++) open(next)
         if (next < to) {
           const waitFrom = now()
-          const wait = () => readyCount >= next - from - 10 || now() - waitFrom > 5_000 ? wave() : setTimeout(wait, 10)
+          const wait = () => readyCount >= next - from - 10 || now() - waitFrom > 30_000 ? wave() : setTimeout(wait, 10)
           wait()
         }
       }

@@ -144,6 +144,27 @@ const rssMb = (pid: number) => {
   }
 }
 
+/** ms a process's main thread has waited for a CPU while runnable (/proc/<pid>/schedstat): starved, not idle. */
+const runQueueMs = (pid: number) => {
+  try {
+    return Number(Fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e6
+  } catch {
+    return NaN
+  }
+}
+
+/** The kernel's count of connections dropped because a listen queue was full (TcpExt ListenOverflows). */
+const listenOverflows = () => {
+  try {
+    const lines = Fs.readFileSync("/proc/net/netstat", "utf8").split("\n").filter((l) => l.startsWith("TcpExt:"))
+    const names = lines[0]!.split(/\s+/)
+    const values = lines[1]!.split(/\s+/)
+    return Number(values[names.indexOf("ListenOverflows")])
+  } catch {
+    return NaN
+  }
+}
+
 /** The machine's busy and total CPU time (ms, all cores) from /proc/stat. */
 const machineCpu = () => {
   const f = Fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
@@ -157,15 +178,24 @@ const machineCpu = () => {
  */
 const cpuGroups = () => {
   const last = new Map<number, number>()
+  const lastWait = new Map<number, number>()
   const total: Record<string, number> = {}
+  const waited: Record<string, number> = {}
   const pids: Record<string, Set<number>> = {}
   let first = true
   return {
     sample: (groups: Record<string, ReadonlyArray<number>>) => {
       for (const [group, list] of Object.entries(groups)) {
         total[group] ??= 0
+        waited[group] ??= 0
         pids[group] ??= new Set()
         for (const pid of list) {
+          const w = runQueueMs(pid)
+          const prevWait = lastWait.get(pid)
+          if (Number.isFinite(w)) {
+            if (prevWait !== undefined) waited[group] += w - prevWait
+            lastWait.set(pid, w)
+          }
           const ms = cpuMs(pid)
           if (!Number.isFinite(ms)) continue
           const prev = last.get(pid)
@@ -178,6 +208,7 @@ const cpuGroups = () => {
       first = false
     },
     total,
+    waited,
     pids
   }
 }
@@ -308,6 +339,10 @@ const seed = async (url: string, n: number, follows: number, groupSize: number) 
 interface Watched {
   /** CPU ms per group over the watch */
   readonly cpu: Record<string, number>
+  /** ms the group's main threads waited for a CPU while runnable: a process starved by the machine shows it here */
+  readonly runQueue: Record<string, number>
+  /** connections the kernel dropped because a listen queue was full (the whole machine) */
+  readonly listenOverflows: number
   /** how many pids each group had (PostgreSQL's come and go) */
   readonly pids: Record<string, number>
   readonly machineBusyMs: number
@@ -333,6 +368,7 @@ const watch = (url: string, nodes: ReadonlyArray<Node>, groups: () => Record<str
   const ours = new URL(url).pathname.slice(1)
   const cpu = cpuGroups()
   const m0 = machineCpu()
+  const overflows0 = listenOverflows()
   const t0 = Date.now()
   const waits: Record<string, number> = {}
   const peak = { ours: 0, all: 0 }
@@ -342,6 +378,8 @@ const watch = (url: string, nodes: ReadonlyArray<Node>, groups: () => Record<str
   let maxConnections = NaN
   let stopped = false
   const mon = new pg.Client({ connectionString: url, application_name: "fleet-bench-monitor" })
+  // a connection the server ends (an administrator's command, a restart) only ends the PostgreSQL figures
+  mon.on("error", () => undefined)
   const sample = async () => {
     const rows = (await mon.query(
       `SELECT pid, datname, backend_type, state, wait_event_type, wait_event FROM pg_stat_activity
@@ -399,6 +437,8 @@ const watch = (url: string, nodes: ReadonlyArray<Node>, groups: () => Record<str
       const m1 = machineCpu()
       return {
         cpu: cpu.total,
+        runQueue: cpu.waited,
+        listenOverflows: listenOverflows() - overflows0,
         pids: Object.fromEntries(Object.entries(cpu.pids).map(([g, set]) => [g, set.size])),
         machineBusyMs: m1.busy - m0.busy,
         machineTotalMs: m1.total - m0.total,
@@ -427,6 +467,11 @@ const printWatch = (title: string, w: Watched) => {
         Math.max(0, (100 * cores * w.machineBusyMs) / w.machineTotalMs - (100 * known) / w.ms).toFixed(0)
       })` +
       `, load average ${Os.loadavg().map((x) => x.toFixed(1)).join(" ")}`
+  )
+  console.log(
+    `    waiting for a CPU while runnable (main thread, % of the time): ` +
+      Object.entries(w.runQueue).filter(([g]) => g !== "pg other dbs" && g !== "pg background").map(([g, ms]) => `${g} ${pct(ms)}`).join(", ") +
+      `; connections dropped on a full listen queue: ${w.listenOverflows}`
   )
   const waits = Object.entries(w.waits).sort((a, b) => b[1] - a[1]).slice(0, 6)
   console.log(
