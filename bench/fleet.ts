@@ -187,6 +187,9 @@ const autogroup = () => {
   if (wanted !== undefined && wanted !== "") {
     try {
       Fs.writeFileSync("/proc/self/autogroup", wanted)
+      // the autogroup is the session's: its nice is put back when the bench exits
+      const was = /nice (-?\d+)/.exec(own)?.[1] ?? "0"
+      process.on("exit", () => Fs.writeFileSync("/proc/self/autogroup", was))
     } catch (e) {
       console.log(`  could not set this session's autogroup nice to ${wanted}: ${(e as Error).message}`)
     }
