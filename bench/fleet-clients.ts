@@ -5,6 +5,12 @@
 //   go { at, seconds } → the routine runs until `at + seconds`: R requests an hour per agent, spread evenly (each
 //     agent at its own random phase), the kinds in the routine's order
 //   stop → no more requests; report → what was written (writes with their recipients) and what arrived
+// "connected" comes once every agent has its `ready` frame or, at the latest, `deadlineMs` after `connect` (then
+// with the count still missing): a socket whose upgrade or `ready` frame does not come within 30 s is dropped and
+// tried again, so no agent waits for ever and neither does the orchestrator.
+// This process's own lag is measured so it can be told apart from the server's: its event loop's delay
+// (perf_hooks.monitorEventLoopDelay, overall and per 5 s window) and how late each request left against its due
+// time (a client behind its schedule sends late; a request's latency is measured from when it left).
 // A socket that closes (a killed node, a balancer that dropped it) reconnects after a short random pause with
 // `?after=<the last cursor it saw>` (the `ready` frame's cursor, then each event's), and the time from the close to
 // the new `ready` is kept. Each event the bench wrote carries a key (`fx:<writer>:<seq>` in its text; a transfer's
@@ -12,6 +18,7 @@
 // did not and which came twice.
 import * as Fs from "node:fs"
 import * as Http from "node:http"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import WebSocket from "ws"
 
 export interface PlanAgent {
@@ -75,6 +82,12 @@ export const prevInGroup = (i: number, n: number, size: number) => {
   return i > from ? i - 1 : to - 1
 }
 
+const pct = (xs: ReadonlyArray<number>, p: number) => {
+  if (xs.length === 0) return NaN
+  const s = Float64Array.from(xs).sort()
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!
+}
+
 const main = () => {
   const plan = JSON.parse(Fs.readFileSync(process.env.BENCH_PLAN!, "utf8")) as Plan
   const from = Number(process.env.BENCH_FROM)
@@ -97,6 +110,28 @@ const main = () => {
   let latenciesBefore: Record<string, Array<number>> | undefined = latencies
   const latenciesUntilKill: Record<string, Array<number>> = {}
   const errors = { http5xx: 0, http429: 0, http4xx: 0, network: 0, firstError: "" }
+  /** the first answers ≥ 500 (and 429), with their bodies: what the server said */
+  const errorBodies: Array<string> = []
+  /** this process's event-loop delay: overall from `go`, and the p99/max of each 5 s window (ms) */
+  // the histogram holds each interval between its 10 ms timer's runs: the delay is what exceeds 10 ms
+  const delay = (ns: number) => Math.max(0, ns / 1e6 - 10)
+  const loop = monitorEventLoopDelay({ resolution: 10 })
+  const loopWindow = monitorEventLoopDelay({ resolution: 10 })
+  loop.enable()
+  loopWindow.enable()
+  const loopWindows: Array<{ t: number; p99: number; max: number }> = []
+  setInterval(() => {
+    loopWindows.push({ t: now(), p99: delay(loopWindow.percentile(99)), max: delay(loopWindow.max) })
+    loopWindow.reset()
+  }, 5_000).unref()
+  const loopFigures = () => ({
+    p50: delay(loop.percentile(50)),
+    p99: delay(loop.percentile(99)),
+    max: delay(loop.max),
+    windows: loopWindows
+  })
+  /** how late each request left against its due time (ms) */
+  const sendLate: Array<number> = []
   /** when requests that failed (≥ 500, network) or took over a second were sent: to see whether they cluster */
   const troubleAt: Array<number> = []
   /** writes: key, the recipients it should reach, when it was sent, whether its answer was a success */
@@ -166,13 +201,22 @@ const main = () => {
     const ws = new WebSocket(url, {
       headers: { authorization: `Bearer ${plan.agents[i]!.key}` },
       perMessageDeflate: false,
-      localAddress
+      localAddress,
+      handshakeTimeout: 30_000
     })
     c.ws = ws
     c.ready = false
+    // no `ready` within 30 s of the attempt: dropped, and the close below tries again
+    const readyTimer = setTimeout(() => {
+      if (c.ws === ws && !c.ready) {
+        closeCodes["no ready in 30 s"] = (closeCodes["no ready in 30 s"] ?? 0) + 1
+        ws.terminate()
+      }
+    }, 30_000)
     ws.on("message", (data) => {
       const text = data.toString()
       if (text.startsWith("{\"type\":\"ready\"")) {
+        clearTimeout(readyTimer)
         const frame = JSON.parse(text)
         if (c.cursor === undefined) c.cursor = frame.cursor
         c.ready = true
@@ -181,7 +225,7 @@ const main = () => {
           c.closedAt = undefined
         } else if (++readyCount >= connectTarget && !connectedSent) {
           connectedSent = true
-          send({ type: "connected", ready: readyCount })
+          send({ type: "connected", ready: readyCount, missing: 0 })
         }
         return
       }
@@ -197,6 +241,7 @@ const main = () => {
       ws.terminate()
     })
     ws.on("close", (code) => {
+      clearTimeout(readyTimer)
       if (c.ws !== ws || stopping) return
       closeCodes[String(code)] = (closeCodes[String(code)] ?? 0) + 1
       const wasReady = c.ready
@@ -235,10 +280,19 @@ const main = () => {
       },
       timeout: 30_000
     }, (res) => {
-      res.resume()
+      const status = res.statusCode ?? 0
+      let body = ""
+      if ((status >= 500 || status === 429) && errorBodies.length < 5) {
+        res.setEncoding("utf8")
+        res.on("data", (d: string) => (body += d))
+      } else res.resume()
       res.on("end", () => {
         const ms = now() - started
-        const status = res.statusCode ?? 0
+        if (body !== "" && errorBodies.length < 5) {
+          errorBodies.push(
+            `${new Date(started).toISOString()} ${kind} ${method} ${url}: HTTP ${status} ${body.slice(0, 300)}`
+          )
+        }
         if (status >= 500 || ms > 1_000) troubleAt.push(started)
         if (status < 400) {
           ;(latencies[kind] ??= []).push(ms)
@@ -362,6 +416,7 @@ const main = () => {
         const j = order[p]!
         const due = at + phase[j]! + cycle * interval
         if (due > t || due >= end) break
+        sendLate.push(t - due)
         act(from + j, ROUTINE[(start[j]! + cycle) % ROUTINE.length]!, cycle)
         if (++p === count) {
           p = 0
@@ -373,26 +428,35 @@ const main = () => {
     tick()
   }
 
-  process.on("message", (m: { type: string; at?: number; seconds?: number }) => {
+  process.on("message", (m: { type: string; at?: number; seconds?: number; deadlineMs?: number }) => {
     if (m.type === "connect") {
       connectTarget = to - from
+      setTimeout(() => {
+        if (connectedSent) return
+        connectedSent = true
+        send({ type: "connected", ready: readyCount, missing: connectTarget - readyCount })
+      }, m.deadlineMs ?? 600_000).unref()
       for (let i = from; i < to; i++) {
         conns.push({ ws: undefined, cursor: undefined, ready: false, closedAt: undefined })
         received.push(new Map())
       }
-      // in waves of 200, each wave once the previous has its `ready` frames or 5 s have passed
+      // in waves of 200, each wave once the previous has its `ready` frames or 30 s have passed: at most ~200 upgrades
+      // in flight, so a slow server's listen queue does not fill with connects its clients have given up on (each
+      // still costs the server a read and a key check when it gets to it)
       let next = from
       const wave = () => {
         const upTo = Math.min(to, next + 200)
         for (; next < upTo; next++) open(next)
         if (next < to) {
           const waitFrom = now()
-          const wait = () => readyCount >= next - from - 10 || now() - waitFrom > 5_000 ? wave() : setTimeout(wait, 10)
+          const wait = () => readyCount >= next - from - 10 || now() - waitFrom > 30_000 ? wave() : setTimeout(wait, 10)
           wait()
         }
       }
       wave()
     } else if (m.type === "go") {
+      loop.reset()
+      loopWindows.length = 0
       go(m.at!, m.seconds!)
     } else if (m.type === "phase") {
       latenciesBefore = undefined
@@ -405,7 +469,8 @@ const main = () => {
         ready: conns.filter((c) => c.ready).length,
         down: conns.filter((c) => !c.ready).length,
         drops,
-        reconnects: reconnects.length
+        reconnects: reconnects.length,
+        loop: loopFigures()
       })
     } else if (m.type === "report") {
       send({
@@ -414,6 +479,15 @@ const main = () => {
         latenciesBefore: latenciesUntilKill,
         troubleAt,
         errors,
+        errorBodies,
+        loop: loopFigures(),
+        sendLate: {
+          count: sendLate.length,
+          p50: pct(sendLate, 50),
+          p99: pct(sendLate, 99),
+          max: pct(sendLate, 100),
+          over100ms: sendLate.filter((x) => x > 100).length
+        },
         writes,
         received: received.map((got, j) => ({ agent: from + j, got: [...got] })),
         duplicates,

@@ -26,6 +26,14 @@
 // frame), errors (HTTP ≥ 500, 429 apart, other 4xx, network errors, socket drops), RSS and CPU per server process
 // (from /proc; `GET /metrics` is read when the server has it), memory per connected agent (RSS after connect −
 // before, / agents on that process). Appended to bench/fleet-results.json; bench/fleet-plot.ts draws them.
+//
+// What bounds a run: CPU over the steady state of every process the bench started (Shoal, clients, HAProxy), of
+// PostgreSQL's backends (this run's database, the server's other databases, its background processes; pids from
+// pg_stat_activity, times from /proc) and of the whole machine (/proc/stat: what is left is other work on the box);
+// the clients' own event-loop delay and how late their requests left (client lag, not server latency); this
+// database's backends by state and wait event (lock waits, idle in transaction), its connections against
+// max_connections, each node's database-pool waiters (/metrics); the first 5xx bodies and each node's first error
+// lines. Every child is killed when the bench ends, however it ends.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -37,9 +45,20 @@ import { freePort, freshDatabase, npmStartFlags, report } from "./support.js"
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** Every child this bench started and that has not exited: killed with SIGKILL when the bench exits, however. */
+const live = new Set<ChildProcess>()
+process.on("exit", () => {
+  for (const p of live) p.kill("SIGKILL")
+})
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+  process.once(signal, () => process.exit(code))
+}
+
 interface Child {
   readonly proc: ChildProcess
   readonly output: () => string
+  /** its first lines that look like errors (logged ERROR/FATAL/WARN, an exception), kept however long it runs */
+  readonly errorLines: ReadonlyArray<string>
   readonly next: (type: string, timeoutMs?: number) => Promise<any>
   readonly stop: () => Promise<void>
 }
@@ -50,8 +69,18 @@ const spawnChild = (command: string, env: Record<string, string>, ipc = false): 
     env: { ...process.env, ...env },
     stdio: ipc ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"]
   })
+  live.add(proc)
+  proc.on("exit", () => live.delete(proc))
   let out = ""
+  const errorLines: Array<string> = []
   const keep = (d: Buffer) => {
+    if (errorLines.length < 5) {
+      for (const line of d.toString().split("\n")) {
+        if (errorLines.length < 5 && /level=(ERROR|FATAL|WARN)|Error\b|ECONN|too many/.test(line)) {
+          errorLines.push(line.slice(0, 400))
+        }
+      }
+    }
     out += d
     if (out.length > 200_000) out = out.slice(-100_000)
   }
@@ -81,7 +110,7 @@ const spawnChild = (command: string, env: Record<string, string>, ipc = false): 
       proc.kill("SIGTERM")
       setTimeout(() => proc.kill("SIGKILL"), 10_000).unref()
     })
-  return { proc, output: () => out, next, stop }
+  return { proc, output: () => out, errorLines, next, stop }
 }
 
 const waitUp = async (url: string, child: Child, ms = 180_000) => {
@@ -112,6 +141,122 @@ const rssMb = (pid: number) => {
     return Number(/VmRSS:\s+(\d+)/.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024
   } catch {
     return NaN
+  }
+}
+
+/** ms a process's main thread has waited for a CPU while runnable (/proc/<pid>/schedstat): starved, not idle. */
+const runQueueMs = (pid: number) => {
+  try {
+    return Number(Fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e6
+  } catch {
+    return NaN
+  }
+}
+
+/** The kernel's count of connections dropped because a listen queue was full (TcpExt ListenOverflows). */
+const listenOverflows = () => {
+  try {
+    const lines = Fs.readFileSync("/proc/net/netstat", "utf8").split("\n").filter((l) => l.startsWith("TcpExt:"))
+    const names = lines[0]!.split(/\s+/)
+    const values = lines[1]!.split(/\s+/)
+    return Number(values[names.indexOf("ListenOverflows")])
+  } catch {
+    return NaN
+  }
+}
+
+/**
+ * The scheduler's autogroups (kernel.sched_autogroup_enabled): with them, each session (a terminal, an agent's shell)
+ * gets an equal share of the CPUs whatever its processes' `nice`, which only orders processes within a session. A
+ * fleet started with `nice -n -10` beside two busy sessions still gets a third of the machine: its processes show low
+ * CPU and long run-queue waits, starved rather than idle. `BENCH_AUTOGROUP_NICE=-10` (root) sets the nice of this
+ * session's autogroup, which the bench's children share; either way the bench prints its autogroup and how many
+ * other autogroups have runnable processes.
+ */
+const autogroup = () => {
+  const read = (pid: string) => {
+    try {
+      return Fs.readFileSync(`/proc/${pid}/autogroup`, "utf8").trim()
+    } catch {
+      return undefined
+    }
+  }
+  const own = read("self")
+  if (own === undefined) return
+  const wanted = process.env.BENCH_AUTOGROUP_NICE
+  if (wanted !== undefined && wanted !== "") {
+    try {
+      Fs.writeFileSync("/proc/self/autogroup", wanted)
+      // the autogroup is the session's: its nice is put back when the bench exits
+      const was = /nice (-?\d+)/.exec(own)?.[1] ?? "0"
+      process.on("exit", () => Fs.writeFileSync("/proc/self/autogroup", was))
+    } catch (e) {
+      console.log(`  could not set this session's autogroup nice to ${wanted}: ${(e as Error).message}`)
+    }
+  }
+  const ownName = own.split(" ")[0]
+  const others = new Set<string>()
+  for (const pid of Fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "R") continue
+      const group = read(pid)?.split(" ")[0]
+      if (group !== undefined && group !== ownName) others.add(group)
+    } catch {
+      // gone
+    }
+  }
+  console.log(
+    `  scheduler: this session's ${read("self")}; other autogroups with runnable processes now: ${others.size}` +
+      (others.size > 0 ? " (each gets an equal share of the CPUs; `nice` does not reach across them)" : "")
+  )
+}
+
+/** The machine's busy and total CPU time (ms, all cores) from /proc/stat. */
+const machineCpu = () => {
+  const f = Fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0)
+  return { busy: (total - f[3]! - f[4]!) * 10, total: total * 10 }
+}
+
+/**
+ * CPU time per group of processes, from /proc each sample: a pid's growth between samples counts to its group, and a
+ * pid first seen after the first sample counts whole (it was born during the run: a new database connection).
+ */
+const cpuGroups = () => {
+  const last = new Map<number, number>()
+  const lastWait = new Map<number, number>()
+  const total: Record<string, number> = {}
+  const waited: Record<string, number> = {}
+  const pids: Record<string, Set<number>> = {}
+  let first = true
+  return {
+    sample: (groups: Record<string, ReadonlyArray<number>>) => {
+      for (const [group, list] of Object.entries(groups)) {
+        total[group] ??= 0
+        waited[group] ??= 0
+        pids[group] ??= new Set()
+        for (const pid of list) {
+          const w = runQueueMs(pid)
+          const prevWait = lastWait.get(pid)
+          if (Number.isFinite(w)) {
+            if (prevWait !== undefined) waited[group] += w - prevWait
+            lastWait.set(pid, w)
+          }
+          const ms = cpuMs(pid)
+          if (!Number.isFinite(ms)) continue
+          const prev = last.get(pid)
+          if (prev !== undefined) total[group] += ms - prev
+          else if (!first) total[group] += ms
+          last.set(pid, ms)
+          pids[group].add(pid)
+        }
+      }
+      first = false
+    },
+    total,
+    waited,
+    pids
   }
 }
 
@@ -236,6 +381,156 @@ const seed = async (url: string, n: number, follows: number, groupSize: number) 
   } finally {
     await db.end()
   }
+}
+
+interface Watched {
+  /** CPU ms per group over the watch */
+  readonly cpu: Record<string, number>
+  /** ms the group's main threads waited for a CPU while runnable: a process starved by the machine shows it here */
+  readonly runQueue: Record<string, number>
+  /** connections the kernel dropped because a listen queue was full (the whole machine) */
+  readonly listenOverflows: number
+  /** how many pids each group had (PostgreSQL's come and go) */
+  readonly pids: Record<string, number>
+  readonly machineBusyMs: number
+  readonly machineTotalMs: number
+  readonly ms: number
+  /** this database's backends, by state and wait event, summed over samples (each sample 5 s) */
+  readonly waits: Record<string, number>
+  readonly samples: number
+  readonly maxConnections: number
+  /** the most connections seen at once: to this database, and to the whole server */
+  readonly connectionsPeak: { readonly ours: number; readonly all: number }
+  /** per node, the most callers seen waiting for a database connection (`/metrics`) */
+  readonly poolWaitingPeak: ReadonlyArray<number>
+  readonly poolTotalPeak: ReadonlyArray<number>
+}
+
+/**
+ * Watches what may bound a phase of the run, sampling every 5 s until `stop`: CPU of the bench's processes
+ * (`groups()`, re-read each sample), of PostgreSQL's processes by kind, and of the machine; this database's backends
+ * by wait event; connections against max_connections; each node's pool waiters.
+ */
+const watch = (url: string, nodes: ReadonlyArray<Node>, groups: () => Record<string, ReadonlyArray<number>>) => {
+  const ours = new URL(url).pathname.slice(1)
+  const cpu = cpuGroups()
+  const m0 = machineCpu()
+  const overflows0 = listenOverflows()
+  const t0 = Date.now()
+  const waits: Record<string, number> = {}
+  const peak = { ours: 0, all: 0 }
+  const poolWaitingPeak = nodes.map(() => 0)
+  const poolTotalPeak = nodes.map(() => 0)
+  let samples = 0
+  let maxConnections = NaN
+  let stopped = false
+  const mon = new pg.Client({ connectionString: url, application_name: "fleet-bench-monitor" })
+  // a connection the server ends (an administrator's command, a restart) only ends the PostgreSQL figures
+  mon.on("error", () => undefined)
+  const sample = async () => {
+    const rows = (await mon.query(
+      `SELECT pid, datname, backend_type, state, wait_event_type, wait_event FROM pg_stat_activity
+       WHERE pid <> pg_backend_pid()`
+    )).rows as Array<
+      {
+        pid: number
+        datname: string | null
+        backend_type: string
+        state: string | null
+        wait_event_type: string | null
+        wait_event: string | null
+      }
+    >
+    const pgGroups: Record<string, Array<number>> = { "pg this db": [], "pg other dbs": [], "pg background": [] }
+    let oursNow = 0
+    for (const r of rows) {
+      const group = r.datname === ours ? "pg this db" : r.datname !== null ? "pg other dbs" : "pg background"
+      pgGroups[group]!.push(r.pid)
+      if (r.datname !== ours) continue
+      oursNow++
+      if (r.state === "idle") continue
+      const key = `${r.state}: ${r.wait_event_type === null ? "on CPU" : `${r.wait_event_type}/${r.wait_event}`}`
+      waits[key] = (waits[key] ?? 0) + 1
+    }
+    peak.ours = Math.max(peak.ours, oursNow + 1)
+    peak.all = Math.max(peak.all, rows.length + 1)
+    cpu.sample({ ...groups(), ...pgGroups })
+    await Promise.all(nodes.map(async (node, k) => {
+      if (node.killed) return
+      const m = await readMetrics(node.api)
+      if (m === undefined) return
+      for (const [series, v] of Object.entries(m)) {
+        if (!series.startsWith("shoal_db_pool_connections")) continue
+        if (series.includes("waiting")) poolWaitingPeak[k] = Math.max(poolWaitingPeak[k]!, v)
+        if (series.includes("total")) poolTotalPeak[k] = Math.max(poolTotalPeak[k]!, v)
+      }
+    }))
+    samples++
+  }
+  const loop = (async () => {
+    await mon.connect()
+    maxConnections = Number((await mon.query("SHOW max_connections")).rows[0].max_connections)
+    while (!stopped) {
+      await sample().catch(() => undefined)
+      for (let i = 0; i < 50 && !stopped; i++) await sleep(100)
+    }
+    await sample().catch(() => undefined)
+  })()
+  return {
+    stop: async (): Promise<Watched> => {
+      stopped = true
+      await loop.catch(() => undefined)
+      await mon.end().catch(() => undefined)
+      const m1 = machineCpu()
+      return {
+        cpu: cpu.total,
+        runQueue: cpu.waited,
+        listenOverflows: listenOverflows() - overflows0,
+        pids: Object.fromEntries(Object.entries(cpu.pids).map(([g, set]) => [g, set.size])),
+        machineBusyMs: m1.busy - m0.busy,
+        machineTotalMs: m1.total - m0.total,
+        ms: Date.now() - t0,
+        waits,
+        samples,
+        maxConnections,
+        connectionsPeak: peak,
+        poolWaitingPeak,
+        poolTotalPeak
+      }
+    }
+  }
+}
+
+const printWatch = (title: string, w: Watched) => {
+  const pct = (ms: number) => ((100 * ms) / w.ms).toFixed(0)
+  const known = Object.values(w.cpu).reduce((a, b) => a + b, 0)
+  const cores = Os.cpus().length
+  console.log(
+    `${title} CPU % of one core over ${(w.ms / 1000).toFixed(0)} s: ` +
+      Object.entries(w.cpu).map(([g, ms]) => `${g} ${pct(ms)}${w.pids[g]! > 1 ? ` (${w.pids[g]} pids)` : ""}`)
+        .join(", ") +
+      `; machine ${((100 * cores * w.machineBusyMs) / w.machineTotalMs).toFixed(0)} of ${cores * 100} ` +
+      `(other work ${
+        Math.max(0, (100 * cores * w.machineBusyMs) / w.machineTotalMs - (100 * known) / w.ms).toFixed(0)
+      })` +
+      `, load average ${Os.loadavg().map((x) => x.toFixed(1)).join(" ")}`
+  )
+  console.log(
+    `    waiting for a CPU while runnable (main thread, % of the time): ` +
+      Object.entries(w.runQueue).filter(([g]) => g !== "pg other dbs" && g !== "pg background").map(([g, ms]) =>
+        `${g} ${pct(ms)}`
+      ).join(", ") +
+      `; connections dropped on a full listen queue: ${w.listenOverflows}`
+  )
+  const waits = Object.entries(w.waits).sort((a, b) => b[1] - a[1]).slice(0, 6)
+  console.log(
+    `    PostgreSQL: this database's non-idle backends per sample: ${
+      waits.map(([k, n]) => `${k} ${(n / Math.max(1, w.samples)).toFixed(1)}`).join(", ") || "none"
+    }; connections peak ${w.connectionsPeak.ours} here, ${w.connectionsPeak.all} on the server, ` +
+      `max_connections ${w.maxConnections}; pool per node peak open ${w.poolTotalPeak.join("/")}, waiting ${
+        w.poolWaitingPeak.join("/")
+      }`
+  )
 }
 
 interface Node {
@@ -375,6 +670,7 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
     console.log(`  note: ${Math.ceil(agents / nodesOpt)} agents a node is over one process's share (${perServer})`)
   }
   execFileSync(process.execPath, ["scripts/build-server.mjs", "--if-stale"], { stdio: "inherit" })
+  autogroup()
 
   const db = await freshDatabase(
     "fleet",
@@ -438,16 +734,31 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
       children.push(child)
     }
     await Promise.all(clients.map((c) => c.next("started", 60_000)))
+    const groupsOf = () => ({
+      ...Object.fromEntries(nodes.map((node) => [node.name, node.killed ? [] : [node.pid]])),
+      ...Object.fromEntries(clients.map((c, k) => [`client ${k + 1}`, [c.proc.pid!]])),
+      ...(proxy !== undefined ? { haproxy: [proxy.child.proc.pid!] } : {})
+    })
     const connectStart = Date.now()
-    for (const c of clients) c.proc.send({ type: "connect" })
-    await Promise.all(clients.map((c) => c.next("connected", 600_000)))
+    const connectWatch = watch(db.url, nodes, groupsOf)
+    // each client gives up waiting for its last `ready` frames after this, and says how many are missing
+    const connectDeadline = num("connect-seconds", 300) * 1000
+    for (const c of clients) c.proc.send({ type: "connect", deadlineMs: connectDeadline })
+    const connectedMsgs = await Promise.all(clients.map((c) => c.next("connected", connectDeadline + 30_000)))
     const connectMs = Date.now() - connectStart
-    console.log(`  connected: ${agents} sockets ready in ${(connectMs / 1000).toFixed(1)} s`)
+    const missing = connectedMsgs.reduce((a, m) => a + (m.missing ?? 0), 0)
+    console.log(
+      `  connected: ${agents - missing} of ${agents} sockets ready in ${(connectMs / 1000).toFixed(1)} s` +
+        (missing > 0 ? ` (gave up waiting for ${missing}: they keep trying)` : "")
+    )
+    const connectWatched = await connectWatch.stop()
+    printWatch("  during the connect:", connectWatched)
     await sleep(5_000)
     const after = nodes.map((node) => rssMb(node.pid))
 
     // steady state
     const cpu0 = nodes.map((node) => cpuMs(node.pid))
+    const steadyWatch = watch(db.url, nodes, groupsOf)
     const at = Date.now() + 1_000
     for (const c of clients) c.proc.send({ type: "go", at, seconds })
     const samples: Array<{ t: number; rss: Array<number>; load: number }> = []
@@ -485,6 +796,10 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
       clearInterval(sampler)
     }
     const steadyMs = Date.now() - at
+    const steadyWatched = await steadyWatch.stop()
+    // what bounded the steady state, printed before the clients' reports: a client too starved to report in time
+    // still leaves this
+    printWatch("  steady state:", steadyWatched)
     const cpu1 = nodes.map((node, k) => node.killed ? cpuAtKill[k]! : cpuMs(node.pid))
     const final = nodes.map((node) => node.killed ? NaN : rssMb(node.pid))
     const metrics = await Promise.all(nodes.map((node) => node.killed ? undefined : readMetrics(node.api)))
@@ -493,7 +808,13 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
     // in-flight requests finish and their events arrive
     await sleep(kill ? 15_000 : 8_000)
     for (const c of clients) c.proc.send({ type: "report" })
-    const reports = await Promise.all(clients.map((c) => c.next("report", 120_000)))
+    // a client that does not report in time (starved, say) is left out, and said so: the others' figures still count
+    const reports = (await Promise.all(clients.map((c, k) =>
+      c.next("report", 120_000).catch(() => {
+        console.log(`  client ${k + 1} sent no report within 120 s: its agents' requests and deliveries are left out`)
+        return undefined
+      })
+    ))).filter((r) => r !== undefined)
     for (const c of clients) c.proc.send({ type: "close" })
 
     // ---- figures
@@ -612,6 +933,18 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
       `  errors: HTTP ≥ 500 ${errors.http5xx}, 429 ${errors.http429}, other 4xx ${errors.http4xx}, network ${errors.network}; ` +
         `socket drops ${drops}` + (firstErrors.length ? ` (first: ${firstErrors[0]})` : "")
     )
+    for (const body of reports.flatMap((r) => r.errorBodies as Array<string>).slice(0, 5)) console.log(`    ${body}`)
+    for (const node of nodes) {
+      for (const line of node.child.errorLines) console.log(`    ${node.name} logged: ${line}`)
+    }
+    // the clients' own lag, beside the steady state's CPU and PostgreSQL figures printed above
+    const clientLag = reports.map((r, k) =>
+      `client ${k + 1} loop delay p50 ${f0(r.loop.p50)} / p99 ${f0(r.loop.p99)} / max ${f0(r.loop.max)} ms ` +
+      `(worst 5 s window p99 ${f0(Math.max(0, ...r.loop.windows.map((w: { p99: number }) => w.p99)))}), ` +
+      `requests sent late p50 ${f0(r.sendLate.p50)} / p99 ${f0(r.sendLate.p99)} / max ${f0(r.sendLate.max)} ms ` +
+      `(${r.sendLate.over100ms} of ${r.sendLate.count} over 100 ms)`
+    )
+    for (const line of clientLag) console.log(`    ${line}`)
     // failed or slow (> 1 s) requests by the 10 s window they were sent in, and the machine's load then
     const trouble = reports.flatMap((r) => r.troubleAt as Array<number>)
     if (trouble.length > 0) {
@@ -774,6 +1107,13 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
         uncertainArrived
       },
       errors: { ...errors, socketDrops: drops },
+      bounds: {
+        connect: connectWatched,
+        steady: steadyWatched,
+        clients: reports.map((r) => ({ loop: { ...r.loop, windows: undefined }, sendLate: r.sendLate })),
+        errorBodies: reports.flatMap((r) => r.errorBodies as Array<string>).slice(0, 5),
+        serverErrorLines: nodes.map((node) => node.child.errorLines)
+      },
       reconnect: reconnects.length === 0 ? null : {
         count: reconnects.length,
         p50: percentile(reconnectMs, 50),
