@@ -207,7 +207,9 @@ if (poller === undefined || client === undefined || webhook === undefined) {
         const log = captureComplaints()
         const c = new plugin.PowerLobsterClient({ apiKey: agent.api_key, relayId, relayApiKey: relayKey })
         const call = (name: string, f: () => Promise<any>) =>
-          Effect.promise(() => f().then((body) => ({ name, body }), (e: Error) => ({ name, error: e.message })))
+          Effect.promise((): Promise<{ name: string; body?: any; error?: string }> =>
+            f().then((body) => ({ name, body }), (e: Error) => ({ name, error: e.message }))
+          )
         const thisHour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString()
         const results = yield* Effect.gen(function*() {
           const out: Array<{ name: string; body?: any; error?: string }> = []
