@@ -11,8 +11,9 @@ import { receiver } from "./support/WebhookReceiver.js"
  * `kill -9` of the process in the middle of a burst of Gem transfers, then a restart on the same data: every
  * transfer is applied whole or not at all (the Gems add up), every one answered 200 before the kill is there, and
  * retrying all of them with their `Idempotency-Key`s applies each exactly once. The payee has a webhook whose
- * receiver answers slower than the transfers come, so every kill also lands in a burst of deliveries: after the
- * restarts, each of the payee's events (one `gems.earned` per transfer, exactly) reached the receiver at least once.
+ * receiver stops answering just before each kill, so every kill also lands in a burst of deliveries: after the
+ * restarts, each of the payee's events from the PATCH that set the webhook on (one `gems.earned` per transfer,
+ * exactly) reached the receiver at least once.
  * On the embedded database the same kill, five times in a row, leaves the data directory opening with its data; on
  * a server (`DATABASE_URL`) the process gets a database of its own.
  */
@@ -66,7 +67,7 @@ describe("kill -9 in the middle of transfers", () => {
   }, async () => {
     if (serverUrl) await admin(`CREATE DATABASE ${dbName}`)
     // the payee's webhook receiver (event id → times received): 10 ms an answer, two at a time (the default share
-    // of one receiver), ~200 a second, behind the transfers
+    // of one receiver), ~200 a second; held before each kill
     const hook = await receiver(() => 200, 10)
     const received = hook.seen
     const [port, walletPort] = await Promise.all([freePort(), freePort()])
@@ -150,14 +151,18 @@ describe("kill -9 in the middle of transfers", () => {
         while (next < slice.length) await transfer(slice[next++]!)
       }
       const burst = Promise.all(Array.from({ length: 20 }, worker))
-      // a quarter of the round acknowledged, and the kill lands while deliveries are behind: on a loaded machine the
-      // transfers can come slower than the receiver takes them, so wait for a backlog rather than hope for one
+      // a quarter of the round acknowledged, and the kill lands while deliveries are behind. On a loaded machine the
+      // transfers can come slower than the receiver takes them (a round went by with none behind): so the receiver
+      // stops answering, the attempts in flight stay there, the transfers go on, and the kill comes once they are
+      // ahead of what it got. The events it got before the kill count as received, as they do for their sender.
       const behind = () => acknowledged.size - received.size
-      while (
-        (acknowledged.size < before + perRound / 4 || behind() <= 0) && acknowledged.size < before + perRound - 20
-      ) await new Promise((r) => setTimeout(r, 5))
-      behindAtKill.push(acknowledged.size - received.size)
+      const open = () => acknowledged.size < before + perRound - 20
+      while (acknowledged.size < before + perRound / 4 && open()) await new Promise((r) => setTimeout(r, 5))
+      hook.hold()
+      while (behind() <= 0 && open()) await new Promise((r) => setTimeout(r, 5))
+      behindAtKill.push(behind())
       await kill()
+      hook.release()
       await burst
       await boot()
       const [payer, payee] = await Promise.all([balance(walletBase, from.key), balance(walletBase, to.key)])
@@ -193,11 +198,34 @@ describe("kill -9 in the middle of transfers", () => {
       after = page.next_cursor
     }
     expect(stream.filter((e) => e.type === "gems.earned").length).toBe(TRANSFERS)
-    // every one of them reaches the receiver, at least once, after the restarts
+    // every one the stream orders after the webhook was set (the PATCH's own profile.updated on) reaches the
+    // receiver, at least once, after the restarts. Not what comes before: the payee's presence.changed, announced
+    // ~50 ms after the PATCH's authentication (PRESENCE_BATCH_LINGER), may commit ahead of the PATCH, with no
+    // webhook_url yet; committed after it, it has its delivery (test/Realtime/Webhooks/Webhooks.test.ts)
+    const set = stream.findIndex((e) => e.type === "profile.updated")
+    expect(set, "the PATCH's profile.updated").toBeGreaterThanOrEqual(0)
+    expect(set, "at most the payee's presence.changed ahead of it").toBeLessThanOrEqual(1)
+    const expected = stream.slice(set)
     const deadline = Date.now() + 90_000
-    const missing = () => stream.filter((e) => !received.has(e.id))
+    const missing = () => expected.filter((e) => !received.has(e.id))
     while (missing().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
-    expect(missing().map((e) => e.id), `of ${stream.length} events`).toEqual([])
+    if (missing().length > 0) {
+      // what the worker made of them: no delivery at all, or one still pending (attempts, errors, next attempt)
+      const log = await Promise.all(
+        ["pending", "failed"].map((state) =>
+          fetch(`${base}/api/agent/webhooks/deliveries?state=${state}&limit=100`, {
+            headers: { authorization: `Bearer ${to.key}` }
+          }).then((res) => res.json() as Promise<{ deliveries: Array<{ event_id: string }> }>)
+        )
+      )
+      const ids = new Set(missing().map((e) => e.id))
+      console.error(
+        "undelivered:",
+        JSON.stringify(log.flatMap((page) => page.deliveries.filter((d) => ids.has(d.event_id)))),
+        `\n${proc!.output().slice(-5_000)}`
+      )
+    }
+    expect(missing().map((e) => `${e.id} ${e.type}`), `of ${expected.length} events`).toEqual([])
     await kill()
     hook.server.close()
   })

@@ -1,7 +1,7 @@
-import { SqlClient, type Statement } from "@effect/sql"
+import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
 import type { Ids } from "@shoal/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { fillTemplate, type LiteralTemplate, literalTemplate, sqlArray } from "../Database/SqlArrays.js"
 import { type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
 
@@ -15,6 +15,20 @@ export const FanoutsChannel = "shoal_fanouts"
 
 // any constant: the one advisory lock that orders event inserts on a real server (see Outbox.ts)
 const ORDER_LOCK = 0x5e0a1
+/**
+ * The order lock as a statement of its own, ahead of the inserts in the same script (one round trip). An insert
+ * that reads users (`hooked`: who has a webhook_url) must take its snapshot AFTER the lock: a statement's snapshot
+ * is taken when it starts, so one that waited for the lock inside itself would not see what the transactions
+ * ordered before it committed meanwhile, and an event after the PATCH that set a webhook_url in the stream would
+ * have no delivery (test/Realtime/Webhooks/Webhooks.test.ts, "ordered after").
+ */
+const LOCK_ORDER = `SELECT pg_advisory_xact_lock(${ORDER_LOCK})`
+
+/** What an insert of events answers: its first cursor and the transaction's time. */
+interface BlockHead {
+  readonly lo: string
+  readonly created_at: Date | string
+}
 
 /** The rows of one emit: recipients, and one type and JSON text for all of them or one each. */
 export interface BlockRows {
@@ -44,7 +58,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     /**
      * The start of an insert's CTE: `block` (lo, the first cursor) and `reserved` (hi, the last) for `n` events,
      * taken after the order lock when `ordered` (a server; see Outbox.ts). In one statement with the insert, so
-     * an emit costs one round trip, not two.
+     * an emit costs one round trip, not two. Only for an insert that reads no other table (a fan-out's): a block's
+     * insert reads users, and takes the lock in a statement of its own before it (LOCK_ORDER).
      */
     const reserve = (n: number, ordered: boolean) =>
       sql`${
@@ -71,7 +86,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const wakeWebhooks =
       sql`(SELECT count(*) FROM (SELECT pg_notify(${WebhooksChannel}, 'due') FROM (SELECT 1 FROM hooked LIMIT 1) h) w)`
 
-    const started = Effect.map((r: ReadonlyArray<{ readonly lo: string; readonly created_at: Date | string }>) => ({
+    const started = Effect.map((r: ReadonlyArray<BlockHead>) => ({
       lo: Number(r[0]!.lo),
       createdAt: (r[0]!.created_at instanceof Date ? r[0]!.created_at : new Date(r[0]!.created_at)).toISOString()
     }))
@@ -80,10 +95,10 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      * One statement: a contiguous block of cursors reserved for these rows (nextval, then setval past the block:
      * emits are serialized, see Outbox.ts), the events, a webhook delivery for each recipient with a webhook_url,
      * and a NOTIFY carrying the block's first cursor and its salt ("12 3f…", see Blocks), which PostgreSQL sends
-     * only if the transaction commits.
+     * only if the transaction commits. It takes no lock: on a server it runs after LOCK_ORDER (see `insertBlock`).
      * Ids are the cursor in hex plus a random salt per emit: unique, and cheap to compute here and in memory.
      */
-    const blockStatement = (rows: BlockRows, salt: string, now: Date, ordered: boolean, n = rows.recipients.length) => {
+    const blockStatement = (rows: BlockRows, salt: string, now: Date, n = rows.recipients.length) => {
       const input = typeof rows.types === "string" && typeof rows.datas === "string"
         // one shared payload: parsed once, not once per recipient
         ? sql`SELECT lo + x.n - 1 AS c, x.r, k.t, k.d
@@ -93,7 +108,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
             FROM block, unnest(${sqlArray(rows.recipients)}::uuid[], ${rows.types as Array<string>}::text[],
               ${rows.datas as Array<string>}::text[]) WITH ORDINALITY AS x(r, t, d, n)`
       return sql<{ readonly lo: string; readonly created_at: Date | string }>`
-        ${reserve(n, ordered)},
+        ${reserve(n, false)},
         input AS (${input}),
         inserted AS (
           INSERT INTO events (cursor, id, recipient_id, type, data)
@@ -105,11 +120,34 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           ${wakeWebhooks}
         FROM block`
     }
-    const insertBlock = (rows: BlockRows, salt: string, now: Date, ordered: boolean) =>
-      blockStatement(rows, salt, now, ordered).pipe(started)
+    /**
+     * One block of events in the current transaction (`blockStatement`). On a server (`ordered`) it goes in one
+     * simple-query script after LOCK_ORDER: still one round trip, and the insert's snapshot is taken once the
+     * transactions ordered before it have committed, so it sees the webhook_url they set.
+     */
+    const insertBlock = (
+      rows: BlockRows,
+      salt: string,
+      now: Date,
+      ordered: boolean
+    ): Effect.Effect<{ lo: number; createdAt: string }, SqlError.SqlError> =>
+      ordered
+        ? Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (tx) =>
+          // the lock is held to the end of a transaction: the caller's (Outbox gives every emit one), or its own
+          Option.isNone(tx)
+            ? sql.withTransaction(insertBlock(rows, salt, now, ordered))
+            : Effect.suspend(() =>
+              tx.value[0].execute(`${LOCK_ORDER};\n${blockScript(rows, salt, now)}`, [], undefined)
+            )
+              .pipe(
+                // two statements: pg answers one array of rows per statement
+                Effect.map((results) => (results as ReadonlyArray<ReadonlyArray<BlockHead>>)[1]!),
+                started
+              ))
+        : blockStatement(rows, salt, now).pipe(started)
 
     /**
-     * `blockStatement` (ordered) as SQL text with its values written in as literals (sqlLiteral), for a script. The
+     * `blockStatement` as SQL text with its values written in as literals (sqlLiteral), for a script. The
      * statement's text depends only on whether the rows share one payload, so it is compiled once per shape, with
      * a marker in each argument's place: the constants are written in then, and each call only puts its own
      * values' literals between the pieces (no fragments built, compiled and searched for `$n` per call).
@@ -137,18 +175,18 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
       const rows = { types: markers[0], datas: markers[1], recipients: markers[2] } as unknown as BlockRows
       const now = { toISOString: () => markers[4] } as Date
       return literalTemplate(
-        blockStatement(rows, markers[3] as string, now, true, markers[5] as number).compile(),
+        blockStatement(rows, markers[3] as string, now, markers[5] as number).compile(),
         markers
       )
     }
 
     /**
-     * The blocks' inserts (each as `insertBlock`, ordered) and COMMIT, sent on the transaction's connection as ONE
-     * simple-query script: one round trip, so the order lock taken by the first insert is held only for the time
-     * the server needs to run the rest and commit, not across the network and the app's own latency. Values are
-     * written into the text as literals (sqlLiteral). If an insert fails, PostgreSQL skips the rest of the script
-     * (COMMIT included) and the transaction is left aborted, for the caller to roll back. Each block's first cursor
-     * and creation time, in order.
+     * LOCK_ORDER, the blocks' inserts (each as `insertBlock`, ordered) and COMMIT, sent on the transaction's
+     * connection as ONE simple-query script: one round trip, so the order lock taken at its start is held only for
+     * the time the server needs to run the rest and commit, not across the network and the app's own latency.
+     * Values are written into the text as literals (sqlLiteral). If an insert fails, PostgreSQL skips the rest of
+     * the script (COMMIT included) and the transaction is left aborted, for the caller to roll back. Each block's
+     * first cursor and creation time, in order.
      */
     const insertBlocksAndCommit = (
       conn: Connection,
@@ -157,6 +195,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     ) =>
       Effect.suspend(() => {
         const script = blocks.map((b) => blockScript(b.rows, b.salt, b.now))
+        if (blocks.length > 0) script.unshift(LOCK_ORDER)
         if (begin) script.unshift("BEGIN")
         script.push("COMMIT")
         return conn.execute(script.join(";\n"), [], undefined)
@@ -166,7 +205,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           const perStatement = blocks.length === 0
             ? []
             : (results as ReadonlyArray<ReadonlyArray<{ readonly lo: string; readonly created_at: Date | string }>>)
-          const first = begin ? 1 : 0
+          // after BEGIN (if sent) and LOCK_ORDER
+          const first = (begin ? 1 : 0) + 1
           return blocks.map((_, i) => {
             const row = perStatement[first + i]![0]!
             return {

@@ -1,9 +1,12 @@
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import { Webhook } from "standardwebhooks"
+import { Outbox } from "../../../src/Realtime/Outbox.js"
 import { expectError, rawRequest } from "../../support/Raw.js"
-import { emit, openSocket, RealtimeApp, receiver, waitFor, waitForEffect } from "../../support/Realtime.js"
+import { emit, emitLoose, openSocket, RealtimeApp, receiver, waitFor, waitForEffect } from "../../support/Realtime.js"
 import { createAgent, signUp } from "../../support/TestApp.js"
+import { usingServer } from "../../support/TestDatabase.js"
 
 const deliveries = (key: string) =>
   Effect.map(rawRequest("GET", "/api/agent/webhooks/deliveries", { key }), (r) => r.body.deliveries as Array<any>)
@@ -161,4 +164,65 @@ layer(RealtimeApp({ WEBHOOK_ALLOW_PRIVATE: "true" }), { excludeTestServices: tru
       expectError(yield* rawRequest("GET", "/api/agent/webhooks/deliveries"), 401, "unauthorized")
       expectError(yield* rawRequest("POST", "/api/account/webhook-secret"), 401, "unauthorized")
     }))
+
+  // a server only: there emits take the order lock (see Outbox.ts); PGlite runs one transaction at a time
+  it.scoped.skipIf(!usingServer())(
+    "an event ordered after the webhook_url was set has its delivery, though its emit began before that commit",
+    () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const outbox = yield* Outbox
+        const hook = yield* receiver()
+        const human = yield* signUp()
+        const me = human.user.id
+        const pid = sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.pipe(Effect.map((r) => r[0]!.pid))
+        // the PATCH's transaction: the URL stored, its event emitted (the order lock taken), not yet committed
+        const emitted = yield* Deferred.make<void>()
+        const commit = yield* Deferred.make<void>()
+        const setter = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
+          yield* sql`UPDATE users SET webhook_url = ${hook.url} WHERE id = ${me}`
+          yield* emitLoose(outbox, [me], "test.set")
+          yield* Deferred.succeed(emitted, undefined)
+          yield* Deferred.await(commit)
+        })))
+        yield* Deferred.await(emitted)
+        // two emits meanwhile, one of each kind (a plain transaction's insert, Outbox.transaction's COMMIT script):
+        // both wait for the order lock, and so come after test.set in the stream
+        const waiting = yield* Deferred.make<number>()
+        const plain = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
+          yield* Deferred.succeed(waiting, yield* pid)
+          yield* emitLoose(outbox, [me], "test.plain")
+        })))
+        const other = yield* Deferred.make<number>()
+        const script = yield* Effect.fork(outbox.transaction(Effect.gen(function*() {
+          yield* Deferred.succeed(other, yield* pid)
+          yield* emitLoose(outbox, [me], "test.script")
+        })))
+        const pids = [yield* Deferred.await(waiting), yield* Deferred.await(other)]
+        yield* waitForEffect(
+          "both emits waiting for the order lock",
+          Effect.map(
+            sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks
+              WHERE locktype = 'advisory' AND NOT granted AND pid IN ${sql.in(pids)}`,
+            (r) => r[0]!.n === 2 ? true : undefined
+          )
+        )
+        yield* Deferred.succeed(commit, undefined)
+        yield* Fiber.join(setter)
+        yield* Fiber.join(plain)
+        yield* Fiber.join(script)
+
+        const rows = yield* sql<{ type: string; hooked: boolean }>`SELECT e.type,
+            EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_cursor = e.cursor) AS hooked
+          FROM events e WHERE e.recipient_id = ${me} ORDER BY e.cursor`
+        expect(rows[0]).toEqual({ type: "test.set", hooked: true })
+        expect(rows.slice(1).map((r) => r.type).sort()).toEqual(["test.plain", "test.script"])
+        expect(rows.filter((r) => !r.hooked)).toEqual([])
+        // and they go out (the rows above are the point: a worker shared with other files' tests may be slower)
+        yield* waitFor("the three deliveries", () => {
+          const types = new Set(hook.requests.map((r) => String(r.headers["x-service-event"])))
+          return ["test.set", "test.plain", "test.script"].every((t) => types.has(t)) ? true : undefined
+        }, 30_000)
+      })
+  )
 })
