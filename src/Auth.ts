@@ -2,7 +2,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Errors } from "@shoal/domain"
-import { Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
 import { hashKey, presentedKey } from "./Auth/Keys.js"
@@ -69,6 +69,18 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
           : Effect.succeed({ _tag: "Limited", principal, decision }))
     const bySession = (found: SessionCheck) => found._tag === "Found" ? admit(found.principal) : Effect.succeed(unknown)
 
+    /**
+     * A request's key decided within the caller's own step, `now` being its clock reading: when a key is presented
+     * and its holder already read (`KeyCache.peek`). `undefined` otherwise (no key, a console session, a key to
+     * read): then `check`, which decides the same.
+     */
+    const checkKnown = (headers: Readonly<Record<string, string | undefined>>, now: number) => {
+      const key = presentedKey(headers)
+      if (key === undefined) return undefined
+      const known = keys.peek(hashKey(key), now)
+      return known === undefined ? undefined : decide(known, now)
+    }
+
     /** A key as presented (an auth frame's `api_key`). */
     const checkKey = (key: string) => checkHash(hashKey(key))
 
@@ -107,7 +119,7 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
           : Effect.map(keys.get(principal.keyHash, now), takeWith)
       })
 
-    return { check, checkKey, checkUpgrade, take } as const
+    return { check, checkKey, checkKnown, checkUpgrade, take } as const
   })
 }) {}
 
@@ -122,27 +134,37 @@ const unauthorized = (message: string) =>
 export const missingKeyMessage = "an API key is required: Authorization: Bearer <key> or X-API-Key"
 export const unknownKeyMessage = "the API key is unknown or revoked"
 
-/** The API's authentication: the key check, with the contract's 401 and 429 answers and rate-limit headers. */
+/**
+ * The API's authentication: the key check, with the contract's 401 and 429 answers and rate-limit headers. A key
+ * whose holder is already read (nearly every call) is decided within this middleware's one step, the clock read from
+ * the fiber's services as `Effect.clock` does; any other goes through `check`.
+ */
 export const AuthenticationLive = Layer.effect(
   Auth.Authentication,
-  Effect.map(KeyCheck, ({ check }) =>
-    Effect.withFiberRuntime((fiber) => {
+  Effect.map(KeyCheck, ({ check, checkKnown }) => {
+    const answer = (
+      request: HttpServerRequest.HttpServerRequest,
+      checked: KeyCheckResult
+    ): Effect.Effect<Auth.Principal, Errors.Unauthorized | Errors.RateLimited> => {
+      switch (checked._tag) {
+        case "Missing":
+          return unauthorized(missingKeyMessage)
+        case "Unknown":
+          return unauthorized(unknownKeyMessage)
+        case "Allowed":
+          noteDecision(request, checked.decision)
+          return Effect.succeed(checked.principal)
+        case "Limited":
+          return Effect.as(enforceOn(request, checked.decision, "requests per minute"), checked.principal)
+      }
+    }
+    return Effect.withFiberRuntime((fiber) => {
       const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-      return Effect.flatMap(
-        check(request.headers),
-        (checked): Effect.Effect<Auth.Principal, Errors.Unauthorized | Errors.RateLimited> => {
-          switch (checked._tag) {
-            case "Missing":
-              return unauthorized(missingKeyMessage)
-            case "Unknown":
-              return unauthorized(unknownKeyMessage)
-            case "Allowed":
-              noteDecision(request, checked.decision)
-              return Effect.succeed(checked.principal)
-            case "Limited":
-              return Effect.as(enforceOn(request, checked.decision, "requests per minute"), checked.principal)
-          }
-        }
-      )
-    }))
+      const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
+      const known = checkKnown(request.headers, now)
+      return known !== undefined
+        ? answer(request, known)
+        : Effect.flatMap(check(request.headers), (checked) => answer(request, checked))
+    })
+  })
 )

@@ -1,4 +1,4 @@
-import { Cache, Clock, Config, Deferred, Duration, Effect, Exit, FiberId, Option, Queue, Schedule } from "effect"
+import { Clock, Config, Deferred, Duration, Effect, Exit, FiberId, Option, Queue, Schedule } from "effect"
 import { Supervisor } from "../Supervisor.js"
 import { type KeyHolder, KeysRepo } from "./KeysRepo.js"
 
@@ -11,95 +11,114 @@ const READERS = 2
 const MAX_BATCH = 500
 /** turns a refresh round of the keys in use is spread over */
 const REFRESH_SLICES = 15
+/** keys remembered at most (a flood of unknown keys starts the map again rather than grow it) */
+const CAPACITY = 200_000
+
+/** A read its key's callers wait on, and the clock reading of the miss that asked for it. */
+interface Read {
+  readonly outcome: Deferred.Deferred<Option.Option<KeyHolder>>
+  readonly at: number
+}
 
 /**
- * key hash → its holder (principal and extended limit), so authentication does not touch the database per request:
- * an Effect `Cache` (concurrent misses for one key share one lookup; a failed read is not kept). Keys in use are
- * read again in bulk before they expire, so only a key new to this node waits on the database. Misses of
- * different keys are read together: a miss joins the keys waiting for the next read, and up to READERS reads run
- * at once, so a lone miss is read at once and a connect storm's keys (each new to this node) are read hundreds a
- * statement while the reads before them run. Each waiting check is completed with its read's outcome, a failed
- * read's cause included (under a database outage: the contract's 503). (Through `@effect/experimental`'s data
- * loader its batch fiber interrupted the waiting checks, which then answered an empty 503.) Rotation on this node
- * invalidates at once, other nodes when its notice arrives (src/Realtime/Revocations.ts); a read is trusted for
- * `KEY_CACHE_TTL` (30 s) should a notice be lost.
+ * key hash → its holder (principal and extended limit), so authentication does not touch the database per request.
+ * One map of what the reads settled to, each entry trusted until its time: `KEY_CACHE_TTL` (30 s) for a holder found,
+ * 2 s for a key not found, a failed read not kept (the next call asks again). A key already read is answered within
+ * the caller's own fiber step (`peek`): a hit through an Effect `Cache` took about ten, most of what a key check
+ * cost (bench/README.md, "The one path, profiled").
+ *
+ * A miss joins its key's read under way, if any (concurrent misses for one key share one read), else waits for the
+ * next read: up to READERS reads run at once, each of up to MAX_BATCH keys, so a lone miss is read at once and a
+ * connect storm's keys (each new to this node) are read hundreds a statement while the reads before them run. Each
+ * waiting check is completed with its read's outcome, a failed read's cause included (under a database outage: the
+ * contract's 503). Keys in use are read again in bulk before they expire, so only a key new to this node waits on
+ * the database. Rotation on this node invalidates at once, other nodes when its notice arrives
+ * (src/Realtime/Revocations.ts); a read is trusted for `KEY_CACHE_TTL` should a notice be lost. A read under way
+ * when its key is invalidated answers its callers but is not kept.
  */
 export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
   scoped: Effect.gen(function*() {
     const repo = yield* KeysRepo
     // how long a read of a key is trusted: the bound on serving a key revoked elsewhere whose notice was lost
-    const valid = yield* Config.duration("KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(30)))
-    const capacity = 200_000
-    // what the Cache's reads settled to, readable within the caller's own step: a hit through the Cache's `get` took
-    // about ten fiber steps, most of what a key check cost (bench/README.md, "The one path, profiled"). Kept in step
-    // with the Cache: stored when a read or the refresh stores a holder, dropped with it, trusted as long as it is
+    const valid = Duration.toMillis(
+      yield* Config.duration("KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(30)))
+    )
+    const unknownMs = Duration.toMillis(UNKNOWN)
     const settled = new Map<string, { readonly holder: Option.Option<KeyHolder>; readonly until: number }>()
-    let invalidations = 0
     const settle = (hash: string, holder: Option.Option<KeyHolder>, now: number) => {
-      // a flood of unknown keys: start again rather than grow past the Cache (whose reads still answer)
-      if (settled.size >= capacity) settled.clear()
-      settled.set(hash, { holder, until: now + Duration.toMillis(Option.isSome(holder) ? valid : UNKNOWN) })
+      if (settled.size >= CAPACITY) settled.clear()
+      settled.set(hash, { holder, until: now + (Option.isSome(holder) ? valid : unknownMs) })
     }
 
-    // keys waiting for a read (with the latest clock reading of their callers), and the reads' fiber
-    const waiting = new Map<string, Deferred.Deferred<Option.Option<KeyHolder>>>()
-    let waitingNow = 0
+    // each key missed and not yet settled, with the read its callers wait on, from the miss until that read ends;
+    // `queued`: those no read has taken yet
+    const pending = new Map<string, Read>()
+    const queued = new Map<string, Read>()
     const wake = yield* Queue.sliding<void>(1)
     const readers = yield* Effect.makeSemaphore(READERS)
-    const read = (batch: ReadonlyMap<string, Deferred.Deferred<Option.Option<KeyHolder>>>, now: number) =>
-      Effect.flatMap(
+    // the holders as of the latest of the misses' clock readings (an extended limit still running then)
+    const read = (batch: ReadonlyMap<string, Read>) => {
+      let now = 0
+      for (const { at } of batch.values()) if (at > now) now = at
+      return Effect.flatMap(
         Effect.exit(Effect.orDie(repo.holders([...batch.keys()], new Date(now)))),
         (exit) =>
           Effect.sync(() => {
             for (const [hash, waiter] of batch) {
-              Deferred.unsafeDone(waiter, Exit.map(exit, (found) => Option.fromNullable(found.get(hash))))
+              const outcome = Exit.map(exit, (found) => Option.fromNullable(found.get(hash)))
+              // an invalidation since the read began took the key out of `pending`: not kept
+              if (pending.get(hash) === waiter) {
+                pending.delete(hash)
+                if (Exit.isSuccess(outcome)) settle(hash, outcome.value, waiter.at)
+              }
+              Deferred.unsafeDone(waiter.outcome, outcome)
             }
           })
       ).pipe(
         // at shutdown: the checks still waiting are interrupted with it (a completed one keeps its outcome)
         Effect.onInterrupt(() =>
-          Effect.sync(() => batch.forEach((waiter) => Deferred.unsafeDone(waiter, Exit.interrupt(FiberId.none))))
+          Effect.sync(() =>
+            batch.forEach((waiter, hash) => {
+              if (pending.get(hash) === waiter) pending.delete(hash)
+              Deferred.unsafeDone(waiter.outcome, Exit.interrupt(FiberId.none))
+            })
+          )
         )
       )
+    }
     const scope = yield* Effect.scope
     const supervisor = yield* Supervisor
     yield* Effect.gen(function*() {
       yield* Queue.take(wake)
       // a permit before the batch is cut: while READERS reads run, the misses pile up for the next
       yield* readers.take(1)
-      const batch = new Map<string, Deferred.Deferred<Option.Option<KeyHolder>>>()
-      for (const [hash, waiter] of waiting) {
+      const batch = new Map<string, Read>()
+      for (const [hash, waiter] of queued) {
         if (batch.size === MAX_BATCH) break
         batch.set(hash, waiter)
       }
-      for (const hash of batch.keys()) waiting.delete(hash)
-      if (waiting.size > 0) yield* Queue.offer(wake, undefined)
+      for (const hash of batch.keys()) queued.delete(hash)
+      if (queued.size > 0) yield* Queue.offer(wake, undefined)
       if (batch.size === 0) return yield* readers.release(1)
-      yield* Effect.forkIn(Effect.ensuring(read(batch, waitingNow), readers.release(1)), scope)
+      yield* Effect.forkIn(Effect.ensuring(read(batch), readers.release(1)), scope)
     }).pipe((turn) => supervisor.forever("key-cache", "reads", turn), Effect.forkScoped)
 
-    const cache = yield* Cache.makeWith({
-      capacity,
-      lookup: (hash: string) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Effect.suspend(() => {
-            let waiter = waiting.get(hash)
-            if (waiter === undefined) {
-              waiter = Deferred.unsafeMake<Option.Option<KeyHolder>>(FiberId.none)
-              if (waiting.size === 0) Queue.unsafeOffer(wake, undefined)
-              waiting.set(hash, waiter)
-            }
-            if (now > waitingNow) waitingNow = now
-            // a read that an invalidation overtook is not settled (the Cache drops it too)
-            const since = invalidations
-            return Effect.map(Deferred.await(waiter), (holder) => {
-              if (since === invalidations) settle(hash, holder, now)
-              return holder
-            })
-          })),
-      // a failed read (the database down) is not kept: the next call asks again
-      timeToLive: (exit) => Exit.isFailure(exit) ? Duration.zero : Option.isSome(exit.value) ? valid : UNKNOWN
-    })
+    /** A key's holder as settled and still trusted at `now`, else undefined. */
+    const trusted = (hash: string, now: number): Option.Option<KeyHolder> | undefined => {
+      const entry = settled.get(hash)
+      if (entry === undefined) return undefined
+      if (now > entry.until) {
+        settled.delete(hash)
+        return undefined
+      }
+      return entry.holder
+    }
+
+    /** The key's settled read is dropped; a read under way answers its callers but is not kept (one not begun is). */
+    const forget = (hash: string) => {
+      settled.delete(hash)
+      if (!queued.has(hash)) pending.delete(hash)
+    }
 
     // keys in use are read again before their read expires, in the background and in bulk (a thousand a
     // statement), so an agent calling every few seconds never waits on the database; a key unused for IDLE is left
@@ -131,14 +150,8 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
         const found = yield* repo.holders(batch, new Date(now))
         for (const hash of batch) {
           const holder = found.get(hash)
-          if (holder === undefined) {
-            invalidations++
-            settled.delete(hash)
-            yield* cache.invalidate(hash)
-          } else {
-            settle(hash, Option.some(holder), now)
-            yield* cache.set(hash, Option.some(holder))
-          }
+          if (holder === undefined) forget(hash)
+          else settle(hash, Option.some(holder), now)
         }
       }
       for (const [hash, entry] of settled) if (entry.until < now) settled.delete(hash)
@@ -156,30 +169,29 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
 
     return {
       /** the holder of a key, `now` being the caller's clock reading (the key counts as in use) */
-      get: (hash: string, now: number) => {
+      get: (hash: string, now: number): Effect.Effect<Option.Option<KeyHolder>> => {
         used[sliceOf(hash)]!.set(hash, now)
-        return cache.get(hash)
+        const known = trusted(hash, now)
+        if (known !== undefined) return Effect.succeed(known)
+        let waiter = pending.get(hash)
+        if (waiter === undefined) {
+          waiter = { outcome: Deferred.unsafeMake<Option.Option<KeyHolder>>(FiberId.none), at: now }
+          pending.set(hash, waiter)
+          queued.set(hash, waiter)
+          Queue.unsafeOffer(wake, undefined)
+        }
+        return Deferred.await(waiter.outcome)
       },
       /**
        * The holder of a key as already read and still trusted at `now`, without a fiber step; `undefined` when it
        * is not (then `get` reads it). The key counts as in use.
        */
       peek: (hash: string, now: number): Option.Option<KeyHolder> | undefined => {
-        const entry = settled.get(hash)
-        if (entry === undefined) return undefined
-        if (now > entry.until) {
-          settled.delete(hash)
-          return undefined
-        }
-        used[sliceOf(hash)]!.set(hash, now)
-        return entry.holder
+        const known = trusted(hash, now)
+        if (known !== undefined) used[sliceOf(hash)]!.set(hash, now)
+        return known
       },
-      invalidate: (hashes: ReadonlyArray<string>) =>
-        Effect.forEach(hashes, (h) => {
-          invalidations++
-          settled.delete(h)
-          return cache.invalidate(h)
-        }, { discard: true })
+      invalidate: (hashes: ReadonlyArray<string>) => Effect.sync(() => hashes.forEach(forget))
     } as const
   }),
   dependencies: [KeysRepo.Default]

@@ -1,7 +1,7 @@
 import * as Cookies from "@effect/platform/Cookies"
 import { Accounts as Api, type Auth } from "@shoal/domain"
 import { Clock, Config, Effect, Option } from "effect"
-import { createHash, randomBytes } from "node:crypto"
+import { hash, randomBytes } from "node:crypto"
 import { SessionsRepo } from "./SessionsRepo.js"
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>
@@ -42,7 +42,8 @@ export type SessionCheck =
 const none: SessionCheck = { _tag: "None" }
 const ended: SessionCheck = { _tag: "Ended" }
 
-const hashToken = (token: string) => createHash("sha256").update(token).digest("hex")
+// per console request, like `hashKey` (src/Auth/Keys.ts): the one-shot digest
+const hashToken = (token: string) => hash("sha256", token, "hex")
 
 /**
  * Console sessions (issue 44): the browser holds a random token in an HttpOnly, SameSite=Strict cookie instead of

@@ -35,21 +35,23 @@ export const ApiMiddlewareLive = HttpApiBuilder.middleware(
         const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
         const start = performance.now()
         const writes = mayWrite(request)
-        const answer = (response: HttpServerResponse.HttpServerResponse) => {
-          if (writes) cache.touchAll()
-          const answered = withRateLimitHeaders(request, response)
-          count(request, start, answered.status)
-          return Effect.succeed(answered)
-        }
-        return Effect.matchCauseEffect(guarded(app, request), {
-          onSuccess: answer,
-          onFailure: (cause) => {
-            if (!Cause.isInterruptedOnly(cause)) return Effect.flatMap(toResponse(cause), answer)
+        // methods, not arrow functions in named places: the bundler's keepNames names each of those anew per request
+        // (a defineProperty each)
+        const outcome = {
+          onSuccess(response: HttpServerResponse.HttpServerResponse) {
+            if (writes) cache.touchAll()
+            const answered = withRateLimitHeaders(request, response)
+            count(request, start, answered.status)
+            return Effect.succeed(answered)
+          },
+          onFailure(cause: Cause.Cause<never>) {
+            if (!Cause.isInterruptedOnly(cause)) return Effect.flatMap(toResponse(cause), outcome.onSuccess)
             if (writes) cache.touchAll()
             count(request, start, 0)
             return Effect.failCause(cause)
           }
-        })
+        }
+        return Effect.matchCauseEffect(guarded(app, request), outcome)
       })
     }
   })

@@ -97,10 +97,14 @@ const answerInTime = (server: Server, ms: number) => {
   }, Math.max(10, Math.min(1_000, ms / 4)))
   sweep.unref()
   server.once("close", () => clearInterval(sweep))
-  return (_req: IncomingMessage, res: ServerResponse) => {
+  // one listener for every response (the response is `this`), not a `once` wrapper and a closure per request
+  function done(this: ServerResponse) {
+    inFlight.delete(this)
+  }
+  return (res: ServerResponse) => {
     inFlight.set(res, Date.now() + ms)
     // a response emits "close" once it is done, finished or not
-    res.once("close", () => inFlight.delete(res))
+    res.on("close", done)
   }
 }
 
@@ -179,9 +183,13 @@ export const createHoldingServer = (
   if (limits.maxConnections > 0) capConnections(server, limits.maxConnections)
   // each socket's latest response, for onClientError: what Node's own handler reads from a private field
   const responses = new WeakMap<Duplex, ServerResponse>()
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => void responses.set(req.socket, res))
   server.on("clientError", onClientError(strike, responses))
-  if (timeouts.handlerTimeoutMs > 0) server.on("request", answerInTime(server, timeouts.handlerTimeoutMs))
+  const timed = timeouts.handlerTimeoutMs > 0 ? answerInTime(server, timeouts.handlerTimeoutMs) : undefined
+  // one listener for both (each listener of "request" is a call, and more than one a copy of the list, per request)
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    responses.set(req.socket, res)
+    timed?.(res)
+  })
   const held: Array<[IncomingMessage, ServerResponse]> = []
   const hold = (req: IncomingMessage, res: ServerResponse) => void held.push([req, res])
   server.on("request", hold)
