@@ -9,17 +9,37 @@ export interface Wake {
   readonly userType: Ids.UserType | undefined
 }
 
+/** What this node knows of an account's heartbeats. Mutated in place: a touch allocates nothing. */
+interface Seen {
+  readonly id: Ids.UserId
+  /** the newest touch */
+  at: number
+  /** when this node last wrote the account's time (-Infinity: not yet) */
+  written: number
+  /** touched since that write: in `pending` */
+  pending: boolean
+}
+
 /**
- * Every authenticated call counts as a heartbeat. Touches land in memory and are flushed in one batched
- * UPDATE every few seconds (and at shutdown), so the hot path never writes to the database.
+ * Every authenticated call counts as a heartbeat. Touches land in memory; every `HEARTBEAT_FLUSH_INTERVAL` one
+ * batched UPDATE writes the accounts that are due, and the shutdown writes all of them, so the hot path never writes
+ * to the database. An account is due when this node has not written its time for `HEARTBEAT_WRITE_GRAIN` (60 s):
+ * a busy agent's row is written once a minute, not at every flush, always with its newest time (no touch is lost,
+ * it waits at most one grain), and one heard from for the first time (or after a quiet grain) at the next flush.
+ * This node answers from memory (`lastSeen`); only other nodes and the database's own readers (presence's offline
+ * check against a 90-minute window, key listings) see a time up to a grain old.
  */
 export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
   scoped: Effect.gen(function*() {
     const repo = yield* HeartbeatRepo
     const supervisor = yield* Supervisor
     const interval = yield* Config.duration("HEARTBEAT_FLUSH_INTERVAL").pipe(Config.withDefault(Duration.seconds(5)))
-    let pending = new Map<Ids.UserId, number>()
-    const latest = new Map<Ids.UserId, number>()
+    const grain = Duration.toMillis(
+      yield* Config.duration("HEARTBEAT_WRITE_GRAIN").pipe(Config.withDefault(Duration.seconds(60)))
+    )
+    const latest = new Map<Ids.UserId, Seen>()
+    /** the touched since their last write, each once */
+    let pending: Array<Seen> = []
 
     const woken = yield* PubSub.unbounded<Wake>()
 
@@ -28,10 +48,8 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
      * quiet minute, may be a return from offline: presence listens for these (an unbounded hub: never suspends).
      */
     const touchAt = (userId: Ids.UserId, userType: Ids.UserType | undefined, now: number): void => {
-      const before = latest.get(userId)
-      seenAt(userId, now)
       // offered, not published through a fiber of its own (Effect.runSync): a connect storm wakes once per account
-      if (before === undefined || now - before > 60_000) woken.unsafeOffer({ userId, userType })
+      if (now - record(userId, now) > 60_000) woken.unsafeOffer({ userId, userType })
     }
 
     /**
@@ -39,42 +57,86 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
      * wake, which would only ask AgentHub again what it was just told.
      */
     const seenAt = (userId: Ids.UserId, now: number): void => {
-      pending.set(userId, now)
-      latest.set(userId, now)
+      record(userId, now)
+    }
+
+    /** Records a touch; the account's touch before it (-Infinity for none this node remembers). */
+    const record = (userId: Ids.UserId, now: number): number => {
+      const seen = latest.get(userId)
+      if (seen === undefined) {
+        const fresh: Seen = { id: userId, at: now, written: -Infinity, pending: true }
+        latest.set(userId, fresh)
+        pending.push(fresh)
+        return -Infinity
+      }
+      const before = seen.at
+      if (now > before) seen.at = now
+      if (!seen.pending) {
+        seen.pending = true
+        pending.push(seen)
+      }
+      return before
     }
 
     const touch = (userId: Ids.UserId, userType?: Ids.UserType) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => touchAt(userId, userType, now)))
 
     /** The newest heartbeat this node has seen, flushed or not. */
-    const lastSeen = (userId: Ids.UserId): number | undefined => latest.get(userId)
+    const lastSeen = (userId: Ids.UserId): number | undefined => latest.get(userId)?.at
 
-    const flush = Effect.suspend(() => {
-      if (pending.size === 0) return Effect.void
-      const batch = pending
-      pending = new Map()
-      return repo.saveLastSeen(batch).pipe(
-        // kept for the next flush whatever ended this one: the database failing (SqlError, retried at the next
-        // interval), or a defect (the supervisor starts the flusher again, and it writes them)
-        Effect.onError(() =>
-          Effect.sync(() => {
-            for (const [k, v] of batch) if (!pending.has(k)) pending.set(k, v)
-          })
-        ),
+    /** Writes the pending accounts that are due at `now` (all of them when `all`); the others wait in `pending`. */
+    const write = (now: number, all: boolean) =>
+      Effect.suspend(() => {
+        if (pending.length === 0) return Effect.void
+        const batch = new Map<Ids.UserId, number>()
+        const written: Array<Seen> = []
+        const waiting: Array<Seen> = []
+        for (const seen of pending) {
+          if (!all && now - seen.written < grain) {
+            waiting.push(seen)
+            continue
+          }
+          batch.set(seen.id, seen.at)
+          seen.pending = false
+          seen.written = now
+          written.push(seen)
+        }
+        pending = waiting
+        if (batch.size === 0) return Effect.void
+        return Effect.onError(
+          repo.saveLastSeen(batch),
+          // kept for the next flush whatever ended this one: the database failing (SqlError, retried at the next
+          // interval), or a defect (the supervisor starts the flusher again, and it writes them)
+          () =>
+            Effect.sync(() => {
+              for (const seen of written) {
+                seen.written = -Infinity
+                if (!seen.pending) {
+                  seen.pending = true
+                  pending.push(seen)
+                }
+              }
+            })
+        )
+      })
+
+    const flushWith = (all: boolean) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => write(now, all)).pipe(
         Effect.catchAll((e) => Effect.logWarning("heartbeat flush failed; will retry", e)),
         Effect.asVoid
       )
-    })
+    /** Writes every pending time now, due or not (the shutdown's flush; tests). */
+    const flush = flushWith(true)
 
-    yield* Effect.forkScoped(supervisor.forever("heartbeat", "flush", Effect.delay(flush, interval)))
+    yield* Effect.forkScoped(supervisor.forever("heartbeat", "flush", Effect.delay(flushWith(false), interval)))
     yield* Effect.addFinalizer(() => flush)
-    // bounded memory: forget what was flushed long ago (the database has it)
+    // bounded memory: forget what was written long ago (the database has it; a pending account is kept)
     yield* Effect.forkScoped(supervisor.forever(
       "heartbeat",
       "forget",
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.sync(() => {
-          for (const [k, t] of latest) if (now - t > 3 * 60 * 60_000) latest.delete(k)
+          for (const [k, seen] of latest) if (!seen.pending && now - seen.at > 3 * 60 * 60_000) latest.delete(k)
         })).pipe(Effect.delay("10 minutes"))
     ))
 
