@@ -6,7 +6,18 @@
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { checkoutOf, cpuMs, freePort, load, type Proc, report, seconds, startTs, waitFor } from "./support.js"
+import {
+  checkoutOf,
+  cpuMs,
+  freePort,
+  load,
+  type Proc,
+  report,
+  seconds,
+  spawnShoal,
+  startTs,
+  waitFor
+} from "./support.js"
 
 interface Target {
   readonly name: string
@@ -20,23 +31,7 @@ interface Target {
 }
 
 const startShoal = async (cwd: string | undefined, dataDir: string) => {
-  const port = await freePort()
-  const proc = startTs(
-    "src/main.ts",
-    {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      WALLET_PORT: String(await freePort()),
-      HOST: "127.0.0.1",
-      RATE_LIMIT_PER_MINUTE: String(1e9),
-      DNS_PORT: "0",
-      DATABASE_URL: ""
-    },
-    [],
-    cwd
-  )
-  const base = `http://127.0.0.1:${port}`
-  await waitFor(`${base}/health`, proc)
+  const { base, proc } = await spawnShoal({ dataDir, cwd })
   const res = await fetch(`${base}/api/accounts`, {
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -9,7 +9,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import pg from "pg"
-import { alternatingSlices, freePort, load, report, seconds, startTs, waitFor } from "./support.js"
+import { alternatingSlices, freePort, load, report, seconds, spawnShoal, startTs, waitFor } from "./support.js"
 
 const AUTHORS = Number(process.env.BENCH_AUTHORS ?? 1_000)
 const POSTS_PER_AUTHOR = Number(process.env.BENCH_POSTS_PER_AUTHOR ?? 100)
@@ -27,19 +27,8 @@ INSERT INTO follows (follower_id, followee_id, created_at)
 ANALYZE users; ANALYZE posts; ANALYZE follows;
 `
 
-const start = async (dataDir: string, database: string | undefined, port: number) => {
-  const proc = startTs("src/main.ts", {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    WALLET_PORT: String(await freePort()),
-    HOST: "127.0.0.1",
-    RATE_LIMIT_PER_MINUTE: String(1e9),
-    DNS_PORT: "0",
-    DATABASE_URL: database ?? ""
-  })
-  await waitFor(`http://127.0.0.1:${port}/health`, proc)
-  return proc
-}
+const start = async (dataDir: string, database: string | undefined, port: number) =>
+  (await spawnShoal({ dataDir, database, port })).proc
 
 const explainFeed = async (database: string | undefined, dataDir: string, viewer: string) => {
   // the statement PostsRepo.feed sends for a first page

@@ -9,7 +9,18 @@ import autocannon from "autocannon"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { checkoutOf, cpuMs, freePort, load, type Proc, report, seconds, startTs, waitFor } from "./support.js"
+import {
+  checkoutOf,
+  cpuMs,
+  freePort,
+  load,
+  type Proc,
+  report,
+  seconds,
+  spawnShoal,
+  startTs,
+  waitFor
+} from "./support.js"
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000)
 
@@ -54,24 +65,8 @@ interface Shoal {
 }
 
 const startShoal = async (name: string, cwd: string | undefined, dataDir: string): Promise<Shoal> => {
-  const port = await freePort()
   const spawnedAt = Date.now()
-  const proc = startTs(
-    "src/main.ts",
-    {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      WALLET_PORT: String(await freePort()),
-      HOST: "127.0.0.1",
-      RATE_LIMIT_PER_MINUTE: String(1e9),
-      DNS_PORT: "0",
-      DATABASE_URL: ""
-    },
-    [],
-    cwd
-  )
-  const base = `http://127.0.0.1:${port}`
-  await waitFor(`${base}/health`, proc)
+  const { base, proc } = await spawnShoal({ dataDir, cwd })
   const created = Date.now()
   const keys = await createAgents(base)
   return {

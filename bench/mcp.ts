@@ -5,7 +5,7 @@ import autocannon from "autocannon"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { cpuMs, freePort, load, report, seconds, startTs, waitFor } from "./support.js"
+import { cpuMs, load, report, seconds, spawnShoal } from "./support.js"
 
 const mcpCalls = (url: string, key: string, options: { seconds: number; connections: number }) =>
   new Promise<autocannon.Result>((resolve, reject) => {
@@ -27,19 +27,8 @@ export const run = async () => {
   const duration = seconds()
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
   const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-mcp-"))
-  const port = await freePort()
-  const shoal = startTs("src/main.ts", {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    WALLET_PORT: String(await freePort()),
-    HOST: "127.0.0.1",
-    RATE_LIMIT_PER_MINUTE: String(1e9),
-    DNS_PORT: "0",
-    DATABASE_URL: ""
-  })
+  const { base, proc: shoal } = await spawnShoal({ dataDir })
   try {
-    const base = `http://127.0.0.1:${port}`
-    await waitFor(`${base}/health`, shoal)
     const stamp = Date.now().toString(36)
     const owner = (await (await fetch(`${base}/api/accounts`, {
       method: "POST",

@@ -57,6 +57,36 @@ export const startTs = (
   )
 }
 
+/**
+ * Shoal from `cwd` (this checkout by default) on loopback, its rate limits out of the way, no DNS responder, on the
+ * embedded database in `dataDir` unless `database` names a server; resolves once `/health` answers.
+ */
+export const spawnShoal = async (options: {
+  readonly dataDir: string
+  readonly database?: string | undefined
+  readonly cwd?: string | undefined
+  readonly port?: number
+}): Promise<{ readonly proc: Proc; readonly base: string; readonly port: number }> => {
+  const port = options.port ?? await freePort()
+  const proc = startTs(
+    "src/main.ts",
+    {
+      DATA_DIR: options.dataDir,
+      PORT: String(port),
+      WALLET_PORT: String(await freePort()),
+      HOST: "127.0.0.1",
+      RATE_LIMIT_PER_MINUTE: String(1e9),
+      DNS_PORT: "0",
+      DATABASE_URL: options.database ?? ""
+    },
+    [],
+    options.cwd
+  )
+  const base = `http://127.0.0.1:${port}`
+  await waitFor(`${base}/health`, proc)
+  return { proc, base, port }
+}
+
 /** A node process with its output collected, stopped with SIGTERM (SIGKILL after 10 s). */
 export const startNode = (
   args: ReadonlyArray<string>,

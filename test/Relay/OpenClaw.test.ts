@@ -69,6 +69,25 @@ const captureComplaints = () => {
   return { complaints, restore: () => Object.assign(console, original) }
 }
 
+/**
+ * The plugin installed against this test's server, its complaints captured; both undone when the scope closes. With
+ * an agent that has relay credentials.
+ */
+const installed = Effect.gen(function*() {
+  const server = yield* HttpServer.HttpServer
+  const base = `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`
+  const relay = yield* agentWithRelay
+  const [plugin, log] = yield* Effect.acquireRelease(
+    Effect.sync(() => [install(base), captureComplaints()] as const),
+    ([plugin, log]) =>
+      Effect.sync(() => {
+        log.restore()
+        rmSync(plugin.dir, { recursive: true, force: true })
+      })
+  )
+  return { ...relay, plugin, log }
+})
+
 if (poller === undefined || client === undefined || webhook === undefined) {
   console.warn(`test/Relay/OpenClaw.test.ts skipped: no mirror of the OpenClaw channel plugin at ${MIRROR}`)
   describe.skip("the real OpenClaw channel (its mirror is absent here)", () => {
@@ -77,14 +96,10 @@ if (poller === undefined || client === undefined || webhook === undefined) {
 } else {
   // the push receiver listens on loopback, which the URL guard refuses unless WEBHOOK_ALLOW_PRIVATE
   describeApp({ WEBHOOK_ALLOW_PRIVATE: "true" })("the real OpenClaw channel", (it) => {
-    it.effect("its poller receives a DM, a task assignment and a mention; acknowledged, they do not come again", () =>
+    it.scoped("its poller receives a DM, a task assignment and a mention; acknowledged, they do not come again", () =>
       Effect.gen(function*() {
-        const server = yield* HttpServer.HttpServer
-        const base = `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`
-        const { agent, human, relayId, relayKey } = yield* agentWithRelay
+        const { agent, human, log, plugin, relayId, relayKey } = yield* installed
         const sent = yield* sendTheThree(human, agent.agent.handle)
-        const plugin = install(base)
-        const log = captureComplaints()
         const received: Array<{ payload: any; id: string }> = []
         const poll = (p: any) =>
           Effect.promise(async () => {
@@ -109,10 +124,7 @@ if (poller === undefined || client === undefined || webhook === undefined) {
           )
           const back = yield* Effect.promise(() => c.configureRelay({ mode: "poll" }))
           return { first, config, reported, configured, back }
-        }).pipe(Effect.ensuring(Effect.sync(() => {
-          log.restore()
-          rmSync(plugin.dir, { recursive: true, force: true })
-        })))
+        }).pipe(Effect.ensuring(Effect.sync(() => log.restore())))
 
         expect(log.complaints).toEqual([])
         const byType = Object.fromEntries(result.first.map((m) => [m.payload.type, m]))
@@ -147,17 +159,7 @@ if (poller === undefined || client === undefined || webhook === undefined) {
       }))
     it.scoped("in push mode its webhook handler receives the three, signature verified", () =>
       Effect.gen(function*() {
-        const server = yield* HttpServer.HttpServer
-        const base = `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`
-        const { agent, human, relayId, relayKey } = yield* agentWithRelay
-        const plugin = install(base)
-        const log = captureComplaints()
-        yield* Effect.addFinalizer(() =>
-          Effect.sync(() => {
-            log.restore()
-            rmSync(plugin.dir, { recursive: true, force: true })
-          })
-        )
+        const { agent, human, log, plugin, relayId, relayKey } = yield* installed
         const events: Array<any> = []
         const rejected: Array<string> = []
         // the channel's handler as OpenClaw mounts it: it reads the request, verifies, parses and hands on the event
@@ -197,14 +199,10 @@ if (poller === undefined || client === undefined || webhook === undefined) {
         expect(byType["mention"]._meta.delivery_method).toBe("push")
       }))
 
-    it.effect("its client's actions work unchanged: heartbeat, DM, post, task comment and status, Wave schedule (as me, its tools' default) and completion", () =>
+    it.scoped("its client's actions work unchanged: heartbeat, DM, post, task comment and status, Wave schedule (as me, its tools' default) and completion", () =>
       Effect.gen(function*() {
-        const server = yield* HttpServer.HttpServer
-        const base = `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`
-        const { agent, human, relayId, relayKey } = yield* agentWithRelay
+        const { agent, human, log, plugin, relayId, relayKey } = yield* installed
         const sent = yield* sendTheThree(human, agent.agent.handle)
-        const plugin = install(base)
-        const log = captureComplaints()
         const c = new plugin.PowerLobsterClient({ apiKey: agent.api_key, relayId, relayApiKey: relayKey })
         const call = (name: string, f: () => Promise<any>) =>
           Effect.promise((): Promise<{ name: string; body?: any; error?: string }> =>
@@ -222,10 +220,7 @@ if (poller === undefined || client === undefined || webhook === undefined) {
           out.push(wave)
           out.push(yield* call("completeWave", () => c.completeWave(wave.body?.wave_id)))
           return out
-        }).pipe(Effect.ensuring(Effect.sync(() => {
-          log.restore()
-          rmSync(plugin.dir, { recursive: true, force: true })
-        })))
+        }).pipe(Effect.ensuring(Effect.sync(() => log.restore())))
         expect(log.complaints).toEqual([])
         for (const r of results) expect(r.error, r.name).toBeUndefined()
         const body = Object.fromEntries(results.map((r) => [r.name, r.body]))
