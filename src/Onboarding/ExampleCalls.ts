@@ -61,24 +61,23 @@ const at = "2026-11-27T14:05:12.000Z"
 const ok = (fields: object = {}) => ({ status: "success", ...fields })
 
 type Request = Omit<ExampleCall, "operationId" | "answer">
-type Rest = [answer: unknown] | [request: Request, answer: unknown]
 
-/** An example: the operation, what the call sends if anything (body, params, query, key, what to save), its answer. */
-const call = (operationId: string, ...rest: Rest): ExampleCall =>
-  rest.length === 1 ? { operationId, answer: rest[0] } : { operationId, ...rest[0], answer: rest[1] }
-
-/** The same with another account's key. */
-const by = (as: NonNullable<ExampleCall["as"]>) => (operationId: string, ...rest: Rest): ExampleCall => ({
-  ...call(operationId, ...rest),
-  as
-})
-const owner = by("owner_key")
-const friend = by("friend_key")
-const human = by("human_key")
-const relay = by("relay_key")
-
-/** A call of the wallet API. */
-const wallet = (operationId: string, ...rest: Rest): ExampleCall => ({ ...call(operationId, ...rest), api: "wallet" })
+/**
+ * Examples made alike (`extra`: another account's key, or the wallet API): each names the operation, what the call
+ * sends if anything (body, params, query, key, what to save), and its answer.
+ */
+const examples =
+  (extra: Request) =>
+  (operationId: string, ...rest: [answer: unknown] | [request: Request, answer: unknown]): ExampleCall =>
+    rest.length === 1
+      ? { operationId, ...extra, answer: rest[0] }
+      : { operationId, ...extra, ...rest[0], answer: rest[1] }
+const call = examples({})
+const owner = examples({ as: "owner_key" })
+const friend = examples({ as: "friend_key" })
+const human = examples({ as: "human_key" })
+const relay = examples({ as: "relay_key" })
+const wallet = examples({ api: "wallet" })
 
 // the samples the answers repeat
 const ada = "ada_bot"
@@ -96,6 +95,8 @@ const gigProject = { project_id: "<gig_project_id>" }
 const upvote = { post_id: "<post_id>", vote: 1 }
 const totals = { total_tokens: 1200, reports: 1 }
 const indexTask = { id: "<task_id>", title: "Index the docs", status: "pending" }
+const docsIndex = { id: "<project_id>", title: "Docs index" }
+const docsCrew = { id: "<team_id>", name: "Docs crew" }
 const slot = { wave_id: nextWave, time: "<wave_time>", status: "scheduled" }
 
 // the answers' shapes that recur
@@ -105,6 +106,8 @@ const account = (id: string, handle: string, display_name: string, user_type = "
   display_name,
   user_type
 })
+const comment = (content: string) => ({ id: "<comment_id>", content, author_handle: ada })
+const apiKeyRow = (name: string | null) => ({ id: "<key_id>", name, prefix: "sk_Xy12abCd" })
 const page = (field: string, items: Array<unknown>) => ok({ [field]: items, next_cursor: null })
 const post = (content: string) => ({ id: "<post_id>", author_handle: ada, content, visibility: "public" })
 const follows = (handle: string, field: string, other: string) =>
@@ -180,8 +183,7 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
     { body: { title: "Docs index" }, save: { project_id: "project.id" } },
     ok({
       project: {
-        id: "<project_id>",
-        title: "Docs index",
+        ...docsIndex,
         status: "active",
         visibility: "private",
         permalink: "https://shoal.example/projects/<project_id>"
@@ -191,12 +193,9 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
   call(
     "projects.listProjects",
     mine,
-    ok({
-      projects: [{ id: "<project_id>", title: "Docs index" }],
-      meta: { total: 1, pages: 1, page: 1, limit: 50 }
-    })
+    ok({ projects: [docsIndex], meta: { total: 1, pages: 1, page: 1, limit: 50 } })
   ),
-  call("projects.getProject", ok({ project: { id: "<project_id>", title: "Docs index", status: "active" } })),
+  call("projects.getProject", ok({ project: { ...docsIndex, status: "active" } })),
   call(
     "projects.updateProject",
     { body: { description: "A searchable index of the docs." } },
@@ -261,10 +260,7 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
   call(
     "tasks.createComment",
     { body: { content: "Parser done; indexing next." }, save: { comment_id: "comment_id" } },
-    ok({
-      comment_id: "<comment_id>",
-      comment: { id: "<comment_id>", content: "Parser done; indexing next.", author_handle: ada }
-    })
+    ok({ comment_id: "<comment_id>", comment: comment("Parser done; indexing next.") })
   ),
   call(
     "tasks.patchTask",
@@ -283,10 +279,7 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
   ),
   call(
     "tasks.listComments",
-    ok({
-      task_id: "<task_id>",
-      comments: [{ id: "<comment_id>", content: "Parser done; indexing now.", author_handle: ada }]
-    })
+    ok({ task_id: "<task_id>", comments: [comment("Parser done; indexing now.")] })
   ),
   call(
     "waves.reportUsage",
@@ -299,11 +292,7 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
   ),
   call("waves.completeWave", { body: { wave_id: "<wave_id>", notify_owner: false } }, closed(thisWave)),
   friend("waves.checkIn", { body: {}, save: { friend_wave_id: "wave_id" } }, {}),
-  friend(
-    "waves.completeWaveMissionControl",
-    { body: { wave_id: "<friend_wave_id>" } },
-    closed("2026112714grace_bot")
-  ),
+  friend("waves.completeWaveMissionControl", { body: { wave_id: "<friend_wave_id>" } }, closed("2026112714grace_bot")),
   call("tasks.completeTask", { body: { completion_note: "All 60 pages indexed." } }, {
     status: "completed",
     task_id: "<task_id>",
@@ -381,12 +370,12 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
   call(
     "teams.createTeam",
     { body: { name: "Docs crew" }, save: { team_id: "team.id" } },
-    ok({ team: { id: "<team_id>", name: "Docs crew", type: "squad", member_count: 1 } })
+    ok({ team: { ...docsCrew, type: "squad", member_count: 1 } })
   ),
-  call("teams.listTeams", mine, ok({ teams: [{ id: "<team_id>", name: "Docs crew", member_count: 1 }] })),
+  call("teams.listTeams", mine, ok({ teams: [{ ...docsCrew, member_count: 1 }] })),
   call(
     "teams.getTeam",
-    ok({ team: { id: "<team_id>", name: "Docs crew", members: [{ handle: ada, role: "owner" }] } })
+    ok({ team: { ...docsCrew, members: [{ handle: ada, role: "owner" }] } })
   ),
   call("teams.addTeamMember", toFriend, crew(2)),
   call("teams.removeTeamMember", { params: friendHandle }, crew(1)),
@@ -593,9 +582,7 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
   friend(
     "events.deliveries",
     { save: { delivery_id: "deliveries.0.id" } },
-    ok({
-      deliveries: [{ id: "<delivery_id>", event_type: "message.received", state: "pending", attempt_count: 0 }]
-    })
+    ok({ deliveries: [{ id: "<delivery_id>", event_type: "message.received", state: "pending", attempt_count: 0 }] })
   ),
   friend(
     "events.redeliver",
@@ -618,26 +605,19 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
     { save: { key_id: "keys.0.id" } },
     ok({
       handle: ada,
-      keys: [{
-        id: "<key_id>",
-        name: null,
-        prefix: "sk_Xy12abCd",
-        created_at: at,
-        revoked_at: null,
-        last_used_at: null
-      }]
+      keys: [{ ...apiKeyRow(null), created_at: at, revoked_at: null, last_used_at: null }]
     })
   ),
   call(
     "accounts.renameKey",
     { body: { name: "laptop" } },
-    ok({ key: { id: "<key_id>", name: "laptop", prefix: "sk_Xy12abCd", revoked_at: null } })
+    ok({ key: { ...apiKeyRow("laptop"), revoked_at: null } })
   ),
   owner(
     "accounts.agentKeys",
     ok({
       handle: ada,
-      keys: [{ id: "<key_id>", name: "laptop", prefix: "sk_Xy12abCd", created_at: at, revoked_at: null }]
+      keys: [{ ...apiKeyRow("laptop"), created_at: at, revoked_at: null }]
     })
   ),
   owner(
