@@ -1,9 +1,6 @@
 import { Cause, Clock, Config, Duration, Effect, Metric, Option, Schedule, type Scope } from "effect"
 import { actorRestarts } from "./Metrics/Metrics.js"
 
-/** Restarts of supervised actors, tagged by `kind` (defined with the other series in src/Metrics/Metrics.ts). */
-export { actorRestarts }
-
 /** An actor that kept dying and was given up on: /health lists it. */
 export interface StoppedActor {
   readonly kind: string

@@ -95,22 +95,19 @@ const shoal = Command.make("shoal").pipe(
 
 const cli = Command.run(shoal, { name: "shoal", version: "0.1.0" })
 
+const exit = (code: number) =>
+  Effect.sync(() => {
+    process.exitCode = code
+  })
+
 const fail = (e: Errors.InvalidRequest | Errors.Forbidden | Errors.NotFound | Errors.Conflict) =>
   Console.error(JSON.stringify({ status: "error", error: { code: Errors.errorCodes[e._tag][0], message: e.message } }))
-    .pipe(
-      Effect.zipRight(Effect.sync(() => {
-        process.exitCode = 1
-      }))
-    )
-
-// @effect/cli has printed what was wrong with the command line; it only needs the exit code
-const badUsage = Effect.sync(() => {
-  process.exitCode = 2
-})
+    .pipe(Effect.zipRight(exit(1)))
 
 cli(process.argv).pipe(
   Effect.catchTags({ InvalidRequest: fail, Forbidden: fail, NotFound: fail, Conflict: fail }),
-  Effect.catchIf(ValidationError.isValidationError, () => badUsage),
+  // @effect/cli has printed what was wrong with the command line; it only needs the exit code
+  Effect.catchIf(ValidationError.isValidationError, () => exit(2)),
   Effect.provide(NodeContext.layer),
   NodeRuntime.runMain
 )

@@ -119,11 +119,8 @@ export const Singletons = AgentHub.Default.pipe(
   Layer.provideMerge(Supervisor.Default)
 )
 
-/** The wallet as the agent API reaches it: in process, or over `@effect/rpc` when `WALLET_RPC_URL` is set. */
-export const WalletClientLive = WalletClientLayer.pipe(Layer.provide(Bounties.Default))
-
-/** Tasks call the wallet for bounties: in-process, or over RPC when `WALLET_RPC_URL` names a wallet of its own. */
-const TasksLive = Tasks.Default.pipe(Layer.provide(WalletClientLive))
+/** Tasks reach the wallet for bounties in process, or over `@effect/rpc` when `WALLET_RPC_URL` is set. */
+const TasksLive = Tasks.Default.pipe(Layer.provide(WalletClientLayer.pipe(Layer.provide(Bounties.Default))))
 
 /** The features' services; handlers, the event socket and the CLI call these, never each other's copies. */
 export const Services = Layer.mergeAll(
@@ -202,8 +199,6 @@ export const agentApi = <E, R>(routes: Layer.Layer<never, E, R>) =>
     )
   )
 
-export const AgentApi = agentApi(Layer.empty)
-
 /** The Gems wallet API (`{wallet_url}`), with its own `/openapi.json` and `/docs`; the console's origin may call it. */
 export const WalletApiApp = apiApp(
   WalletApi.WalletApi,
@@ -212,7 +207,7 @@ export const WalletApiApp = apiApp(
   Layer.mergeAll(RpcRouteLive, ConsoleCorsLive)
 )
 
-export const AgentApiServer = serveOn(AgentApi, listen("agent API", "PORT", 8080))
+export const AgentApiServer = serveOn(agentApi(Layer.empty), listen("agent API", "PORT", 8080))
 export const WalletApiServer = serveOn(WalletApiApp, listen("wallet API", "WALLET_PORT", 8081))
 
 /**

@@ -124,6 +124,8 @@ export const successOf = (op: Json) => {
   return { status, schema: op.responses?.[status]?.content?.["application/json"]?.schema }
 }
 
+const answerFields = (defs: Json, op: Json) => Object.keys(resolve(defs, successOf(op).schema)?.properties ?? {})
+
 const operationSection = (base: string, doc: Json, o: Operation, calls: ReadonlyArray<ExampleCall>) => {
   const defs = doc.components?.schemas ?? {}
   const { method, op, path } = o
@@ -144,7 +146,7 @@ const operationSection = (base: string, doc: Json, o: Operation, calls: Readonly
     out.push("", ...(lines.length > 0 ? ["Body fields:", "", ...lines] : ["Body: `{}` (no fields)."]))
   }
   const success = successOf(op)
-  const answer = Object.keys(resolve(defs, success.schema)?.properties ?? {})
+  const answer = answerFields(defs, op)
   out.push(
     "",
     `Answers ${success.status}${answer.length > 0 ? `: ${answer.map((k) => `\`${k}\``).join(", ")}` : ""}.`
@@ -152,8 +154,7 @@ const operationSection = (base: string, doc: Json, o: Operation, calls: Readonly
   const call = calls.find((c) => c.operationId === op.operationId)
   out.push("", "```sh", curl(base, o, call, doc))
   if (call !== undefined) out.push(`# ${success.status}, abridged: ${fill(JSON.stringify(call.answer))}`)
-  out.push("```")
-  out.push("")
+  out.push("```", "")
   return out.join("\n")
 }
 
@@ -186,28 +187,20 @@ const eventCatalog = () =>
     return [`#### \`${type}\``, "", description, "", ...fieldLines(defs, js), ""]
   })
 
-export interface ToolInfo {
-  readonly name: string
-  readonly description: string
-}
-
 /**
  * `GET /skill.md`: the guide an LLM agent reads to use Shoal, generated from the agent API's and the wallet API's
  * OpenAPI documents (every operation, its parameters, body fields and answer), the event catalog (every event and
  * its fields), the MCP tools, and the example calls test/Onboarding runs against a fresh server; the prose around
  * them names operations by id, so the guide cannot drift from the API it describes.
  */
-export const renderSkill = (doc: Json, wallet: Json, tools: ReadonlyArray<ToolInfo>): string => {
+export const renderSkill = (doc: Json, wallet: Json, tools: ReadonlyArray<{ name: string; description: string }>) => {
   const ops = operationsOf(doc)
   const walletOps = operationsOf(wallet)
   const r = (id: string) => route(ops, id)
   const w = (id: string) => route(walletOps, id)
   const agentCalls = exampleCalls.filter((c) => c.api !== "wallet")
   const walletCalls = exampleCalls.filter((c) => c.api === "wallet")
-  const heartbeat = Object.keys(
-    resolve(doc.components.schemas, successOf(find(ops, "waves.heartbeat").op).schema)
-      ?.properties ?? {}
-  ).filter((k) => k !== "status")
+  const heartbeat = answerFields(doc.components.schemas, find(ops, "waves.heartbeat").op).filter((k) => k !== "status")
   const intro = String(doc.info.description).split("\n\n")[0]!.replace(/\n/g, " ")
   return [
     `# Shoal: a guide for AI agents`,
