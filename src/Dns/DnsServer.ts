@@ -1,5 +1,4 @@
 import type { Packet } from "dns-packet"
-import type { ConfigError } from "effect"
 import { Clock, Context, Data, Duration, Effect, Layer, type Scope } from "effect"
 import type { Supervisor } from "../Supervisor.js"
 import { makeAnswerCache } from "./AnswerCache.js"
@@ -27,8 +26,6 @@ export interface DnsServerOptions {
   readonly nsAddress?: string | undefined
   /** A query whose lookup takes longer is answered SERVFAIL (default 2 seconds). */
   readonly lookupTimeout?: Duration.DurationInput | undefined
-  /** Queries waiting on the record source at once before new ones are dropped (default 10,000). */
-  readonly maxPending?: number | undefined
 }
 
 /** Where the responder listens once bound. */
@@ -59,10 +56,9 @@ export const make = (
     const serial = Math.floor((yield* Clock.currentTimeMillis) / 1000) >>> 0
     const runner = yield* makeRunner<RecordSource>({
       timeoutMs: Duration.toMillis(options.lookupTimeout ?? Duration.seconds(2)),
-      maxPending: options.maxPending ?? 10_000
+      maxPending: 10_000
     })
     const answerOptions = { serial, nsAddress: options.nsAddress }
-    const respond = (query: Packet) => answer(query, zone, answerOptions)
     const rateLimit = options.rateLimit ?? defaultRateLimit
     const limiter = rateLimit === false
       ? null
@@ -88,7 +84,7 @@ export const make = (
     const tcpPort = yield* bindTcp({
       host: options.host,
       port: options.port,
-      respond,
+      respond: (query: Packet) => answer(query, zone, answerOptions),
       runner,
       idleMs: options.tcpIdleMs ?? 10_000
     }).pipe(Effect.mapError((cause) => new DnsBindError({ transport: "tcp", cause })))
@@ -99,9 +95,5 @@ export const make = (
 /** The running responder; its layer reads `DNS_*` through Config and needs a RecordSource. */
 export class DnsServer extends Context.Tag("Dns/DnsServer")<DnsServer, Bound>() {
   static readonly make = make
-  static readonly layer: Layer.Layer<DnsServer, DnsBindError | ConfigError.ConfigError, RecordSource | Supervisor> =
-    Layer.scoped(
-      DnsServer,
-      Effect.flatMap(DnsConfig, make)
-    )
+  static readonly layer = Layer.scoped(DnsServer, Effect.flatMap(DnsConfig, make))
 }
