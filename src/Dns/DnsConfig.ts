@@ -25,6 +25,7 @@ const floodBrake: Config.Config<FloodBrakeOptions> = Config.all({
 /** The responder's settings, from the environment through `Config`. */
 export const DnsConfig = Config.all({
   host: Config.string("DNS_HOST").pipe(Config.withDefault("127.0.0.1")),
+  /** 0 binds UDP and TCP to two ephemeral ports. */
   port: Config.integer("DNS_PORT").pipe(
     Config.withDefault(5353),
     Config.validate({ message: "a port between 0 and 65535", validation: (n) => n >= 0 && n <= 65535 })

@@ -1,10 +1,9 @@
 import type { Packet } from "dns-packet"
-import { Clock, Context, Data, Duration, Effect, Layer, type Scope } from "effect"
+import { Clock, type Config, Context, Data, Duration, Effect, Layer, type Scope } from "effect"
 import type { Supervisor } from "../Supervisor.js"
 import { makeAnswerCache } from "./AnswerCache.js"
 import { makeAnswerer } from "./Answerer.js"
 import { DnsConfig } from "./DnsConfig.js"
-import type { FloodBrakeOptions } from "./FloodBrake.js"
 import { makeRateLimiter, type RateLimitOptions } from "./RateLimit.js"
 import { RecordSource } from "./RecordSource.js"
 import { answer } from "./Responder.js"
@@ -13,17 +12,10 @@ import { bindTcp } from "./Tcp.js"
 import { bindUdp } from "./Udp.js"
 import { normalizeZone } from "./Zone.js"
 
-export interface DnsServerOptions {
-  readonly host: string
-  /** 0 binds UDP and TCP to two ephemeral ports. */
-  readonly port: number
-  readonly zone: string
-  /** Per-prefix UDP response limit; false turns it off. */
-  readonly rateLimit?: RateLimitOptions | false | undefined
-  /** When dropped datagrams make a flood, UDP stops listening for a while (Udp.ts, `bindUdp`). */
-  readonly floodBrake?: FloodBrakeOptions | undefined
-  readonly tcpIdleMs?: number | undefined
-  readonly nsAddress?: string | undefined
+type Settings = Config.Config.Success<typeof DnsConfig>
+
+/** The settings DnsConfig reads, of which only host, port and zone must be given. */
+export type DnsServerOptions = Pick<Settings, "host" | "port" | "zone"> & Partial<Settings> & {
   /** A query whose lookup takes longer is answered SERVFAIL (default 2 seconds). */
   readonly lookupTimeout?: Duration.DurationInput | undefined
 }
