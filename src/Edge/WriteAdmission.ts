@@ -22,8 +22,9 @@ import { EdgeHardening, millis } from "./Switch.js"
  * throughput (bench/README.md "overload").
  *
  * Gated: every method but GET, HEAD and OPTIONS, except the heartbeat, which writes nothing on the request path (a
- * touch in memory flushed in one batched UPDATE, src/Auth/Heartbeat.ts): shedding it would make agents look offline
- * under load. With `EDGE_HARDENING=false` there is no queue, whatever `WRITE_CONCURRENCY`.
+ * touch in memory flushed in one batched UPDATE, src/Auth/Heartbeat.ts), so takes no share of the write path:
+ * shedding it would make agents look offline under load, and the presence changes that follow are writes of their
+ * own. With `EDGE_HARDENING=false` there is no queue, whatever `WRITE_CONCURRENCY`.
  */
 export class WriteAdmission extends Effect.Service<WriteAdmission>()("Edge/WriteAdmission", {
   effect: Effect.gen(function*() {
