@@ -54,16 +54,6 @@ export type Arrival =
   | { readonly _tag: "Shed"; readonly reason: "standing" | "predicted" | "full" }
   | { readonly _tag: "Queued"; readonly cancel: () => void }
 
-export interface AdmissionStats {
-  /** the slots now (between `minConcurrency` and `concurrency`) */
-  readonly slots: number
-  readonly inFlight: number
-  readonly queued: number
-  readonly shedding: boolean
-  readonly admitted: number
-  readonly shed: number
-}
-
 /** busy milliseconds over which the pace is measured */
 const paceWindow = 100
 
@@ -170,7 +160,7 @@ export class AdmissionQueue {
     if (this.live === 0) this.calm()
   }
 
-  stats(): AdmissionStats {
+  stats() {
     return {
       slots: this.slots(),
       inFlight: this.inFlight,
