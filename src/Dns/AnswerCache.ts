@@ -1,4 +1,5 @@
 import type { IdentityRecords } from "./RecordSource.js"
+import { HEADER, LEGACY_UDP_PAYLOAD, MAX_UDP_PAYLOAD } from "./Wire.js"
 
 /**
  * The encoded UDP answers to the plainest queries for a handle: QR=0, opcode 0, one question, nothing else but
@@ -27,10 +28,7 @@ export interface PlainQuery {
   readonly limit: number
 }
 
-const HEADER = 12
 const OPT = 41
-const LEGACY_UDP_PAYLOAD = 512
-const MAX_UDP_PAYLOAD = 1232
 
 /**
  * The query's cache key when it has the plain shape, else null (it goes the general way, which answers anything
@@ -107,18 +105,17 @@ export const patch = (reply: Buffer, names: ReadonlyArray<number>, message: Buff
   return out
 }
 
-export interface AnswerCacheOptions {
-  /** Answers kept at most; the oldest tenth goes when full. */
-  readonly capacity?: number | undefined
-}
-
-/** Encoded answers by plain-query key, dropped per handle when the record source says the handle changed. */
-export const makeAnswerCache = (options: AnswerCacheOptions = {}) => {
-  const capacity = options.capacity ?? 10_000
+/**
+ * Encoded answers by plain-query key, dropped per handle when the record source says the handle changed; at most
+ * `capacity`, the oldest tenth dropped when full.
+ */
+export const makeAnswerCache = ({ capacity = 10_000 }: { readonly capacity?: number } = {}) => {
   const answers = new Map<string, CachedAnswer>()
   const keysByHandle = new Map<string, Set<string>>()
 
-  const forget = (key: string, answer: CachedAnswer) => {
+  const forget = (key: string) => {
+    const answer = answers.get(key)
+    if (answer === undefined) return
     answers.delete(key)
     const keys = keysByHandle.get(answer.handle)
     keys?.delete(key)
@@ -126,13 +123,12 @@ export const makeAnswerCache = (options: AnswerCacheOptions = {}) => {
   }
 
   const set = (key: string, answer: CachedAnswer) => {
-    const old = answers.get(key)
-    if (old !== undefined) forget(key, old)
+    forget(key)
     if (answers.size >= capacity) {
       // Map iterates in insertion order: drop the oldest tenth
       let n = Math.ceil(capacity / 10)
-      for (const [k, a] of answers) {
-        forget(k, a)
+      for (const k of answers.keys()) {
+        forget(k)
         if (--n === 0) break
       }
     }
@@ -153,10 +149,7 @@ export const makeAnswerCache = (options: AnswerCacheOptions = {}) => {
   return {
     get: (key: string): CachedAnswer | undefined => answers.get(key),
     set,
-    delete: (key: string) => {
-      const answer = answers.get(key)
-      if (answer !== undefined) forget(key, answer)
-    },
+    delete: forget,
     invalidate,
     get size() {
       return answers.size

@@ -2,7 +2,7 @@ import type { Packet } from "dns-packet"
 import * as DnsPacket from "dns-packet"
 import { Option } from "effect"
 import { type AnswerCache, type CachedAnswer, namesLike, patch, type PlainQuery, plainQuery } from "./AnswerCache.js"
-import type { RateLimiter } from "./RateLimit.js"
+import type { RateLimiter, Verdict } from "./RateLimit.js"
 import type { RecordSource } from "./RecordSource.js"
 import { type AnswerOptions, finish, isLookup, type Lookup, plan } from "./Responder.js"
 import * as Wire from "./Wire.js"
@@ -61,12 +61,16 @@ export const makeAnswerer = (options: AnswererOptions) => {
     return serve(built, plain!, message, address)
   }
 
-  const serve = (answer: CachedAnswer, plain: PlainQuery, message: Buffer, address: string): Buffer | null => {
+  /** The rate limiter's word on one more reply to `address`; a drop is counted. */
+  const take = (address: string): Verdict => {
     const verdict = limiter === null ? "send" : limiter.take(address)
-    if (verdict === "drop") {
-      limited++
-      return null
-    }
+    if (verdict === "drop") limited++
+    return verdict
+  }
+
+  const serve = (answer: CachedAnswer, plain: PlainQuery, message: Buffer, address: string): Buffer | null => {
+    const verdict = take(address)
+    if (verdict === "drop") return null
     return verdict === "send" && answer.full.length <= plain.limit
       ? patch(answer.full, answer.fullNames, message, plain.nameEnd)
       : patch(answer.truncated, answer.truncatedNames, message, plain.nameEnd)
@@ -74,11 +78,8 @@ export const makeAnswerer = (options: AnswererOptions) => {
 
   /** The UDP bytes for `response` to `query`, through the rate limiter. */
   const reply = (query: Packet, response: Packet, address: string): Buffer | null => {
-    const verdict = limiter === null ? "send" : limiter.take(address)
-    if (verdict === "drop") {
-      limited++
-      return null
-    }
+    const verdict = take(address)
+    if (verdict === "drop") return null
     return verdict === "slip"
       ? Wire.encode(query, Wire.truncate(response))
       : Wire.encode(query, response, Wire.udpLimit(query))

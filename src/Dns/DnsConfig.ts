@@ -2,12 +2,6 @@ import { Config, Option } from "effect"
 import { defaultFloodBrake, type FloodBrakeOptions } from "./FloodBrake.js"
 import type { RateLimitOptions } from "./RateLimit.js"
 
-const port = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
-    Config.withDefault(fallback),
-    Config.validate({ message: "a port between 0 and 65535", validation: (n) => n >= 0 && n <= 65535 })
-  )
-
 const nonNegative = (config: Config.Config<number>) =>
   config.pipe(Config.validate({ message: "a number >= 0", validation: (n) => n >= 0 }))
 
@@ -31,7 +25,11 @@ const floodBrake: Config.Config<FloodBrakeOptions> = Config.all({
 /** The responder's settings, from the environment through `Config`. */
 export const DnsConfig = Config.all({
   host: Config.string("DNS_HOST").pipe(Config.withDefault("127.0.0.1")),
-  port: port("DNS_PORT", 5353),
+  /** 0 binds UDP and TCP to two ephemeral ports. */
+  port: Config.integer("DNS_PORT").pipe(
+    Config.withDefault(5353),
+    Config.validate({ message: "a port between 0 and 65535", validation: (n) => n >= 0 && n <= 65535 })
+  ),
   zone: Config.string("DNS_ZONE").pipe(
     Config.withDefault("shoal.local"),
     Config.validate({ message: "a non-empty zone name", validation: (zone) => zone.replace(/\./g, "").length > 0 })

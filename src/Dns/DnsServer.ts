@@ -1,11 +1,9 @@
 import type { Packet } from "dns-packet"
-import type { ConfigError } from "effect"
-import { Clock, Context, Data, Duration, Effect, Layer, type Scope } from "effect"
+import { Clock, type Config, Context, Data, Duration, Effect, Layer, type Scope } from "effect"
 import type { Supervisor } from "../Supervisor.js"
 import { makeAnswerCache } from "./AnswerCache.js"
 import { makeAnswerer } from "./Answerer.js"
 import { DnsConfig } from "./DnsConfig.js"
-import type { FloodBrakeOptions } from "./FloodBrake.js"
 import { makeRateLimiter, type RateLimitOptions } from "./RateLimit.js"
 import { RecordSource } from "./RecordSource.js"
 import { answer } from "./Responder.js"
@@ -14,21 +12,12 @@ import { bindTcp } from "./Tcp.js"
 import { bindUdp } from "./Udp.js"
 import { normalizeZone } from "./Zone.js"
 
-export interface DnsServerOptions {
-  readonly host: string
-  /** 0 binds UDP and TCP to two ephemeral ports. */
-  readonly port: number
-  readonly zone: string
-  /** Per-prefix UDP response limit; false turns it off. */
-  readonly rateLimit?: RateLimitOptions | false | undefined
-  /** When dropped datagrams make a flood, UDP stops listening for a while (Udp.ts, `bindUdp`). */
-  readonly floodBrake?: FloodBrakeOptions | undefined
-  readonly tcpIdleMs?: number | undefined
-  readonly nsAddress?: string | undefined
+type Settings = Config.Config.Success<typeof DnsConfig>
+
+/** The settings DnsConfig reads, of which only host, port and zone must be given. */
+export type DnsServerOptions = Pick<Settings, "host" | "port" | "zone"> & Partial<Settings> & {
   /** A query whose lookup takes longer is answered SERVFAIL (default 2 seconds). */
   readonly lookupTimeout?: Duration.DurationInput | undefined
-  /** Queries waiting on the record source at once before new ones are dropped (default 10,000). */
-  readonly maxPending?: number | undefined
 }
 
 /** Where the responder listens once bound. */
@@ -59,10 +48,9 @@ export const make = (
     const serial = Math.floor((yield* Clock.currentTimeMillis) / 1000) >>> 0
     const runner = yield* makeRunner<RecordSource>({
       timeoutMs: Duration.toMillis(options.lookupTimeout ?? Duration.seconds(2)),
-      maxPending: options.maxPending ?? 10_000
+      maxPending: 10_000
     })
     const answerOptions = { serial, nsAddress: options.nsAddress }
-    const respond = (query: Packet) => answer(query, zone, answerOptions)
     const rateLimit = options.rateLimit ?? defaultRateLimit
     const limiter = rateLimit === false
       ? null
@@ -88,7 +76,7 @@ export const make = (
     const tcpPort = yield* bindTcp({
       host: options.host,
       port: options.port,
-      respond,
+      respond: (query: Packet) => answer(query, zone, answerOptions),
       runner,
       idleMs: options.tcpIdleMs ?? 10_000
     }).pipe(Effect.mapError((cause) => new DnsBindError({ transport: "tcp", cause })))
@@ -99,9 +87,5 @@ export const make = (
 /** The running responder; its layer reads `DNS_*` through Config and needs a RecordSource. */
 export class DnsServer extends Context.Tag("Dns/DnsServer")<DnsServer, Bound>() {
   static readonly make = make
-  static readonly layer: Layer.Layer<DnsServer, DnsBindError | ConfigError.ConfigError, RecordSource | Supervisor> =
-    Layer.scoped(
-      DnsServer,
-      Effect.flatMap(DnsConfig, make)
-    )
+  static readonly layer = Layer.scoped(DnsServer, Effect.flatMap(DnsConfig, make))
 }

@@ -19,12 +19,8 @@ export class RecordSource extends Context.Tag("Dns/RecordSource")<RecordSource, 
   readonly onChange: (listener: (handle: string) => void) => () => void
 }>() {
   /** A fixed in-memory source, for tests, benchmarks and local runs. */
-  static readonly layerMemory = (
-    records: ReadonlyMap<string, IdentityRecords> | Readonly<Record<string, IdentityRecords>>
-  ): Layer.Layer<RecordSource> => {
-    const map: ReadonlyMap<string, IdentityRecords> = records instanceof Map
-      ? records
-      : new Map(Object.entries(records))
+  static readonly layerMemory = (records: Readonly<Record<string, IdentityRecords>>): Layer.Layer<RecordSource> => {
+    const map = new Map(Object.entries(records))
     return Layer.succeed(RecordSource, {
       lookup: (handle) => Effect.sync(() => Option.fromNullable(map.get(handle))),
       peek: (handle) => map.get(handle) ?? null,

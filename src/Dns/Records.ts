@@ -55,10 +55,6 @@ export const soa = (zone: string, serial: number, ttl: number, served = zone): A
   }
 })
 
-/** RFC 2308 §3: the SOA proving a negative answer is cached for its minimum. */
-export const negativeSoa = (zone: string, serial: number, served = zone): Answer =>
-  soa(zone, serial, NEGATIVE_TTL, served)
-
 export const ns = (zone: string): Answer => ({ name: zone, type: "NS", class: "IN", ttl: TTL, data: `ns1.${zone}` })
 
 export const a = (name: string, address: string): Answer => ({ name, type: "A", class: "IN", ttl: TTL, data: address })

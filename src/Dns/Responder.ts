@@ -2,7 +2,7 @@ import type { Answer, Packet, Question } from "dns-packet"
 import { Effect, Option } from "effect"
 import * as Records from "./Records.js"
 import { type IdentityRecords, RecordSource } from "./RecordSource.js"
-import { ednsOf, opcodeOf, Rcode, reply } from "./Wire.js"
+import { ednsOf, opcodeOf, Rcode, reply, servfail } from "./Wire.js"
 import { isEchoable, linkedKey, locate } from "./Zone.js"
 
 export interface AnswerOptions {
@@ -58,9 +58,6 @@ export const finish = (lookup: Lookup, records: Option.Option<IdentityRecords>):
     ? negative(lookup.asked, Rcode.NXDOMAIN)
     : found(lookup.asked, (lookup.proof ? proofAnswer : handleAnswers)(lookup.asked.question, records.value))
 
-const servfail = (lookup: Lookup): Packet =>
-  reply(lookup.asked.query, { rcode: Rcode.SERVFAIL, question: lookup.asked.question })
-
 /**
  * The authoritative answer to one decoded query for `zone` (lowercase, no trailing dot).
  * Null means send nothing: the packet was itself a response. Never fails: lookup trouble is SERVFAIL.
@@ -78,7 +75,7 @@ export const answer = (
 export const resolve = (lookup: Lookup): Effect.Effect<Packet, never, RecordSource> =>
   Effect.flatMap(RecordSource, (source) => source.lookup(lookup.handle)).pipe(
     Effect.map((records) => finish(lookup, records)),
-    Effect.catchAllCause(() => Effect.succeed(servfail(lookup)))
+    Effect.catchAllCause(() => Effect.succeed(servfail(lookup.asked.query)))
   )
 
 /** One validated question and what every reply to it needs. */
@@ -92,13 +89,14 @@ export interface Asked {
 }
 
 // module-level rather than per-query closures: tsx (esbuild keepNames) wraps each named closure in __name,
-// which cost about a tenth of the per-query CPU
+// which cost about a tenth of the per-query CPU. RFC 2308 §3: the SOA proving a negative answer is cached for its
+// minimum.
 const negative = (asked: Asked, rcode: number): Packet =>
   reply(asked.query, {
     rcode,
     authoritative: true,
     question: asked.question,
-    authorities: [Records.negativeSoa(asked.origin ?? asked.zone, asked.options.serial, asked.zone)]
+    authorities: [Records.soa(asked.origin ?? asked.zone, asked.options.serial, Records.NEGATIVE_TTL, asked.zone)]
   })
 
 const found = (asked: Asked, answers: ReadonlyArray<Answer>, additionals: ReadonlyArray<Answer> = []): Packet =>

@@ -1,37 +1,25 @@
 import { Effect, Fiber, FiberId, Runtime, Schedule } from "effect"
 import { Supervisor } from "../Supervisor.js"
 
-export interface RunnerOptions {
-  /** A query still unanswered after this long (a slow lookup) gets `onTimeout` instead. */
-  readonly timeoutMs: number
-  /** Queries waiting on a lookup at once; beyond this new ones are turned away. */
-  readonly maxPending: number
-}
-
 /**
  * Runs one query's answer as a fiber owned by the server's scope. Most answers complete synchronously, so
  * only the fibers still running are tracked (no FiberSet entry per query), and their deadlines are kept by
  * one sweeper: a per-query `Effect.timeout` (a forked race and a timer) cost two thirds of the throughput
  * in bench/dns.ts.
  */
-export interface Runner<R> {
-  /** False when the server is too busy to take it. */
-  readonly run: (effect: Effect.Effect<void, never, R>, onTimeout: () => void) => boolean
-}
-
-interface Pending {
-  readonly at: number
-  readonly onTimeout: () => void
-}
-
-export const makeRunner = <R>(options: RunnerOptions) =>
+export const makeRunner = <R>(options: {
+  /** A query still unanswered after this long (a slow lookup) gets `onTimeout` instead. */
+  readonly timeoutMs: number
+  /** Queries waiting on a lookup at once; beyond this new ones are turned away. */
+  readonly maxPending: number
+}) =>
   Effect.gen(function*() {
     const runFork = Runtime.runFork(yield* Effect.runtime<R>())
     const supervisor = yield* Supervisor
     const clock = yield* Effect.clock
     // the live clock's nanoseconds are monotonic; its milliseconds follow the wall clock
     const now = () => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n)
-    const pending = new Map<Fiber.RuntimeFiber<void>, Pending>()
+    const pending = new Map<Fiber.RuntimeFiber<void>, { readonly at: number; readonly onTimeout: () => void }>()
     yield* Effect.addFinalizer(() => Fiber.interruptAll(Array.from(pending.keys())))
 
     const sweep = Effect.sync(() => {
@@ -51,6 +39,7 @@ export const makeRunner = <R>(options: RunnerOptions) =>
       Effect.repeat(sweep, Schedule.spaced(Math.max(10, Math.floor(options.timeoutMs / 4))))
     ))
 
+    /** False when the server is too busy to take it. */
     const run = (effect: Effect.Effect<void, never, R>, onTimeout: () => void): boolean => {
       if (pending.size >= options.maxPending) return false
       const fiber = runFork(effect)
@@ -60,5 +49,7 @@ export const makeRunner = <R>(options: RunnerOptions) =>
       }
       return true
     }
-    return { run } satisfies Runner<R>
+    return { run }
   })
+
+export type Runner<R> = Effect.Effect.Success<ReturnType<typeof makeRunner<R>>>

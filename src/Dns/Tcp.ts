@@ -11,7 +11,6 @@ export interface TcpOptions<R> {
   readonly runner: Runner<R>
   /** A connection with nothing to read or write for this long is closed (RFC 7766 §6.2.3). */
   readonly idleMs: number
-  readonly maxConnections?: number | undefined
 }
 
 /** Queries answered concurrently on one connection before we stop reading from it. */
@@ -23,7 +22,7 @@ export const bindTcp = <R>(options: TcpOptions<R>) =>
     Effect.async<{ server: Net.Server; sockets: Set<Net.Socket> }, Error>((resume) => {
       const sockets = new Set<Net.Socket>()
       const server = Net.createServer((socket) => serve(options, socket, sockets))
-      server.maxConnections = options.maxConnections ?? 1024
+      server.maxConnections = 1024
       const onError = (error: Error) => resume(Effect.fail(error))
       server.once("error", onError)
       server.listen(options.port, options.host, () => {

@@ -1,3 +1,4 @@
+import type { Packet } from "dns-packet"
 import { Effect, FiberHandle, Schedule } from "effect"
 import * as Dgram from "node:dgram"
 import * as Net from "node:net"
@@ -35,7 +36,7 @@ const rebindSchedule = Schedule.exponential("100 millis").pipe(Schedule.union(Sc
  */
 export const bindUdp = (options: UdpOptions) =>
   Effect.gen(function*() {
-    const { host } = options
+    const { answerer, host, runner } = options
     const brake = options.floodBrake ?? defaultFloodBrake
     let current: Dgram.Socket | undefined
     let closed = false
@@ -68,11 +69,25 @@ export const bindUdp = (options: UdpOptions) =>
       current = undefined
       run(Effect.zipRight(Effect.sleep(pauseMs), rebind), { onlyIfMissing: true })
     }
+    const onMessage = (message: Buffer, peer: Dgram.RemoteInfo) => {
+      const limited = answerer.limited
+      const step = answerer.respond(message, peer.address)
+      if (step === null) return answerer.limited !== limited ? dropped() : undefined
+      if (Buffer.isBuffer(step)) return send(step, peer)
+      // the records must be read first: the answer and the deadline race; whichever comes first is the only reply
+      let settled = false
+      const answer = (response: Packet) => {
+        if (settled) return
+        settled = true
+        send(answerer.reply(step.query, response, peer.address), peer)
+      }
+      runner.run(Effect.map(resolve(step.lookup), answer), () => answer(Wire.servfail(step.query)))
+    }
     const install = (socket: Dgram.Socket) => {
       if (closed) return close(socket)
       // an unhandled 'error' event would take the process down
-      socket.on("error", (error) => options.runner.run(Effect.logWarning("dns udp socket error", error), ignore))
-      socket.on("message", (message, peer) => onMessage(options, send, message, peer, dropped))
+      socket.on("error", (error) => runner.run(Effect.logWarning("dns udp socket error", error), () => {}))
+      socket.on("message", onMessage)
       current = socket
     }
     const rebind = Effect.suspend(() => open(host, port)).pipe(
@@ -132,33 +147,3 @@ const close = (socket: Dgram.Socket) => {
     // already closed
   }
 }
-
-const onMessage = (
-  options: UdpOptions,
-  send: (bytes: Buffer | null, peer: Dgram.RemoteInfo) => void,
-  message: Buffer,
-  peer: Dgram.RemoteInfo,
-  dropped: () => void
-) => {
-  const { answerer } = options
-  const limited = answerer.limited
-  const step = answerer.respond(message, peer.address)
-  if (step === null) return answerer.limited !== limited ? dropped() : undefined
-  if (Buffer.isBuffer(step)) return send(step, peer)
-  // the records must be read first: the answer and the deadline race; whichever comes first is the only reply
-  let settled = false
-  options.runner.run(
-    Effect.map(resolve(step.lookup), (response) => {
-      if (settled) return
-      settled = true
-      send(answerer.reply(step.query, response, peer.address), peer)
-    }),
-    () => {
-      if (settled) return
-      settled = true
-      send(answerer.reply(step.query, Wire.servfail(step.query), peer.address), peer)
-    }
-  )
-}
-
-const ignore = () => {}

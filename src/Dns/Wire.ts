@@ -19,7 +19,7 @@ const DO = 1 << 15
 
 /** RFC 9715 / DNS flag day 2020: no fragmentation-prone answers over UDP. */
 export const MAX_UDP_PAYLOAD = 1232
-const LEGACY_UDP_PAYLOAD = 512
+export const LEGACY_UDP_PAYLOAD = 512
 const MAX_TCP_MESSAGE = 65535
 
 /** Whether the query carries EDNS, and what it asked for; "invalid" when it has several OPT records. */
@@ -100,7 +100,7 @@ export const truncate = (response: Packet): Packet => ({
   additionals: (response.additionals ?? []).filter((record) => record.type === "OPT")
 })
 
-const HEADER = 12
+export const HEADER = 12
 const MIN_QUESTION = 5
 const MIN_RECORD = 11
 

@@ -1,28 +1,23 @@
 /**
- * Admission of work to a resource that absorbs a bounded rate (here: the write path, which on the embedded
- * database runs one transaction at a time): at most `concurrency` admitted at once, the rest waiting in a bounded
- * FIFO queue, and CoDel's test for a standing queue deciding when new arrivals are shed at once rather than queued.
+ * Admission of work to a resource that absorbs a bounded rate (here: the write path, which on the embedded database
+ * runs one transaction at a time): at most `concurrency` admitted at once, the rest waiting in a bounded FIFO queue,
+ * and CoDel's test for a standing queue deciding when new arrivals are shed at once rather than queued.
  *
- * A burst is absorbed: whatever arrives while the queue is short-lived waits its turn, however large the burst
- * (up to `maxQueue`). Only a queue that has stood (every request taken from it during a whole `interval` had waited
- * longer than `target`) turns arrivals away, and only while it stands: once a request is taken after waiting less
- * than `target`, or the queue empties, arrivals are queued again. So offered more than it can absorb, the queue
- * holds about `target` plus what arrives in an `interval`, however long the overload lasts, and the requests it
- * admits keep their latency; the rest are told at once to come back.
+ * A burst is absorbed: it waits its turn, however large (up to `maxQueue`). Only a queue that has stood (every request
+ * taken from it during a whole `interval` had waited longer than `target`) turns arrivals away, and only until a
+ * request is taken after waiting less than `target` or the queue empties. So however long an overload lasts, the
+ * queue holds about `target` plus an `interval`'s arrivals, the requests it admits keep their latency, and the rest
+ * are told at once to come back.
  *
- * A queue shorter than `concurrency` is never shed, however slow: so up to twice `concurrency` clients writing
- * in a closed loop (each sending its next write once the last is answered: a queue that stands, but cannot grow)
- * are all served. Beyond that, an arrival is also shed at once when the queue ahead of it and the requests in flight
- * would take longer than `maxWait` to drain at the rate requests have recently been leaving: so the first seconds of an overload, before
- * CoDel has seen a whole interval, do not fill the queue with requests that will wait for seconds.
+ * A queue shorter than `concurrency` is never shed, however slow: up to twice `concurrency` clients writing in a
+ * closed loop (a queue that stands but cannot grow) are all served. Beyond that, an arrival is also shed when the
+ * queue ahead and the requests in flight would take longer than `maxWait` to drain at the recent pace, so the first
+ * seconds of an overload, before CoDel has seen an interval, do not fill the queue with requests that will wait for
+ * seconds. A request whose turn comes after it waited longer than `maxWait` (one that found `concurrency` or more
+ * ahead) is shed then instead of run: its client has likely given up, or been answered by the server's own deadline,
+ * and running it late would apply a write no one was told about.
  *
- * A request whose turn comes after it waited longer than `maxWait` (one that found `concurrency` or more waiting
- * ahead of it) is shed then instead of run: its client has
- * likely given up, or been answered by the server's own deadline, and running it late would apply a write no one
- * was told about.
- *
- * Times are passed in (milliseconds), so the policy is a plain state machine: deterministic to test, and free of
- * timers (nothing runs between arrivals and releases).
+ * Times are passed in (ms): a plain state machine, deterministic to test, with no timers.
  */
 export interface AdmissionOptions {
   /** requests admitted at once, at most */
@@ -58,16 +53,6 @@ export type Arrival =
   | { readonly _tag: "Run" }
   | { readonly _tag: "Shed"; readonly reason: "standing" | "predicted" | "full" }
   | { readonly _tag: "Queued"; readonly cancel: () => void }
-
-export interface AdmissionStats {
-  /** the slots now (between `minConcurrency` and `concurrency`) */
-  readonly slots: number
-  readonly inFlight: number
-  readonly queued: number
-  readonly shedding: boolean
-  readonly admitted: number
-  readonly shed: number
-}
 
 /** busy milliseconds over which the pace is measured */
 const paceWindow = 100
@@ -106,7 +91,10 @@ export class AdmissionQueue {
       return run
     }
     const refused = this.refusal(now, slots)
-    if (refused !== undefined) return this.shed(refused)
+    if (refused !== undefined) {
+      this.shedCount++
+      return refused
+    }
     const waiter: Waiter = { at: now, kept: this.live < slots, resume, gone: false }
     this.waiters.push(waiter)
     this.live++
@@ -172,7 +160,7 @@ export class AdmissionQueue {
     if (this.live === 0) this.calm()
   }
 
-  stats(): AdmissionStats {
+  stats() {
     return {
       slots: this.slots(),
       inFlight: this.inFlight,
@@ -206,11 +194,6 @@ export class AdmissionQueue {
     if (pace > 0 && (this.live + 1 + this.inFlight) * pace > this.options.maxWait) return predicted
     if (this.live >= this.options.maxQueue) return full
     return undefined
-  }
-
-  private shed(arrival: Arrival): Arrival {
-    this.shedCount++
-    return arrival
   }
 
   /** CoDel's state change for one request that waited `waited` ms, seen at `now`. */

@@ -1,5 +1,5 @@
-import { Config, Duration, Effect } from "effect"
-import { EdgeHardening } from "./Switch.js"
+import { Config, Effect } from "effect"
+import { EdgeHardening, millis } from "./Switch.js"
 
 /**
  * A per-address penalty box, as fail2ban keeps one: an address that breaks the protocol (an event-socket frame past
@@ -27,15 +27,12 @@ export const defaultPenalty: PenaltyOptions = {
   mode: "tarpit"
 }
 
-class Entry {
-  strikes = 0
+interface Entry {
+  strikes: number
   /** when the current window began */
   since: number
   /** boxed until then (0: not boxed) */
-  until = 0
-  constructor(now: number) {
-    this.since = now
-  }
+  until: number
 }
 
 /** how many of the oldest entries a new address looks at for one not boxed to forget, before forgetting the oldest */
@@ -59,7 +56,7 @@ export class Strikes {
     let entry = this.entries.get(address)
     if (entry === undefined) {
       if (this.entries.size >= this.options.maxAddresses) this.forgetOne(now)
-      entry = new Entry(now)
+      entry = { strikes: 0, since: now, until: 0 }
       this.entries.set(address, entry)
     } else if (entry.until > now) {
       return
@@ -118,12 +115,8 @@ export class PenaltyBox extends Effect.Service<PenaltyBox>()("Edge/PenaltyBox", 
     const threshold = yield* Config.integer("HTTP_PENALTY_THRESHOLD").pipe(
       Config.withDefault(defaultPenalty.threshold)
     )
-    const window = yield* Config.duration("HTTP_PENALTY_WINDOW").pipe(
-      Config.withDefault(Duration.millis(defaultPenalty.windowMs))
-    )
-    const cool = yield* Config.duration("HTTP_PENALTY_DURATION").pipe(
-      Config.withDefault(Duration.millis(defaultPenalty.coolMs))
-    )
+    const windowMs = yield* millis("HTTP_PENALTY_WINDOW", defaultPenalty.windowMs)
+    const coolMs = yield* millis("HTTP_PENALTY_DURATION", defaultPenalty.coolMs)
     const maxAddresses = yield* Config.integer("HTTP_PENALTY_MAX_ADDRESSES").pipe(
       Config.withDefault(defaultPenalty.maxAddresses)
     )
@@ -134,8 +127,8 @@ export class PenaltyBox extends Effect.Service<PenaltyBox>()("Edge/PenaltyBox", 
     const strikes: Strikes | undefined = !on || threshold <= 0 ? undefined : new Strikes(
       {
         threshold,
-        windowMs: Duration.toMillis(window),
-        coolMs: Duration.toMillis(cool),
+        windowMs,
+        coolMs,
         maxAddresses: Math.max(1, maxAddresses),
         mode
       },

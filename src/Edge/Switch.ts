@@ -1,4 +1,4 @@
-import { Config, Effect } from "effect"
+import { Config, Duration, Effect } from "effect"
 
 /**
  * `EDGE_HARDENING` (default true), the one switch over src/Edge/ and read only here: false turns off the penalty
@@ -8,3 +8,7 @@ import { Config, Effect } from "effect"
 export class EdgeHardening extends Effect.Service<EdgeHardening>()("Edge/EdgeHardening", {
   effect: Effect.map(Config.boolean("EDGE_HARDENING").pipe(Config.withDefault(true)), (on) => ({ on }) as const)
 }) {}
+
+/** A duration setting of src/Edge/, in milliseconds. */
+export const millis = (name: string, fallback: number) =>
+  Config.duration(name).pipe(Config.withDefault(Duration.millis(fallback)), Config.map(Duration.toMillis))

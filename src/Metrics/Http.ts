@@ -11,9 +11,6 @@ import { WebhookQueueRepo } from "./WebhookQueueRepo.js"
 
 const digest = (text: string) => createHash("sha256").update(text).digest()
 
-const pending = labels("state", "pending")
-const due = labels("state", "due")
-
 /** The gauges read from this node's hub and from the webhook table, at each scrape. */
 const StateSamplersLive = Layer.scopedDiscard(Effect.gen(function*() {
   const hub = yield* AgentHub
@@ -28,8 +25,8 @@ const StateSamplersLive = Layer.scopedDiscard(Effect.gen(function*() {
     Effect.flatMap(queue.depth),
     Effect.timeout("2 seconds"),
     Effect.map((depth) => {
-      webhookQueue.unsafeUpdate(depth.pending, pending)
-      webhookQueue.unsafeUpdate(depth.due, due)
+      webhookQueue.unsafeUpdate(depth.pending, labels("state", "pending"))
+      webhookQueue.unsafeUpdate(depth.due, labels("state", "due"))
     }),
     Effect.ignore
   ))

@@ -40,9 +40,6 @@ const matcher = (routes: ReadonlyArray<Route>, config: Partial<FindMyWay.RouterC
 }
 const anyMethod = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
-/** Counts one answered request: its method and URL, when it started (`performance.now()`), its status (0: none). */
-export type CountRequest = (request: HttpServerRequest.HttpServerRequest, start: number, status: number) => void
-
 /**
  * Counts every request the router answers and times it, labelled by route template, method and status class, into
  * `shoal_http_requests_total` and `shoal_http_request_duration_seconds`. Per request: the route lookup and two
@@ -50,7 +47,7 @@ export type CountRequest = (request: HttpServerRequest.HttpServerRequest, start:
  * is assembled (every route, groups, sockets, MCP, console, is registered by then), by the API's wrapper
  * (src/Http/ApiMiddleware.ts), which times each request and calls the counter it returns.
  */
-export const httpMetrics: Effect.Effect<() => CountRequest, never, HttpApiBuilder.Router> = Effect.gen(function*() {
+export const httpMetrics = Effect.gen(function*() {
   const service = yield* HttpApiBuilder.Router
   const config = yield* FiberRef.get(HttpRouter.currentRouterConfig)
   const slots = new Map<object, Slots>()
@@ -68,7 +65,8 @@ export const httpMetrics: Effect.Effect<() => CountRequest, never, HttpApiBuilde
   }
   return () => {
     const find = matcher(Chunk.toReadonlyArray(Effect.runSync(service.router).routes) as ReadonlyArray<Route>, config)
-    return (request, start, status) => {
+    /** Counts one answered request: when it started (`performance.now()`), its status (0: none). */
+    return (request: HttpServerRequest.HttpServerRequest, start: number, status: number) => {
       const tags = labelsFor(find(request.method, request.url), request.method, status)
       httpRequests.unsafeUpdate(1, tags)
       httpDuration.unsafeUpdate((performance.now() - start) / 1000, tags)

@@ -17,13 +17,6 @@ const loopDelay = Metric.gauge("nodejs_eventloop_delay_seconds", {
 // module state, shared by every app in the process (tests run several): the counter grows by what the process used
 let lastCpu = 0
 
-const used = labels("state", "used")
-const total = labels("state", "total")
-const external = labels("state", "external")
-const p50 = labels("stat", "p50")
-const p99 = labels("stat", "p99")
-const max = labels("stat", "max")
-
 /**
  * Memory, CPU and event-loop delay of this process, read at each scrape. The loop delay comes from Node's own
  * histogram (`monitorEventLoopDelay`, sampled every 20 ms in libuv, not by a timer of ours) and is reset at each
@@ -41,18 +34,18 @@ export const ProcessMetricsLive = Layer.scopedDiscard(Effect.gen(function*() {
   yield* sampler(Effect.sync(() => {
     const memory = process.memoryUsage()
     rss.unsafeUpdate(memory.rss, none)
-    heap.unsafeUpdate(memory.heapUsed, used)
-    heap.unsafeUpdate(memory.heapTotal, total)
-    heap.unsafeUpdate(memory.external, external)
+    heap.unsafeUpdate(memory.heapUsed, labels("state", "used"))
+    heap.unsafeUpdate(memory.heapTotal, labels("state", "total"))
+    heap.unsafeUpdate(memory.external, labels("state", "external"))
     const usage = process.cpuUsage()
     const seconds = (usage.user + usage.system) / 1e6
     cpu.unsafeUpdate(seconds - lastCpu, none)
     lastCpu = seconds
     // nanoseconds; a histogram with no sample yet reports NaN and a huge min
     if (delay.count > 0) {
-      loopDelay.unsafeUpdate(delay.percentile(50) / 1e9, p50)
-      loopDelay.unsafeUpdate(delay.percentile(99) / 1e9, p99)
-      loopDelay.unsafeUpdate(delay.max / 1e9, max)
+      loopDelay.unsafeUpdate(delay.percentile(50) / 1e9, labels("stat", "p50"))
+      loopDelay.unsafeUpdate(delay.percentile(99) / 1e9, labels("stat", "p99"))
+      loopDelay.unsafeUpdate(delay.max / 1e9, labels("stat", "max"))
     }
     delay.reset()
   }))

@@ -10,16 +10,9 @@ const labelName = (name: string) => name.replace(/[^a-zA-Z0-9_]/g, "_").replace(
 const labelValue = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, "\\\"")
 const help = (text: string) => text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")
 
+// String gives "NaN" as the format spells it, but "Infinity" for +Inf
 const number = (n: number | bigint): string =>
-  typeof n === "bigint"
-    ? n.toString()
-    : Number.isNaN(n)
-    ? "NaN"
-    : n === Number.POSITIVE_INFINITY
-    ? "+Inf"
-    : n === Number.NEGATIVE_INFINITY
-    ? "-Inf"
-    : String(n)
+  n === Number.POSITIVE_INFINITY ? "+Inf" : n === Number.NEGATIVE_INFINITY ? "-Inf" : String(n)
 
 const labelText = (tags: ReadonlyArray<MetricLabel.MetricLabel>, extra?: readonly [string, string]) => {
   const parts = tags.map((t) => `${labelName(t.key)}="${labelValue(t.value)}"`)
