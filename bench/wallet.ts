@@ -121,7 +121,7 @@ interface Driver {
   readonly query: Query
   /**
    * `f` in a transaction; the statement `f` answers (if any) goes with COMMIT: on a server in one simple-query
-   * script, its values written in as literals, as Outbox.transaction sends a transaction's events; embedded on its
+   * script, its values written in as literals, as a transaction sends its events (src/Database/CommitScript.ts); embedded on its
    * own before COMMIT, as the app does there.
    */
   readonly transaction: (f: (q: Query) => Promise<readonly [string, Array<unknown>] | false>) => Promise<boolean>

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Wallet as Api } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
@@ -26,6 +27,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
     // this process's cached key holders carry the extended rate limit (another process rereads within 30 s)
     const keys = yield* KeyCache
     const outbox = yield* Outbox
+    const sql = yield* SqlClient.SqlClient
 
     const conversionRate = new Api.ConversionRate({
       status: "success",
@@ -133,7 +135,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           new_balance: posted.balanceOf(user(to.id, "available")),
           message: `awarded ${input.amount} Gems to @${to.handle}`
         })
-      }).pipe(Effect.orDie, outbox.transaction, Effect.orDie)
+      }).pipe(Effect.orDie, sql.withTransaction, Effect.orDie)
     })
 
     const transfer = Effect.fn("Wallet.transfer")(function*(caller: Auth.Principal, input: Api.Transfer) {
@@ -169,7 +171,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           recipient_balance: posted.balanceOf(user(to.id, "available")),
           message: `sent ${input.amount} Gems to @${to.handle}`
         }, true)
-      }).pipe(outbox.transaction, Effect.catchTag("SqlError", Effect.die))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 
     const redeem = Effect.fn("Wallet.redeem")(function*(caller: Auth.Principal, input: Api.Redeem) {
@@ -205,7 +207,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           expires_at: expires === null ? null : expires.toISOString()
         })
       }).pipe(
-        outbox.transaction,
+        sql.withTransaction,
         // once committed: the caller's next call reads its extended limit
         Effect.tap(() => keys.invalidate([caller.keyHash])),
         Effect.catchTag("SqlError", Effect.die)

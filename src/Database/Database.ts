@@ -4,6 +4,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
 import Pg from "pg"
 import { dbPool, observeStatement, poolIdle, poolTotal, poolWaiting, sampler } from "../Metrics/Metrics.js"
+import * as CommitScript from "./CommitScript.js"
 import { lockDataDir } from "./DataDirLock.js"
 import { runMigrations } from "./Migrations.js"
 import * as Pglite from "./PgliteClient.js"
@@ -52,6 +53,7 @@ class DeadlineClient extends Pg.Client {
  * Effect timeout around statements: interrupting a statement in sql-pg waits for `pg_cancel_backend` on another
  * connection, which a hung server never answers, so the caller would wait past the deadline. A connection the
  * server closed is dropped by the pool and replaced on demand: when the server is back, so is the service.
+ * Its transactions send what they hold for their COMMIT (an emit's events) with it, in one script (CommitScript).
  */
 export const layerPg = (url: Redacted.Redacted) =>
   Layer.unwrapEffect(Effect.map(databaseTimeout, (deadline) => {
@@ -96,7 +98,7 @@ export const layerPg = (url: Redacted.Redacted) =>
         })
       )
     )
-    return PgClient.layerFromPool({ acquire, applicationName: "shoal" })
+    return CommitScript.layer(PgClient.layerFromPool({ acquire, applicationName: "shoal" }))
   }))
 
 /** Embedded PGlite under `dir`, one process per directory. */

@@ -7,7 +7,7 @@ export const sqlArray = <A extends string | number>(values: ReadonlyArray<A>): A
 
 /**
  * A value written into SQL text as a literal, for a statement sent without parameters (a simple-query script, see
- * Outbox.transaction): a string as an escape-string literal E'…' (quotes and backslashes doubled, so the reading
+ * CommitScript.ts): a string as an escape-string literal E'…' (quotes and backslashes doubled, so the reading
  * does not depend on standard_conforming_strings), a number only if finite, an array as ARRAY[…] (its element type
  * comes from the cast the statement puts after it), null as NULL. A NUL character, which no PostgreSQL text can
  * hold, is refused rather than cut.

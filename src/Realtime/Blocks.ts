@@ -7,7 +7,7 @@ import type { Block } from "./EventRow.js"
  * 10,000-recipient fan-out saves a 10,000-row read). A block that never commits (rollback) or is not next in line
  * (another node's events, a gap) is simply read from the database as usual.
  *
- * A block sent with its COMMIT (Outbox.transaction on a server) is known only once the commit has answered, and its
+ * A block sent with its COMMIT (every emit on a server: src/Database/CommitScript.ts) is known only once the commit has answered, and its
  * notice, on another connection, often comes first. The notice names the block's salt too, so a block still
  * `sending` is recognised as this node's (not another node's, which would have to be read from the table): it is
  * taken as committed when it arrives, and the dispatcher is woken then (`onArrival`). If the commit's answer never

@@ -1,8 +1,7 @@
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
-import type { Connection } from "@effect/sql/SqlConnection"
 import type { Ids } from "@shoal/domain"
 import { Effect, Option } from "effect"
-import { fillTemplate, type LiteralTemplate, literalTemplate, sqlArray } from "../Database/SqlArrays.js"
+import { fillTemplate, inlineCached, type LiteralTemplate, literalTemplate, sqlArray } from "../Database/SqlArrays.js"
 import { type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
 
 /**
@@ -14,20 +13,34 @@ export const WebhooksChannel = "shoal_webhooks"
 export const FanoutsChannel = "shoal_fanouts"
 
 // any constant: the one advisory lock that orders event inserts on a real server (see Outbox.ts)
-const ORDER_LOCK = 0x5e0a1
+export const ORDER_LOCK = 0x5e0a1
 /**
- * The order lock as a statement of its own, ahead of the inserts in the same script (one round trip). An insert
+ * The order lock as a statement of its own, ahead of the inserts in the same script (one round trip; on a server
+ * the COMMIT script of the emits' transaction, src/Database/CommitScript.ts, sends it as their prelude). An insert
  * that reads users (`hooked`: who has a webhook_url) must take its snapshot AFTER the lock: a statement's snapshot
  * is taken when it starts, so one that waited for the lock inside itself would not see what the transactions
  * ordered before it committed meanwhile, and an event after the PATCH that set a webhook_url in the stream would
  * have no delivery (test/Realtime/Webhooks/Webhooks.test.ts, "ordered after").
  */
-const LOCK_ORDER = `SELECT pg_advisory_xact_lock(${ORDER_LOCK})`
+export const LOCK_ORDER = `SELECT pg_advisory_xact_lock(${ORDER_LOCK})`
 
 /** What an insert of events answers: its first cursor and the transaction's time. */
 interface BlockHead {
   readonly lo: string
   readonly created_at: Date | string
+}
+
+/** The first cursor and creation time from an insert's rows (`blockScript`'s, `fanoutScript`'s, or a statement's). */
+export const blockHead = (r: ReadonlyArray<BlockHead>) => ({
+  lo: Number(r[0]!.lo),
+  createdAt: (r[0]!.created_at instanceof Date ? r[0]!.created_at : new Date(r[0]!.created_at)).toISOString()
+})
+
+/** A fan-out's rows: many recipients, one type and JSON text. */
+interface FanoutRows {
+  readonly recipients: ReadonlyArray<Ids.UserId>
+  readonly type: string
+  readonly data: string
 }
 
 /** The rows of one emit: recipients, and one type and JSON text for all of them or one each. */
@@ -86,10 +99,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const wakeWebhooks =
       sql`(SELECT count(*) FROM (SELECT pg_notify(${WebhooksChannel}, 'due') FROM (SELECT 1 FROM hooked LIMIT 1) h) w)`
 
-    const started = Effect.map((r: ReadonlyArray<BlockHead>) => ({
-      lo: Number(r[0]!.lo),
-      createdAt: (r[0]!.created_at instanceof Date ? r[0]!.created_at : new Date(r[0]!.created_at)).toISOString()
-    }))
+    const started = Effect.map(blockHead)
 
     /**
      * One statement: a contiguous block of cursors reserved for these rows (nextval, then setval past the block:
@@ -133,7 +143,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     ): Effect.Effect<{ lo: number; createdAt: string }, SqlError.SqlError> =>
       ordered
         ? Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (tx) =>
-          // the lock is held to the end of a transaction: the caller's (Outbox gives every emit one), or its own
+          // the lock is held to the end of a transaction: the caller's, or its own
           Option.isNone(tx)
             ? sql.withTransaction(insertBlock(rows, salt, now, ordered))
             : Effect.suspend(() =>
@@ -147,7 +157,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         : blockStatement(rows, salt, now).pipe(started)
 
     /**
-     * `blockStatement` as SQL text with its values written in as literals (sqlLiteral), for a script. The
+     * `blockStatement` as SQL text with its values written in as literals (sqlLiteral), for a script (after
+     * LOCK_ORDER: it takes no lock itself); its rows as `insertBlock`'s. The
      * statement's text depends only on whether the rows share one payload, so it is compiled once per shape, with
      * a marker in each argument's place: the constants are written in then, and each call only puts its own
      * values' literals between the pieces (no fragments built, compiled and searched for `$n` per call).
@@ -179,43 +190,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         markers
       )
     }
-
-    /**
-     * LOCK_ORDER, the blocks' inserts (each as `insertBlock`, ordered) and COMMIT, sent on the transaction's
-     * connection as ONE simple-query script: one round trip, so the order lock taken at its start is held only for
-     * the time the server needs to run the rest and commit, not across the network and the app's own latency.
-     * Values are written into the text as literals (sqlLiteral). If an insert fails, PostgreSQL skips the rest of
-     * the script (COMMIT included) and the transaction is left aborted, for the caller to roll back. Each block's
-     * first cursor and creation time, in order.
-     */
-    const insertBlocksAndCommit = (
-      conn: Connection,
-      blocks: ReadonlyArray<{ readonly rows: BlockRows; readonly salt: string; readonly now: Date }>,
-      begin = false
-    ) =>
-      Effect.suspend(() => {
-        const script = blocks.map((b) => blockScript(b.rows, b.salt, b.now))
-        if (blocks.length > 0) script.unshift(LOCK_ORDER)
-        if (begin) script.unshift("BEGIN")
-        script.push("COMMIT")
-        return conn.execute(script.join(";\n"), [], undefined)
-      }).pipe(
-        Effect.map((results) => {
-          // one statement's rows alone, several statements' rows as one array per statement
-          const perStatement = blocks.length === 0
-            ? []
-            : (results as ReadonlyArray<ReadonlyArray<{ readonly lo: string; readonly created_at: Date | string }>>)
-          // after BEGIN (if sent) and LOCK_ORDER
-          const first = (begin ? 1 : 0) + 1
-          return blocks.map((_, i) => {
-            const row = perStatement[first + i]![0]!
-            return {
-              lo: Number(row.lo),
-              createdAt: (row.created_at instanceof Date ? row.created_at : new Date(row.created_at)).toISOString()
-            }
-          })
-        })
-      )
 
     // events rows and the unexpanded part of fan-outs, in one statement: one snapshot, so a chunk being expanded
     // meanwhile is seen on one side or the other, never on both or neither
@@ -260,15 +234,11 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
 
     /**
      * A large emit with one payload: its block of cursors and ONE row holding the recipients (see
-     * migrations/0004_event_fanouts.ts), and a NOTIFY for the dispatcher and one for the expander.
+     * migrations/0004_event_fanouts.ts), and a NOTIFY for the dispatcher (with the salt, as a block's) and one for
+     * the expander.
      */
-    const insertFanout = (
-      rows: { readonly recipients: ReadonlyArray<Ids.UserId>; readonly type: string; readonly data: string },
-      salt: string,
-      now: Date,
-      ordered: boolean
-    ) =>
-      sql<{ readonly lo: string; readonly created_at: Date | string }>`
+    const fanoutStatement = (rows: FanoutRows, salt: string, now: Date, ordered: boolean) =>
+      sql<BlockHead>`
         ${reserve(rows.recipients.length, ordered)},
         inserted AS (
           INSERT INTO event_fanouts (lo, hi, salt, type, data, recipients, due_at)
@@ -276,9 +246,17 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
             ${now.toISOString()}::timestamptz
           FROM block, reserved
         )
-        SELECT lo::text AS lo, now() AS created_at, pg_notify(${EventsChannel}, lo::text),
+        SELECT lo::text AS lo, now() AS created_at, pg_notify(${EventsChannel}, lo::text || ' ' || ${salt}),
           pg_notify(${FanoutsChannel}, lo::text)
-        FROM block`.pipe(started)
+        FROM block`
+
+    /** A fan-out in the current transaction, taking the order lock in the same statement when `ordered`. */
+    const insertFanout = (rows: FanoutRows, salt: string, now: Date, ordered: boolean) =>
+      fanoutStatement(rows, salt, now, ordered).pipe(started)
+
+    /** `fanoutStatement` as SQL text with its values written in, for a script after LOCK_ORDER (as `blockScript`). */
+    const fanoutScript = (rows: FanoutRows, salt: string, now: Date) =>
+      inlineCached(...fanoutStatement(rows, salt, now, false).compile())
 
     /**
      * Expands the next chunk of the oldest fan-out into events rows (and webhook deliveries), in one statement; a
@@ -326,8 +304,9 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
 
     return {
       insertBlock,
-      insertBlocksAndCommit,
+      blockScript,
       insertFanout,
+      fanoutScript,
       expandChunk,
       after,
       forRecipient,

@@ -1,12 +1,12 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
 import { EventCatalog } from "@shoal/domain"
-import { Clock, Config, Effect, Exit, FiberRef, Option } from "effect"
+import { Clock, Config, Effect, FiberRef, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { lazyBegin } from "../Database/LazyBegin.js"
+import * as CommitScript from "../Database/CommitScript.js"
 import { Pglite } from "../Database/PgliteClient.js"
 import { Blocks } from "./Blocks.js"
-import { type BlockRows, EventsRepo } from "./EventsRepo.js"
+import { blockHead, type BlockRows, EventsRepo, LOCK_ORDER } from "./EventsRepo.js"
 
 /** One event of `emitMany`: a catalog member's type and its data, for these recipients. */
 export type OutboxEvent = {
@@ -17,7 +17,7 @@ export type OutboxEvent = {
   }
 }[EventCatalog.EventType]
 
-/** A block held back by `Outbox.transaction` until its COMMIT: the emit's rows, salt and time. */
+/** A block held back by `Outbox.gathered` until its body ends: the emit's rows, salt and time. */
 interface Held {
   readonly rows: BlockRows
   readonly salt: string
@@ -35,7 +35,7 @@ const newSalt = () => {
   return entropy.toString("hex", taken - 8, taken)
 }
 
-// set by Outbox.transaction for its body: where emits at the transaction's top level leave their blocks
+// set by Outbox.gathered for its body: where emits at the transaction's top level leave their blocks
 const heldBlocks = FiberRef.unsafeMake<Array<Held> | undefined>(undefined)
 
 /**
@@ -43,11 +43,14 @@ const heldBlocks = FiberRef.unsafeMake<Array<Held> | undefined>(undefined)
  * fiber that opened the transaction): the change and its events commit together or not at all.
  *
  * Cursor order = commit order. On a real server two transactions could take cursors 10 and 11 and commit 11
- * first; a reader that already moved past 11 would never see 10. So each emit first takes one transaction-level
- * advisory lock, held to commit: cursors are handed out in the order transactions commit, and a reader can
- * simply ask for `cursor > last` without a watermark. It also makes each emit's block of cursors contiguous. The
- * price is that emitting transactions serialize from their first emit to commit, so emit last in a transaction.
- * PGlite is one session whose transactions already run one at a time, so it skips the lock.
+ * first; a reader that already moved past 11 would never see 10. So an emitting transaction takes one
+ * transaction-level advisory lock (LOCK_ORDER) before its inserts, held to commit: cursors are handed out in the
+ * order transactions commit, and a reader can simply ask for `cursor > last` without a watermark. It also makes
+ * each emit's block of cursors contiguous. Emitting transactions serialize on it, so it must be held briefly: on a
+ * server an emit's insert is held back and sent with its transaction's COMMIT in one script, the lock first
+ * (src/Database/CommitScript.ts, which every `sql.withTransaction` there is): taken and released within COMMIT's
+ * own round trip, never across the app's way back to COMMIT. Held even in a savepoint, whose rollback drops it.
+ * PGlite is one session whose transactions already run one at a time, so it skips the lock and inserts at once.
  *
  * A large emit with one payload (EVENT_FANOUT_AT recipients or more, default 256) is stored as one fan-out row
  * that the expander turns into per-recipient rows after the commit (migrations/0004_event_fanouts.ts): the
@@ -65,32 +68,42 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
       readonly recipients: ReadonlyArray<Ids.UserId>
       readonly types: ReadonlyArray<string> | string
       readonly datas: ReadonlyArray<string> | string
-    }) =>
+    }): Effect.Effect<void> =>
       Effect.gen(function*() {
         if (rows.recipients.length === 0) return
-        const now = yield* Clock.currentTimeMillis
+        const tx = yield* Effect.serviceOption(SqlClient.TransactionConnection)
+        // outside a transaction it still gets one: on a server its insert then goes with the COMMIT
+        if (Option.isNone(tx)) return yield* Effect.orDie(sql.withTransaction(write(rows)))
+        const now = new Date(yield* Clock.currentTimeMillis)
         const salt = newSalt()
         const { datas, recipients, types } = rows
         const fanout = typeof types === "string" && typeof datas === "string" && recipients.length >= fanoutAt
-        const held = yield* FiberRef.get(heldBlocks)
-        if (held !== undefined && !fanout) {
-          // inside Outbox.transaction, not in a savepoint (a savepoint rolled back must take its events with it)
-          const tx = yield* Effect.serviceOption(SqlClient.TransactionConnection)
-          if (Option.isSome(tx) && tx.value[1] === 0) {
-            held.push({ rows, salt, now: new Date(now) })
-            return
-          }
+        const gathering = yield* FiberRef.get(heldBlocks)
+        // inside Outbox.gathered, not in a savepoint (a savepoint rolled back must take its events with it)
+        if (gathering !== undefined && !fanout && tx.value[1] === 0) {
+          gathering.push({ rows, salt, now })
+          return
+        }
+        const added = ({ createdAt, lo }: { readonly lo: number; readonly createdAt: string }) =>
+          blocks.add({ ...rows, lo, hi: lo + recipients.length - 1, salt, createdAt })
+        const server = CommitScript.holding(tx.value[0])
+        if (server !== undefined) {
+          server.atCommit({
+            prelude: LOCK_ORDER,
+            text: fanout
+              ? repo.fanoutScript({ recipients, type: types, data: datas }, salt, now)
+              : repo.blockScript(rows, salt, now),
+            // its commit notice may come before the answer: Blocks then knows the salt as this node's
+            sending: () => blocks.sending([salt]),
+            committed: (result) => added(blockHead(result)),
+            abandoned: () => blocks.abandoned([salt])
+          })
+          return
         }
         const stored = fanout
-          ? repo.insertFanout({ recipients, type: types, data: datas }, salt, new Date(now), !embedded)
-          : repo.insertBlock(rows, salt, new Date(now), !embedded)
-        const insert = Effect.tap(stored, ({ createdAt, lo }) =>
-          Effect.sync(() =>
-            blocks.add({ ...rows, lo, hi: lo + rows.recipients.length - 1, salt, createdAt })
-          ))
-        // outside a transaction it still gets one: the block is then known here before its commit notice arrives
-        const inTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
-        yield* (inTransaction ? insert : sql.withTransaction(insert)).pipe(Effect.orDie)
+          ? repo.insertFanout({ recipients, type: types, data: datas }, salt, now, !embedded)
+          : repo.insertBlock(rows, salt, now, !embedded)
+        yield* Effect.orDie(Effect.map(stored, added))
       })
 
     /** One catalog event to each of `recipientIds`; `data` is encoded to JSON once, whatever the fan-out. */
@@ -129,62 +142,6 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
     })
 
     /**
-     * `sql.withTransaction` for a body that emits. On a server, at the top level, the body's emits are held back
-     * and sent with COMMIT in one script (EventsRepo.insertBlocksAndCommit): the order lock is then taken and
-     * released within one round trip, where an emit in the body holds it across the insert's round trip, the
-     * app's way back to COMMIT and COMMIT's own round trip. Every event is still in the transaction of its write:
-     * the script fails as a whole, and a failed body rolls back with nothing sent. Nested in another transaction
-     * (a savepoint), or embedded (one transaction at a time, no lock), it is `sql.withTransaction` itself.
-     * Kept on a measure: plain `sql.withTransaction` with bound values (BEGIN, move, events, COMMIT: four round trips
-     * with the row locks held, not two) took the wallet bench on a server from 0.49-0.72x to 0.31-0.41x of the direct
-     * SQL, at the same CPU per transfer (git log: "LazyBegin and the COMMIT script go").
-     */
-    const transaction = <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
-      Effect.flatMap(
-        Effect.serviceOption(SqlClient.TransactionConnection),
-        (outer) => embedded || Option.isSome(outer) ? sql.withTransaction(body) : commitWithEvents(body)
-      )
-
-    const commitWithEvents = <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.scoped(Effect.gen(function*() {
-          const conn = yield* sql.reserve
-          // BEGIN goes with the body's first statement (one round trip less), or with the COMMIT script
-          const tx = lazyBegin(conn)
-          const held: Array<Held> = []
-          const exit: Exit.Exit<A, E> = yield* Effect.exit(
-            Effect.locally(
-              Effect.provideService(restore(body), SqlClient.TransactionConnection, [tx, 0] as const),
-              heldBlocks,
-              held
-            )
-          )
-          const rollback = Effect.orDie(conn.executeUnprepared("ROLLBACK", [], undefined))
-          if (Exit.isFailure(exit)) {
-            // no BEGIN sent (the body failed before its first statement): no transaction to roll back
-            if (tx.begun()) yield* rollback
-            return yield* exit
-          }
-          // nothing written, nothing to store: no transaction was opened
-          if (held.length === 0 && !tx.begun()) return exit.value
-          // as withTransaction does with a failed COMMIT: a defect, after rolling back what is left (the script
-          // may have opened the transaction itself)
-          const salts = held.map((h) => h.salt)
-          blocks.sending(salts)
-          const stored = yield* repo.insertBlocksAndCommit(conn, held, !tx.begun()).pipe(
-            Effect.tapErrorCause(() => Effect.sync(() => blocks.abandoned(salts))),
-            Effect.tapError(() => rollback),
-            Effect.orDie
-          )
-          held.forEach((h, i) => {
-            const { createdAt, lo } = stored[i]!
-            blocks.add({ ...h.rows, lo, hi: lo + h.rows.recipients.length - 1, salt: h.salt, createdAt })
-          })
-          return exit.value
-        }))
-      )
-
-    /**
      * For a body running at the top level of a transaction that writes for several requests at once (a group
      * commit, src/Database/GroupCommit.ts): its emits are held and stored at its end as ONE block, in one
      * statement, instead of one insert each (bench/README.md, "writes"). Still in the transaction: if the body or
@@ -219,7 +176,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
           blocks.add({ ...rows, lo, hi: lo + recipients.length - 1, salt, createdAt }))
       })
 
-    return { emit, emitMany, transaction, gathered } as const
+    return { emit, emitMany, gathered } as const
   }),
   dependencies: [EventsRepo.Default]
 }) {}

@@ -1,16 +1,18 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Exit, Fiber, Random } from "effect"
+import { Deferred, Effect, Exit, Fiber, Random } from "effect"
 import { lazyBegin } from "../../src/Database/LazyBegin.js"
 import { fillTemplate, inlineCached, inlineParams, literalTemplate, sqlLiteral } from "../../src/Database/SqlArrays.js"
+import { ORDER_LOCK } from "../../src/Realtime/EventsRepo.js"
 import { Outbox } from "../../src/Realtime/Outbox.js"
 import { emitLoose, RealtimeApp } from "../support/Realtime.js"
 import { signUp } from "../support/TestApp.js"
 import { usingServer } from "../support/TestDatabase.js"
 
-// Outbox.transaction: on a server the body's events go with COMMIT in one script (values written in as literals);
-// embedded it is sql.withTransaction. Either way: the event commits with its write or not at all, and cursor order
-// is commit order, so a reader asking for `cursor > last` never skips one.
+// Events in a transaction: on a server every transaction holds its emits' inserts back and sends them with COMMIT
+// in one script, after the order lock (src/Database/CommitScript.ts; values written in as literals); embedded they
+// are inserted at once. Either way: the event commits with its write or not at all, and cursor order is commit
+// order, so a reader asking for `cursor > last` never skips one.
 const app = RealtimeApp()
 
 const HOSTILE = [
@@ -39,7 +41,7 @@ const eventsOf = (sql: SqlClient.SqlClient, recipient: string, after = 0) =>
   sql<{ cursor: string; type: string; data: unknown }>`SELECT cursor::text AS cursor, type, data FROM events
     WHERE recipient_id = ${recipient} AND cursor > ${after} ORDER BY events.cursor`
 
-layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
+layer(app, { excludeTestServices: true })("events in a transaction", (it) => {
   it.effect("the event is stored with the write; a failed body or a failed insert leaves neither", () =>
     Effect.gen(function*() {
       const sql = yield* setup
@@ -47,7 +49,7 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
       const human = yield* signUp()
       const me = human.user.id
       const id = `ok-${me}`
-      const answer = yield* outbox.transaction(Effect.gen(function*() {
+      const answer = yield* sql.withTransaction(Effect.gen(function*() {
         yield* sql`INSERT INTO outbox_probe VALUES (${id})`
         yield* emitLoose(outbox, [me], "test.tx", { id })
         return "done"
@@ -58,7 +60,7 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
       expect(stored.map((e) => [e.type, e.data])).toEqual([["test.tx", { id }]])
 
       // the body fails after its write and emit: both rolled back, the failure passed on
-      const failed = yield* outbox.transaction(Effect.gen(function*() {
+      const failed = yield* sql.withTransaction(Effect.gen(function*() {
         yield* sql`INSERT INTO outbox_probe VALUES (${`no-${me}`})`
         yield* emitLoose(outbox, [me], "test.tx", { id: "no" })
         return yield* Effect.fail("refused" as const)
@@ -66,7 +68,7 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
       expect(Exit.isFailure(failed)).toBe(true)
       // the event's insert fails (a recipient that is no uuid): on a server inside the COMMIT script, and the
       // write goes with it
-      const broken = yield* outbox.transaction(Effect.gen(function*() {
+      const broken = yield* sql.withTransaction(Effect.gen(function*() {
         yield* sql`INSERT INTO outbox_probe VALUES (${`broken-${me}`})`
         yield* emitLoose(outbox, [me], "test.tx", { id: "broken" })
         yield* emitLoose(outbox, ["not-a-uuid"], "test.tx", { id: "broken" })
@@ -77,7 +79,7 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
       expect(yield* eventsOf(sql, me, last)).toEqual([])
 
       // the connection is usable again, and a reader at `last` gets the next event: no gap it could lose
-      yield* outbox.transaction(emitLoose(outbox, [me], "test.tx", { id: "after" }))
+      yield* sql.withTransaction(emitLoose(outbox, [me], "test.tx", { id: "after" }))
       const next = yield* eventsOf(sql, me, last)
       expect(next.map((e) => e.data)).toEqual([{ id: "after" }])
     }))
@@ -102,7 +104,7 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
       // each takes the counter's row lock, so transactions commit in the order of the n they read; some of them
       // also write another row and wait a little before committing, so that they overlap
       yield* Effect.forEach(Array.from({ length: N }, (_, i) => i), (i) =>
-        outbox.transaction(Effect.gen(function*() {
+        sql.withTransaction(Effect.gen(function*() {
           yield* sql`INSERT INTO outbox_probe VALUES (${`order-${me}-${i}`})`
           yield* Effect.sleep(`${yield* Random.nextIntBetween(0, 5)} millis`)
           const [row] = yield* sql<{ n: number }>`UPDATE outbox_counter SET n = n + 1 WHERE id = 1 RETURNING n`
@@ -138,7 +140,7 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
       expect(() => sqlLiteral("a\u0000b")).toThrow()
       expect(() => sqlLiteral(Number.NaN)).toThrow()
 
-      yield* outbox.transaction(Effect.forEach(HOSTILE, (s, i) => emitLoose(outbox, [me], `test.${s}`, { s, i })))
+      yield* sql.withTransaction(Effect.forEach(HOSTILE, (s, i) => emitLoose(outbox, [me], `test.${s}`, { s, i })))
       const stored = yield* eventsOf(sql, me)
       expect(stored.map((e) => [e.type, e.data])).toEqual(HOSTILE.map((s, i) => [`test.${s}`, { s, i }]))
     }))
@@ -150,18 +152,18 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
       const human = yield* signUp()
       const me = human.user.id
       // no statement in the body: on a server BEGIN rides with the events' script, whose insert fails here
-      const broken = yield* outbox.transaction(Effect.gen(function*() {
+      const broken = yield* sql.withTransaction(Effect.gen(function*() {
         yield* emitLoose(outbox, [me], "test.tx", { id: "first" })
         yield* emitLoose(outbox, ["not-a-uuid"], "test.tx", { id: "first" })
       })).pipe(Effect.exit)
       expect(Exit.isFailure(broken)).toBe(true)
       expect(yield* eventsOf(sql, me)).toEqual([])
       // the body fails before any statement: nothing was opened, nothing is left open
-      const refused = yield* outbox.transaction(Effect.fail("refused" as const)).pipe(Effect.exit)
+      const refused = yield* sql.withTransaction(Effect.fail("refused" as const)).pipe(Effect.exit)
       expect(Exit.isFailure(refused)).toBe(true)
       // every connection of the pool still works outside a transaction (none left aborted or open)
       yield* Effect.forEach(Array.from({ length: 12 }, (_, i) => i), (i) =>
-        outbox.transaction(Effect.gen(function*() {
+        sql.withTransaction(Effect.gen(function*() {
           yield* sql`INSERT INTO outbox_probe VALUES (${`first-${me}-${i}`})`
           yield* emitLoose(outbox, [me], "test.tx", { i })
         })), { concurrency: 12 })
@@ -174,7 +176,82 @@ layer(app, { excludeTestServices: true })("Outbox.transaction", (it) => {
       expect(open.map((r) => r[0]!.n)).toEqual(open.map(() => null))
     }))
 
-  // a server's connection only: Outbox.transaction holds BEGIN back there (PGlite prepares every statement)
+  it.effect("an emit in a savepoint that rolls back goes with it; what the other savepoints emitted commits", () =>
+    Effect.gen(function*() {
+      const sql = yield* setup
+      const outbox = yield* Outbox
+      const human = yield* signUp()
+      const me = human.user.id
+      const step = (id: string) =>
+        Effect.zipRight(
+          sql`INSERT INTO outbox_probe VALUES (${`sp-${me}-${id}`})`,
+          emitLoose(outbox, [me], "test.sp", { id })
+        )
+      const refused = (body: Effect.Effect<void, unknown>) =>
+        Effect.ignore(sql.withTransaction(Effect.zipRight(body, Effect.fail("refused" as const))))
+      yield* sql.withTransaction(Effect.gen(function*() {
+        yield* step("a")
+        yield* refused(step("b"))
+        yield* sql.withTransaction(step("c"))
+        yield* sql.withTransaction(Effect.gen(function*() {
+          yield* refused(Effect.zipRight(step("d"), sql.withTransaction(step("e"))))
+          yield* step("f")
+        }))
+        yield* step("g")
+      }))
+      const ids = ["a", "c", "f", "g"]
+      expect((yield* eventsOf(sql, me)).map((e) => e.data)).toEqual(ids.map((id) => ({ id })))
+      const rows = yield* sql<{ id: string }>`SELECT id FROM outbox_probe WHERE id LIKE ${`sp-${me}-%`} ORDER BY id`
+      expect(rows.map((r) => r.id)).toEqual(ids.map((id) => `sp-${me}-${id}`))
+    }))
+
+  // a server only: PGlite takes no order lock (one transaction at a time)
+  it.effect.skipIf(!usingServer())(
+    "a plain transaction that emitted holds no order lock until its COMMIT: another session takes it meanwhile",
+    () =>
+      Effect.gen(function*() {
+        const sql = yield* setup
+        const outbox = yield* Outbox
+        const human = yield* signUp()
+        const me = human.user.id
+        const emitted = yield* Deferred.make<number>()
+        const commit = yield* Deferred.make<void>()
+        const paused = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
+          yield* sql`INSERT INTO outbox_probe VALUES (${`paused-${me}`})`
+          yield* emitLoose(outbox, [me], "test.paused", { at: "top" })
+          yield* sql.withTransaction(emitLoose(outbox, [me], "test.paused", { at: "savepoint" }))
+          const [row] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
+          yield* Deferred.succeed(emitted, row!.pid)
+          yield* Deferred.await(commit)
+        })))
+        const pid = yield* Deferred.await(emitted)
+        // the paused transaction holds no advisory lock, and another connection takes the order lock at once
+        const held = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks
+          WHERE locktype = 'advisory' AND pid = ${pid}`
+        expect(held[0]!.n).toBe(0)
+        const taken = yield* sql.withTransaction(Effect.gen(function*() {
+          const [row] = yield* sql<{ pid: number; ok: boolean }>`SELECT pg_backend_pid() AS pid,
+            pg_try_advisory_xact_lock(${ORDER_LOCK}) AS ok`
+          return row!
+        }))
+        expect(taken.pid).not.toBe(pid)
+        expect(taken.ok).toBe(true)
+        // and an emitting transaction commits meanwhile, its events ahead of the paused one's
+        yield* sql.withTransaction(emitLoose(outbox, [me], "test.meanwhile"))
+        expect((yield* eventsOf(sql, me)).map((e) => e.type)).toEqual(["test.meanwhile"])
+        yield* Deferred.succeed(commit, undefined)
+        yield* Fiber.join(paused)
+        const all = yield* eventsOf(sql, me)
+        expect(all.map((e) => [e.type, e.data])).toEqual([
+          ["test.meanwhile", {}],
+          ["test.paused", { at: "top" }],
+          ["test.paused", { at: "savepoint" }]
+        ])
+        expect((yield* sql`SELECT id FROM outbox_probe WHERE id = ${`paused-${me}`}`).length).toBe(1)
+      })
+  )
+
+  // a server's connection only: transactions hold BEGIN back there (PGlite prepares every statement)
   it.effect.skipIf(!usingServer())(
     "statements started together on a held-back BEGIN all run inside the transaction",
     () =>

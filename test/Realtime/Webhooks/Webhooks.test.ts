@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
 import { Webhook } from "standardwebhooks"
+import { ORDER_LOCK } from "../../../src/Realtime/EventsRepo.js"
 import { Outbox } from "../../../src/Realtime/Outbox.js"
 import { expectError, rawRequest } from "../../support/Raw.js"
 import { emit, emitLoose, openSocket, RealtimeApp, receiver, waitFor, waitForEffect } from "../../support/Realtime.js"
@@ -176,52 +177,61 @@ layer(RealtimeApp({ WEBHOOK_ALLOW_PRIVATE: "true" }), { excludeTestServices: tru
         const human = yield* signUp()
         const me = human.user.id
         const pid = sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.pipe(Effect.map((r) => r[0]!.pid))
-        // the PATCH's transaction: the URL stored, its event emitted (the order lock taken), not yet committed
-        const emitted = yield* Deferred.make<void>()
-        const commit = yield* Deferred.make<void>()
+        const waitingForLock = (pids: ReadonlyArray<number>) =>
+          waitForEffect(
+            "emits waiting for the order lock",
+            Effect.map(
+              sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks
+                WHERE locktype = 'advisory' AND NOT granted AND pid IN ${sql.in(pids)}`,
+              (r) => r[0]!.n === pids.length ? true : undefined
+            )
+          )
+        // the order lock held by another session, so that the PATCH's COMMIT script waits for it
+        const release = yield* Deferred.make<void>()
+        const locked = yield* Deferred.make<void>()
+        const holder = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SELECT pg_advisory_xact_lock(${ORDER_LOCK})`
+          yield* Deferred.succeed(locked, undefined)
+          yield* Deferred.await(release)
+        })))
+        yield* Deferred.await(locked)
+        // the PATCH's transaction: the URL stored, its event emitted, its COMMIT script waiting for the order lock
+        const setterPid = yield* Deferred.make<number>()
         const setter = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
           yield* sql`UPDATE users SET webhook_url = ${hook.url} WHERE id = ${me}`
           yield* emitLoose(outbox, [me], "test.set")
-          yield* Deferred.succeed(emitted, undefined)
-          yield* Deferred.await(commit)
+          yield* Deferred.succeed(setterPid, yield* pid)
         })))
-        yield* Deferred.await(emitted)
-        // two emits meanwhile, one of each kind (a plain transaction's insert, Outbox.transaction's COMMIT script):
-        // both wait for the order lock, and so come after test.set in the stream
-        const waiting = yield* Deferred.make<number>()
+        yield* waitingForLock([yield* Deferred.await(setterPid)])
+        // two emits meanwhile, one in a transaction and one in a savepoint: both wait for the order lock behind
+        // the PATCH's, and so come after test.set in the stream, their inserts seeing the URL it committed
+        const plainPid = yield* Deferred.make<number>()
         const plain = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
-          yield* Deferred.succeed(waiting, yield* pid)
+          yield* Deferred.succeed(plainPid, yield* pid)
           yield* emitLoose(outbox, [me], "test.plain")
         })))
-        const other = yield* Deferred.make<number>()
-        const script = yield* Effect.fork(outbox.transaction(Effect.gen(function*() {
-          yield* Deferred.succeed(other, yield* pid)
-          yield* emitLoose(outbox, [me], "test.script")
+        const nestedPid = yield* Deferred.make<number>()
+        const nested = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
+          yield* Deferred.succeed(nestedPid, yield* pid)
+          yield* sql.withTransaction(emitLoose(outbox, [me], "test.nested"))
         })))
-        const pids = [yield* Deferred.await(waiting), yield* Deferred.await(other)]
-        yield* waitForEffect(
-          "both emits waiting for the order lock",
-          Effect.map(
-            sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks
-              WHERE locktype = 'advisory' AND NOT granted AND pid IN ${sql.in(pids)}`,
-            (r) => r[0]!.n === 2 ? true : undefined
-          )
-        )
-        yield* Deferred.succeed(commit, undefined)
+        yield* waitingForLock([yield* Deferred.await(plainPid), yield* Deferred.await(nestedPid)])
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holder)
         yield* Fiber.join(setter)
         yield* Fiber.join(plain)
-        yield* Fiber.join(script)
+        yield* Fiber.join(nested)
 
         const rows = yield* sql<{ type: string; hooked: boolean }>`SELECT e.type,
             EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_cursor = e.cursor) AS hooked
           FROM events e WHERE e.recipient_id = ${me} ORDER BY e.cursor`
         expect(rows[0]).toEqual({ type: "test.set", hooked: true })
-        expect(rows.slice(1).map((r) => r.type).sort()).toEqual(["test.plain", "test.script"])
+        expect(rows.slice(1).map((r) => r.type).sort()).toEqual(["test.nested", "test.plain"])
         expect(rows.filter((r) => !r.hooked)).toEqual([])
         // and they go out (the rows above are the point: a worker shared with other files' tests may be slower)
         yield* waitFor("the three deliveries", () => {
           const types = new Set(hook.requests.map((r) => String(r.headers["x-service-event"])))
-          return ["test.set", "test.plain", "test.script"].every((t) => types.has(t)) ? true : undefined
+          return ["test.set", "test.plain", "test.nested"].every((t) => types.has(t)) ? true : undefined
         }, 30_000)
       })
   )
