@@ -79,9 +79,8 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
       onPayload: (f: (payload: string | undefined) => void) =>
         Effect.acquireRelease(Effect.sync(() => listeners.add(f)), () => Effect.sync(() => listeners.delete(f))),
       /**
-       * Every payload of a channel of its own, while the scope lasts: notices that each name something to act on,
-       * never coalesced like the wake-ups above. One sent while a server's LISTEN connection is down is lost, so
-       * a listener also checks the state itself now and then.
+       * Every payload of a channel of its own, while the scope lasts, never coalesced. One sent while a server's
+       * LISTEN connection is down is lost, so a listener also checks the state itself now and then.
        */
       listen: listenTo
     } as const
