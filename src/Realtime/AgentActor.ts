@@ -35,11 +35,7 @@ export class Agent {
   idleSince = Number.POSITIVE_INFINITY
   /** a presence transition is under way (in the Announcer's batch or in this actor): no second one starts */
   running = false
-  /**
-   * What was offered and the fiber has not taken yet, in order. A plain array the fiber waits on (`wait`): a
-   * `Mailbox` held eight effects, three sets and their closures, 2 KB of an idle actor's 7.8 (bench/README.md,
-   * "fanout").
-   */
+  /** offered and not taken yet, in order: a plain array, 2 KB lighter per idle actor than a `Mailbox` */
   inbox: Array<Message> = []
   /** the batch being applied and how far: kept across a restart so no message is lost */
   batch: ReadonlyArray<Message> | undefined = undefined
@@ -61,10 +57,8 @@ const deliver = (agent: Agent, m: Message & { readonly _tag: "Row" | "Frame" }) 
 }
 
 /**
- * Tells the actor a message. An event that finds the actor with nothing queued and nothing under way is applied at
- * once, in the dispatcher's turn: the order is the same as through the fiber (nothing is ahead of it), and a
- * fan-out to 10,000 sockets does not wait for 10,000 fiber wake-ups (2.5× the bare broadcast when it did). Anything
- * else, and every event that arrives while a transition or a backlog is being applied, waits in the inbox.
+ * Tells the actor a message. An event that finds the actor idle is applied at once, in the dispatcher's turn (the
+ * order is the same: nothing is ahead of it), so a fan-out to 10,000 sockets waits for no fiber wake-ups.
  */
 export const tell = (agent: Agent, m: Message): void => {
   if ((m._tag === "Frame" || m._tag === "Row") && idle(agent)) return deliver(agent, m)
@@ -113,9 +107,8 @@ const apply = (agent: Agent, behaviour: Behaviour): Effect.Effect<boolean> => {
 }
 
 /**
- * The actor's loop: take what is queued, apply it in order; ends when `tick` evicts it. A waiting actor is its fiber
- * suspended in `wait` with nothing on its stack but its supervisor's handler: `tell` resumes it with its next turn
- * (rather than a continuation held while it waits), and no effect or closure is kept per actor between turns.
+ * The actor's loop: take what is queued, apply it in order; ends when `tick` evicts it. A waiting actor holds no
+ * continuation: `tell` resumes its suspended fiber with its next turn.
  */
 export const run = (agent: Agent): Effect.Effect<void> => Effect.suspend(() => turn(agent))
 

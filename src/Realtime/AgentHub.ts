@@ -18,9 +18,8 @@ export const KEY_ROTATED = "the API key was rotated; reconnect with the new key"
 export const SIGNED_OUT = "the console session ended (signed out or expired); sign in again"
 
 /**
- * `FiberMap.runtime` for thousands of long-lived actors: each is forked with the hub's FiberRefs (its clock, logger
- * and flags) as they stand, not their history: a fork copies the stack of each FiberRef it sets, and it always
- * sets the context (a 168-byte copy per actor; bench/README.md, "fanout").
+ * `FiberMap.runtime` for thousands of long-lived actors: each is forked with the hub's FiberRefs as they stand, not
+ * their history (a fork copies the stack of each FiberRef it sets: 168 bytes per actor for the context alone).
  */
 const forkInto = <K>(fibers: FiberMap.FiberMap<K>) =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
@@ -31,11 +30,10 @@ const forkInto = <K>(fibers: FiberMap.FiberMap<K>) =>
   })
 
 /**
- * The agent actors of this node, as the Effect discord-bot keeps its reminders: one supervised fiber per connected
- * (or recently active) account in a `FiberMap` keyed by user id. An actor (src/Realtime/AgentActor.ts) owns the
- * account's sockets and its inbox: the dispatcher offers each event to it, and it hands them to its sockets in
- * cursor order. For agents it also owns presence (src/Realtime/AgentPresence.ts): the hub's clock ticks it when its
- * window or its idle time may have run out. An agent heard only over REST (heartbeats) has an actor too.
+ * The agent actors of this node: one supervised fiber per connected (or recently active) account in a `FiberMap`
+ * keyed by user id. An actor (AgentActor.ts) hands the dispatcher's events to the account's sockets in cursor order
+ * and, for agents, owns presence (AgentPresence.ts): the hub's clock ticks it when its window or idle time may have
+ * run out. An agent heard only over REST (heartbeats) has an actor too.
  */
 export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
   scoped: Effect.gen(function*() {
@@ -74,12 +72,8 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
         for (const conn of agent.sockets) conn.close(1011, "internal error; reconnect")
       })
 
-    // the Announcer gathers a connect storm's announcements into a few transactions; one asked again meanwhile
-    // is announced by its actor
-    const announceNow = yield* Announcer.make<Agent>(presence, (agent) =>
-      Effect.sync(() => {
-        tell(agent, { _tag: "Announce" })
-      }))
+    // a connect storm's announcements gathered into a few transactions
+    const announceNow = yield* Announcer.make(presence)
 
     /** A sign of life from an agent: its actor announces it connected if it was not. */
     const touch = (userId: Ids.UserId) =>
@@ -110,8 +104,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       if (agent === undefined || !agent.sockets.delete(conn)) return
       if (agent.sockets.size === 0) agent.idleSince = now
     }
-    const detach = (conn: Connection) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => detachNow(conn, now)))
+    const detach = (conn: Connection) => Effect.map(Clock.currentTimeMillis, (now) => detachNow(conn, now))
 
     /** From the dispatcher, in cursor order: each event to its recipient's actor, if it has sockets here. */
     const deliver = (rows: ReadonlyArray<EventRow>, upTo: number) => {
@@ -148,15 +141,14 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
      * the next minute.
      */
     const revoke = (userId: Ids.UserId, hashes: ReadonlyArray<string>) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.sync(() => {
-          for (const hash of hashes) revoked.set(hash, now)
-          for (const conn of agents.get(userId)?.sockets ?? []) {
-            if (conn.openedWith(hashes)) {
-              conn.close(Events.CloseCodes.unauthorized, hashes.includes(conn.keyHash) ? KEY_ROTATED : SIGNED_OUT)
-            }
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        for (const hash of hashes) revoked.set(hash, now)
+        for (const conn of agents.get(userId)?.sockets ?? []) {
+          if (conn.openedWith(hashes)) {
+            conn.close(Events.CloseCodes.unauthorized, hashes.includes(conn.keyHash) ? KEY_ROTATED : SIGNED_OUT)
           }
-        }))
+        }
+      })
 
     /** key hash (and console session token hash) → account, of the sockets open on this node */
     const keys = () => {
@@ -176,8 +168,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       "hub",
       "wakes",
       heartbeat.wakes.pipe(Stream.runForEach(({ userId, userType }) => {
-        // known from the caller's key: no lookup (10,000 agents calling in after a restart were 10,000 queries in
-        // a row, and the presence batches behind them held one agent each)
+        // known from the caller's key: no lookup (10,000 agents calling in after a restart are no 10,000 queries)
         if (userType !== undefined) return userType === "agent" ? touch(userId) : Effect.void
         const kind = agents.get(userId)?.kind ?? "unknown"
         if (kind !== "unknown") return kind === "agent" ? touch(userId) : Effect.void
@@ -199,8 +190,8 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       Effect.forkScoped
     )
 
-    // the actors' clock: each actor whose window or idle time ran out gets a tick (its deadline is a field, so a
-    // heartbeat moves it for the price of recording it; one fiber keeps the time instead of one per actor)
+    // the actors' clock: one fiber ticks each actor whose window or idle time ran out (a heartbeat moves its
+    // deadline by being recorded)
     yield* supervisor.every(
       "hub",
       "clock",

@@ -5,10 +5,9 @@ import type { Agent, Behaviour } from "./AgentActor.js"
 import type { Presence } from "./Presence.js"
 
 /**
- * What an agent's actor does about presence, besides handing events to its sockets. Its 90-minute window is counted
- * from the last heartbeat (so a heartbeat resets it by being recorded); when the hub's clock says the window or its
- * idle time may have run out, the actor asks the database, under the presence row's lock, whether it is offline, and
- * evicts itself (from `agents`) once idle.
+ * What an agent's actor does about presence. Its window is counted from the last heartbeat; when the hub's clock
+ * says the window or its idle time may have run out, the actor asks the database, under the presence row's lock,
+ * whether it is offline, and evicts itself (from `agents`) once idle.
  */
 export const make = (options: {
   readonly presence: Presence

@@ -1,38 +1,22 @@
-import type { Ids } from "@shoal/domain"
 import { Clock, Duration, Effect, Exit, Queue, type Scope } from "effect"
 import { Supervisor } from "../Supervisor.js"
+import { type Agent, tell } from "./AgentActor.js"
 import { lingerWhileMore } from "./Linger.js"
 import type { Presence } from "./Presence.js"
 
-/** The fields of an AgentHub entry that announcing it touches. */
-export interface Announceable {
-  readonly userId: Ids.UserId
-  presence: "unknown" | "connected" | "offline"
-  wantConnected: boolean
-  seen: number
-  /** its fiber is alive (it has a transition to make); an entry waiting to be announced counts as running */
-  running: boolean
-}
-
 /**
- * Agents whose connection is to be announced, gathered by one fiber into a transaction per few hundred: a
- * connect storm of 10,000 agents was 10,000 forked fibers (each with its batcher request) before. An agent in
- * here counts as running, so the sweep starts no fiber of its own meanwhile.
- *
- * `askedAgain` is for an agent asked to be announced again while its transaction ran (another socket of the same
- * agent): it gets its own fiber, as before.
+ * Agents whose connection is to be announced, gathered by one fiber into a transaction per few hundred rather than
+ * a fiber each (a connect storm of 10,000 agents). An agent in here counts as `running`, so the hub's clock does
+ * not tick it meanwhile; one asked again while its transaction ran is announced by its own actor.
  */
-export const make = <A extends Announceable>(
-  presence: Presence,
-  askedAgain: (agent: A) => Effect.Effect<void>
-): Effect.Effect<(agent: A) => void, never, Scope.Scope | Supervisor> =>
+export const make = (presence: Presence): Effect.Effect<(agent: Agent) => void, never, Scope.Scope | Supervisor> =>
   Effect.gen(function*() {
     const supervisor = yield* Supervisor
-    let announcing = new Set<A>()
+    let announcing = new Set<Agent>()
     const announceSignal = yield* Queue.sliding<void>(1)
 
     /** synchronous: callable from a socket's callback, outside any fiber */
-    const announceConnected = (agent: A): void => {
+    const announceConnected = (agent: Agent): void => {
       if (agent.running) return
       agent.running = true
       if (announcing.size === 0) Queue.unsafeOffer(announceSignal, undefined)
@@ -43,10 +27,8 @@ export const make = <A extends Announceable>(
     const maxLinger = Math.max(linger, Duration.toMillis(presence.maxLinger))
     yield* Effect.gen(function*() {
       yield* Queue.take(announceSignal)
-      // lingers again while agents keep coming (a connect storm), up to `maxLinger` in all: the storm's sockets get
-      // their `ready` first, and its presence is written once it calms, in transactions of 500, rather than a
-      // transaction every few hundred connects taking the one thread from the upgrades still waiting (bench/README.md,
-      // fanout, conn5). A lone connect is announced after one linger, as before.
+      // lingers again while agents keep coming, up to `maxLinger`: a storm's sockets get their `ready` first, and its
+      // presence is written once it calms, in transactions of 500 (bench/README.md, fanout, conn5)
       let before = announcing.size
       yield* lingerWhileMore(
         linger,
@@ -81,7 +63,7 @@ export const make = <A extends Announceable>(
               if (Exit.isFailure(exit)) agent.seen = now - presence.window + 60_000
               agent.running = false
               done++
-              if (agent.wantConnected) yield* askedAgain(agent)
+              if (agent.wantConnected) tell(agent, { _tag: "Announce" })
             }
           }
         }),

@@ -2,16 +2,14 @@ import { Effect } from "effect"
 import type { Block } from "./EventRow.js"
 
 /**
- * Blocks this node emitted, kept until the dispatcher passes them. Once the commit's NOTIFY names a block and it
- * starts right after the dispatcher's position, it is delivered from memory instead of being read back (a
- * 10,000-recipient fan-out saves a 10,000-row read). A block that never commits (rollback) or is not next in line
- * (another node's events, a gap) is simply read from the database as usual.
+ * Blocks this node emitted, kept until the dispatcher passes them: once the commit's NOTIFY names a block next in
+ * line, it is delivered from memory instead of being read back (a 10,000-recipient fan-out saves a 10,000-row read).
+ * Anything else (a rollback, another node's events, a gap) is read from the database as usual.
  *
- * A block sent with its COMMIT (every emit on a server: src/Database/CommitScript.ts) is known only once the commit has answered, and its
- * notice, on another connection, often comes first. The notice names the block's salt too, so a block still
- * `sending` is recognised as this node's (not another node's, which would have to be read from the table): it is
- * taken as committed when it arrives, and the dispatcher is woken then (`onArrival`). If the commit's answer never
- * comes (a lost connection), the block is `abandoned` and the dispatcher told to read the table (`takeLost`).
+ * A block sent with its COMMIT (every emit on a server: src/Database/CommitScript.ts) arrives once the commit has
+ * answered, often after its notice: the notice's salt marks a block still `sending` as this node's, taken as
+ * committed when it arrives (`onArrival` wakes the dispatcher). A commit that never answers leaves it `abandoned`:
+ * read the table (`takeLost`).
  */
 export class Blocks extends Effect.Service<Blocks>()("Realtime/Blocks", {
   sync: () => {

@@ -41,8 +41,10 @@ export class Connection {
   /** From the dispatcher: send now if live, hold if replaying. */
   push(row: EventRow): void {
     if (this.closed || row.cursor <= this.lastSent) return
-    if (this.held === undefined) return this.sendLive(row)
-    this.hold(row)
+    if (this.held !== undefined) return this.hold(row)
+    if (this.tooSlow()) return
+    this.ws.send(eventFrame(row))
+    this.lastSent = row.cursor
   }
 
   /** From the dispatcher, the `i`th event of a block from memory, as `push`: its frame built only if it is sent. */
@@ -51,10 +53,8 @@ export class Connection {
     if (this.closed || cursor <= this.lastSent) return
     if (this.held !== undefined) return this.hold(frames.row(i))
     if (this.tooSlow()) return
-    // the frame ws.send would write, written whole: ws's send frames the text again and writes header and payload
-    // as two chunks (a writev). Nothing of ws's can be queued ahead of it: ws queues only while it compresses
-    // (permessage-deflate is off on this server) or reads a Blob (never sent here). Not OPEN (a close under way):
-    // dropped, as ws.send drops it
+    // the frame ws.send would write, in one write rather than ws's two; nothing of ws's can be queued ahead of it
+    // (ws queues only while compressing, off here, or reading a Blob). Not OPEN (closing): dropped, as ws.send does
     if (this.ws.readyState === WebSocket.OPEN) this.tcp.write(frames.frame(i))
     this.lastSent = cursor
   }
@@ -77,10 +77,6 @@ export class Connection {
     this.held = undefined
     for (const row of held) this.push(row)
     return true
-  }
-
-  get buffered(): number {
-    return this.ws.bufferedAmount
   }
 
   sendText(text: string): void {
@@ -108,11 +104,5 @@ export class Connection {
     if (this.ws.bufferedAmount <= this.maxBuffered) return false
     this.close(4008, `too slow; resume with ?after=${this.lastSent}`)
     return true
-  }
-
-  private sendLive(row: EventRow): void {
-    if (this.tooSlow()) return
-    this.ws.send(eventFrame(row))
-    this.lastSent = row.cursor
   }
 }

@@ -10,10 +10,9 @@ import { Notifier } from "./Notifier.js"
 const BATCH = 2_000
 
 /**
- * Reads the outbox in cursor order after each commit notice and hands every event to the account's entry on
- * this node. Every node reads the whole stream and keeps what its own sockets need; the database is the only
- * shared state, so a node that restarts loses nothing (its clients resume with `?after=`). A committed block this
- * node emitted itself, when it is next in line, is handed out from memory instead of being read back.
+ * Reads the outbox in cursor order after each commit notice and hands every event to the account's actor on this
+ * node. Every node reads the whole stream; the database is the only shared state, so a node that restarts loses
+ * nothing (its clients resume with `?after=`). A block this node emitted, next in line, is handed out from memory.
  */
 export const DispatcherLive = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -23,24 +22,14 @@ export const DispatcherLive = Layer.scopedDiscard(
     const notifier = yield* Notifier
     const supervisor = yield* Supervisor
     const signals = yield* notifier.subscribe(EventsChannel)
-    // a commit notice that names a block this node emitted and holds needs no read of the table: the block is
-    // handed out from memory. The table is read when a notice names a block we do not hold (another node's, or
-    // ours when its notice beat the insert's answer), at a poll (a notice may have been lost: on a server the
-    // notifier's poll says so), when held blocks are not contiguous (a rolled-back emit, or another node's block,
-    // left a gap before them), and while a read came back full. Notices arrive in commit order, which is cursor
-    // order (the outbox's order lock), so a notice naming another node's block arrives before ours that follow it.
+    // The table is read when a notice names a block we do not hold (another node's), at a poll (a notice may have
+    // been lost), when held blocks are not contiguous (a rolled-back emit or another node's block left a gap), and
+    // while a read comes back full. Notices arrive in commit order, which is cursor order (the outbox's order lock).
     let unknown = true
     yield* notifier.onPayload((payload) => {
-      if (payload === undefined) {
-        unknown = true
-        return
-      }
       // "<first cursor> <salt>" (the salt tells this node's blocks still being committed from another node's)
-      const space = payload.indexOf(" ")
-      const known = space < 0
-        ? blocks.committed(Number(payload))
-        : blocks.committed(Number(payload.slice(0, space)), payload.slice(space + 1))
-      if (!known) unknown = true
+      const [lo, salt] = payload?.split(" ") ?? []
+      if (lo === undefined || !blocks.committed(Number(lo), salt)) unknown = true
     })
     // a block whose notice came before the commit's answer is handed out when it arrives
     blocks.onArrival(() => notifier.wake(EventsChannel))

@@ -8,6 +8,7 @@ import { WebSocket, WebSocketServer } from "ws"
 import { KeyCheck } from "../Auth.js"
 import { Heartbeat } from "../Auth/Heartbeat.js"
 import { PenaltyBox } from "../Edge/PenaltyBox.js"
+import { stopReading } from "../Http/HoldingServer.js"
 import { AgentHub } from "./AgentHub.js"
 import { Connection } from "./Connection.js"
 import { EventsRepo } from "./EventsRepo.js"
@@ -20,7 +21,6 @@ import {
   parseFrame,
   Session,
   sessionOf,
-  stopReading,
   takeOver,
   type WithSession
 } from "./SocketSession.js"
@@ -33,11 +33,9 @@ const { rateLimited, unauthorized } = Events.CloseCodes
 const tryAgainLater = 1013
 
 /**
- * The event socket's sessions, apart from the HTTP route that checks the request (src/Realtime/WebSocket.ts), which
- * hands each upgrade here. Key in a header (checked
- * by the route) or in a first frame `{"type":"auth","api_key":…}` within 10 s (else close 4401). Then `ready` with
- * the current cursor, the replay of `?after=` if asked, and live events; ping/pong and ack frames; WebSocket pings
- * from the hub's keep-alive.
+ * The event socket's sessions, handed each upgrade by the route that checks the request (WebSocket.ts). Key in a
+ * header (checked by the route) or in a first frame `{"type":"auth","api_key":…}` within 10 s (else close 4401).
+ * Then `ready` with the current cursor, the replay of `?after=` if asked, and live events; ping/pong and ack frames.
  */
 export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSocket", {
   scoped: Effect.gen(function*() {
@@ -49,9 +47,8 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     const authTimeout = yield* Config.duration("WS_AUTH_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
     // what a socket's callbacks start runs in a set owned by this route's scope: interrupted at shutdown, never leaked
     const runFork = yield* FiberSet.makeRuntime<never>()
-    // after closing a socket that never authenticated, how long its peer has to answer the close frame before the
-    // socket is destroyed (ws waits 30 s: a client ignoring the 4401 of its deadline would hold its socket three
-    // times as long). Authenticated sockets keep ws's 30 s, so a slow reader still gets its 4008 and cursor.
+    // how long the peer of a socket that never authenticated has to answer its close frame (authenticated sockets
+    // keep ws's 30 s, so a slow reader still gets its 4008 and cursor)
     const closeTimeout = Duration.toMillis(
       yield* Config.duration("WS_CLOSE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5)))
     )
@@ -62,9 +59,8 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     const floodNotice = `too many frames: at most ${frames.perSecond} a second (bursts of ${frames.burst})`
     const authNotice = `authenticate within ${Duration.format(authTimeout)}: {"type":"auth","api_key":…}`
     const authTimeoutMs = Duration.toMillis(authTimeout)
-    // a client's frames are handed over one per turn of the event loop, not a whole read's worth at once: a chunk of
-    // thousands of frames (a flood) never holds up the server's other work, and once a socket is past its limit what
-    // it still holds goes by as no-ops between other I/O (clients send a few frames a minute: the turn costs nothing)
+    // a client's frames are handed over one per turn of the event loop: a flood's chunk of thousands never holds
+    // up the server's other work
     const wss = new WebSocketServer({
       noServer: true,
       maxPayload,
@@ -111,9 +107,8 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     }
 
     /** A socket that cannot go live is closed, so its client resumes elsewhere instead of waiting forever. */
-    const failedToStart = "event socket failed to start"
     const failed = (s: Session, cause: unknown) => {
-      runFork(Effect.logWarning(failedToStart, cause))
+      runFork(Effect.logWarning("event socket failed to start", cause))
       s.ws.close(1011)
     }
 
@@ -221,13 +216,10 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     function onPing(this: WebSocket) {
       frameAllowed(sessionOf(this))
     }
-    // A protocol error (a frame past maxPayload: 1009) closes the socket: ws writes the close frame and its FIN,
-    // then resumes reading to discard whatever the peer still sends, so a peer streaming megabytes had every chunk
-    // allocated and thrown away (the RSS rise of bench/hostile.ts's ws-oversized). Here nothing is read after the
-    // error (stopped once ws has resumed the socket: its resume is on the next tick, queued before this listener
-    // runs), and since the peer's close frame can no longer be read, waiting for it is pointless: the socket is
-    // destroyed once the close frame has had a moment to leave, not after `closeTimeout`, so a peer reconnecting
-    // at once does not pile up sockets holding their unread megabytes.
+    // A protocol error (1009: a frame past maxPayload) closes the socket, and ws resumes reading to discard what
+    // the peer still sends: a peer streaming megabytes would have every chunk allocated. Nothing is read after the
+    // error (stopped on the next tick, after ws's resume), and with the peer's close frame unreadable the socket is
+    // destroyed once its own close frame has had a moment to leave.
     function onError(this: WebSocket) {
       const s = sessionOf(this)
       if (s.hangUp === undefined) box?.strike(s.tcp.remoteAddress)
@@ -270,21 +262,12 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     ): Effect.Effect<void> =>
       Effect.suspend(() => {
         const req: IncomingMessage = takeOver(request)
-        const tcp = req.socket
-        let inline = true
-        let started: Session | undefined
-        // clients send nothing before the 101, so the upgrade carries no buffered head
-        wss.handleUpgrade(req, tcp, Buffer.alloc(0), (ws) => {
-          const s = session(ws, tcp, header, after)
-          // ws calls back at once; should it ever call back later, the session starts on its own
-          if (inline) started = s
-          else if (header !== undefined) runFork(start(s, header))
-        })
-        inline = false
-        if (started === undefined || header === undefined) return Effect.void
-        return after === undefined
-          ? start(started, header)
-          : Effect.asVoid(Effect.sync(() => runFork(start(started!, header))))
+        let s: Session | undefined
+        // clients send nothing before the 101, so the upgrade carries no buffered head; with no `verifyClient`, ws
+        // calls back at once (or never, for a socket already gone)
+        wss.handleUpgrade(req, req.socket, Buffer.alloc(0), (ws) => (s = session(ws, req.socket, header, after)))
+        if (s === undefined || header === undefined) return Effect.void
+        return after === undefined ? start(s, header) : Effect.asVoid(Effect.sync(() => runFork(start(s!, header))))
       })
 
     return { accept, refusesKeyless: pendingAuth.refuses } as const

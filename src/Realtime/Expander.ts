@@ -5,9 +5,8 @@ import { Notifier } from "./Notifier.js"
 
 /**
  * Turns committed fan-out rows (migrations/0004_event_fanouts.ts) into per-recipient events rows, EVENT_EXPAND_CHUNK
- * recipients (default 1,000) per statement, so the embedded database's one session is never held for long. Runs at
- * start (a fan-out left by a crash is finished) and on each fan-out notice; on a server also on the slow poll.
- * Nothing waits for it: readers see the unexpanded part through the fan-out row itself.
+ * recipients per statement, so the embedded database's one session is never held for long. Runs at start (a crash's
+ * fan-out is finished) and on each notice. Nothing waits for it: readers see the rest through the fan-out row.
  */
 export const ExpanderLive = Layer.scopedDiscard(
   Effect.gen(function*() {

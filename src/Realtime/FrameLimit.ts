@@ -11,15 +11,11 @@ export const FRAME_BURST = 60
  * at `perSecond`. A client pinging every few seconds never comes near it; one sending frames in a loop is past it
  * within a burst, and closed 4429 (src/Realtime/EventSocket.ts).
  */
-export interface FrameLimit {
-  readonly perSecond: number
-  readonly burst: number
-}
-
-export const FrameLimitConfig: Config.Config<FrameLimit> = Config.all({
+export const FrameLimitConfig = Config.all({
   perSecond: Config.number("WS_FRAME_RATE").pipe(Config.withDefault(FRAME_RATE)),
   burst: Config.integer("WS_FRAME_BURST").pipe(Config.withDefault(FRAME_BURST))
 })
+type FrameLimit = Config.Config.Success<typeof FrameLimitConfig>
 
 /** Takes one frame from the session's bucket at `now` (ms); false once the socket is past its limit. */
 export const takeFrame = (limit: FrameLimit, s: Session, now: number): boolean => {

@@ -16,19 +16,15 @@ export interface BlockFrames {
 
 /**
  * A block's events as WebSocket frames, byte for byte what `ws.send(eventFrame(row))` writes, built from the parts
- * they share: a 10,000-recipient fan-out encodes its tail once and copies it, where building each frame's text
- * (a rope of the shared parts), measuring it and encoding it cost more than the socket write it goes out with
- * (bench/README.md, fanout). No row object is made unless a socket holds the event back (a replay in progress).
+ * they share: a 10,000-recipient fan-out encodes its tail once and copies it (bench/README.md, fanout). No row
+ * object is made unless a socket holds the event back (a replay in progress).
  */
 export const blockFrames = (b: Block): BlockFrames => {
   const shared = typeof b.types === "string" && typeof b.datas === "string"
+  const typeOf = (i: number) => typeof b.types === "string" ? b.types : b.types[i]!
+  const dataOf = (i: number) => typeof b.datas === "string" ? b.datas : b.datas[i]!
   const tailOf = (i: number) =>
-    Buffer.from(
-      `${b.salt}","type":${
-        quotedType(typeof b.types === "string" ? b.types : b.types[i]!)
-      },"created_at":"${b.createdAt}","data":${typeof b.datas === "string" ? b.datas : b.datas[i]!}}}`,
-      "utf8"
-    )
+    Buffer.from(`${b.salt}","type":${quotedType(typeOf(i))},"created_at":"${b.createdAt}","data":${dataOf(i)}}}`)
   let sharedTail: Buffer | undefined
   return {
     lo: b.lo,
@@ -36,9 +32,9 @@ export const blockFrames = (b: Block): BlockFrames => {
       cursor: b.lo + i,
       id: eventId(b.lo + i, b.salt),
       recipientId: b.recipients[i]!,
-      type: typeof b.types === "string" ? b.types : b.types[i]!,
+      type: typeOf(i),
       createdAt: b.createdAt,
-      data: typeof b.datas === "string" ? b.datas : b.datas[i]!
+      data: dataOf(i)
     }),
     frame: (i) => {
       const tail = shared ? (sharedTail ??= tailOf(0)) : tailOf(i)

@@ -9,11 +9,9 @@ const PING_SLICES = 30
 
 /**
  * The hub's keep-alive: a WebSocket ping per socket; one unanswered round means the peer is gone. An answered ping
- * is a sign of life, so an agent holding a healthy socket stays connected; it is recorded every few minutes, not
- * every round (a heartbeat is a row update, and 90 minutes is the window). A round (`every`) is spread over
- * PING_SLICES turns, each pinging its share of the agents of the round's start (one that came later waits for the
- * next round): 5,000 pings and their pongs in one turn held the event loop for 0.16-0.5 s every 30 s, and the
- * fleet's first requests after a connect storm waited behind it (bench/README.md, fleet). Returns one turn, delayed.
+ * is a sign of life, recorded every few minutes (a heartbeat is a row update; the window is 90 minutes). A round
+ * (`every`) is spread over PING_SLICES turns, each pinging its share of the agents of the round's start, so 5,000
+ * pings never hold the event loop at once (bench/README.md, fleet). Returns one turn, delayed.
  */
 export const turns = (agents: ReadonlyMap<Ids.UserId, Agent>, heartbeat: Heartbeat, every: Duration.Duration) => {
   const round = { agents: [] as Array<Agent>, at: 0, per: 0 }

@@ -15,20 +15,16 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
   scoped: Effect.gen(function*() {
     const supervisor = yield* Supervisor
     // one sliding queue of one per reader: a busy reader still finds a signal waiting, never a backlog
-    const readers = {
-      [EventsChannel]: new Set<Queue.Queue<void>>(),
-      [WebhooksChannel]: new Set<Queue.Queue<void>>(),
-      [FanoutsChannel]: new Set<Queue.Queue<void>>()
-    }
+    const channels: ReadonlyArray<Channel> = [EventsChannel, WebhooksChannel, FanoutsChannel]
+    const readers = new Map(channels.map((channel) => [channel, new Set<Queue.Queue<void>>()]))
     const listeners = new Set<(payload: string | undefined) => void>()
     const wake = (channel: Channel) => {
-      for (const q of readers[channel]) q.unsafeOffer(undefined)
+      for (const q of readers.get(channel)!) q.unsafeOffer(undefined)
     }
     const notified = (channel: Channel) => (payload: string) => {
       if (channel === EventsChannel) { for (const f of listeners) f(payload) }
       wake(channel)
     }
-    const channels: ReadonlyArray<Channel> = [EventsChannel, WebhooksChannel, FanoutsChannel]
 
     const embedded = yield* Effect.serviceOption(Pglite)
     const server = Option.isSome(embedded) ? Option.none() : yield* Effect.serviceOption(PgClient.PgClient)
@@ -73,8 +69,8 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
       /** A fresh subscription to one channel; take from it to wait for the next commit notice. */
       subscribe: (channel: Channel) =>
         Effect.acquireRelease(
-          Effect.tap(Queue.sliding<void>(1), (q) => Effect.sync(() => readers[channel].add(q))),
-          (q) => Effect.sync(() => readers[channel].delete(q))
+          Effect.tap(Queue.sliding<void>(1), (q) => Effect.sync(() => readers.get(channel)!.add(q))),
+          (q) => Effect.sync(() => readers.get(channel)!.delete(q))
         ) as Effect.Effect<Queue.Dequeue<void>, never, Scope.Scope>,
       /**
        * Each events payload (a committed block's first cursor), synchronously, before readers are woken; on a
@@ -83,9 +79,8 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
       onPayload: (f: (payload: string | undefined) => void) =>
         Effect.acquireRelease(Effect.sync(() => listeners.add(f)), () => Effect.sync(() => listeners.delete(f))),
       /**
-       * Every payload of a channel of its own, while the scope lasts: notices that each name something to act on,
-       * never coalesced like the wake-ups above. One sent while a server's LISTEN connection is down is lost, so
-       * a listener also checks the state itself now and then.
+       * Every payload of a channel of its own, while the scope lasts, never coalesced. One sent while a server's
+       * LISTEN connection is down is lost, so a listener also checks the state itself now and then.
        */
       listen: listenTo
     } as const

@@ -1,9 +1,8 @@
 /**
  * Event sockets waiting for their auth frame, counted per peer address. Past `cap`, an address's next upgrade
  * without a key is refused (429) instead of opened: a client that opens sockets and never authenticates holds at
- * most `cap` of them, each until the auth deadline, where before the first deadline came it could open thousands
- * (bench/README.md, hostile, ws-unauthenticated). A socket with its key in a header is checked at the upgrade and
- * never waits here. Memory: one entry per address with a socket waiting.
+ * most `cap` of them, each until the auth deadline (bench/README.md, hostile, ws-unauthenticated). A socket with its
+ * key in a header is checked at the upgrade and never waits here.
  */
 export class PendingAuth {
   private readonly counts = new Map<string, number>()
@@ -13,7 +12,7 @@ export class PendingAuth {
 
   /** Whether an upgrade without a key from `address` is refused: it has `cap` sockets waiting (a strike). */
   readonly refuses = (address: string | undefined): boolean => {
-    if (!this.full(address)) return false
+    if (this.cap <= 0 || address === undefined || (this.counts.get(address) ?? 0) < this.cap) return false
     this.strike(address)
     return true
   }
@@ -22,34 +21,17 @@ export class PendingAuth {
   enter(s: { pendingFrom: string | undefined }, address: string | undefined): void {
     if (address === undefined) return
     s.pendingFrom = address
-    this.add(address)
+    this.counts.set(address, (this.counts.get(address) ?? 0) + 1)
   }
 
   /** The socket authenticated or closed: it waits no more (once). */
   settle(s: { pendingFrom: string | undefined }): void {
-    if (s.pendingFrom === undefined) return
-    this.remove(s.pendingFrom)
+    const address = s.pendingFrom
+    if (address === undefined) return
     s.pendingFrom = undefined
-  }
-
-  /** Whether `address` already has `cap` sockets waiting for their auth frame. */
-  full(address: string | undefined): boolean {
-    return this.cap > 0 && address !== undefined && (this.counts.get(address) ?? 0) >= this.cap
-  }
-
-  add(address: string): void {
-    this.counts.set(address, (this.counts.get(address) ?? 0) + 1)
-  }
-
-  remove(address: string): void {
     const left = (this.counts.get(address) ?? 0) - 1
     if (left <= 0) this.counts.delete(address)
     else this.counts.set(address, left)
-  }
-
-  /** addresses with a socket waiting */
-  get size(): number {
-    return this.counts.size
   }
 }
 

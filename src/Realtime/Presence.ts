@@ -58,13 +58,11 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
           .pipe(sql.withTransaction, Effect.orDie)
       })
 
-    // one presence transaction at a time, as the hand-written batcher ran them: two batches over the same agents
-    // never wait on each other's rows, and on the embedded database they would queue anyway
+    // one presence transaction at a time: two batches over the same agents never wait on each other's rows
     const serial = yield* Effect.makeSemaphore(1)
     /**
      * Requests arriving within `linger` of the first, at most 500, run as one batch: `run` answers each id in order
-     * (@effect/experimental's data loader, on the event loop's time as in src/Auth/KeyCache.ts: under a test clock
-     * a presence write must not wait for the test to step it).
+     * (on the event loop's time: under a test clock a presence write must not wait for the test to step it).
      */
     const batched = <A extends Connected | Offline>(
       run: (ids: ReadonlyArray<Ids.UserId>) => Effect.Effect<ReadonlyArray<Request.Request.Success<A>>>
@@ -87,27 +85,22 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
       Effect.as(markConnected(ids), ids.map(() => undefined))
     )
 
-    const offlineResolver = yield* batched<Offline>(
-      (ids) =>
-        Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          return yield* Effect.gen(function*() {
-            const flipped = yield* repo.markOffline([...new Set(ids)], now, now - window)
-            yield* announce(flipped, "offline")
-            const done = new Set<string>(flipped.map((a) => a.id))
-            const rest = ids.filter((id) => !done.has(id))
-            const current = new Map(
-              (rest.length > 0 ? yield* repo.current(rest) : []).map((r) => [r.user_id as string, r])
-            )
-            return ids.map((id): OfflineResult => {
-              const c = current.get(id)
-              // connected with a newer heartbeat than ours (another node saw it): keep watching from that time
-              return c?.state === "connected"
-                ? { _tag: "StillActive", lastSeen: c.last_seen_at?.getTime() ?? now }
-                : { _tag: "Offline" }
-            })
-          }).pipe(sql.withTransaction, Effect.orDie)
+    const offlineResolver = yield* batched<Offline>((ids) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const flipped = yield* repo.markOffline([...new Set(ids)], now, now - window)
+        yield* announce(flipped, "offline")
+        const done = new Set<string>(flipped.map((a) => a.id))
+        const rest = ids.filter((id) => !done.has(id))
+        const current = new Map((rest.length > 0 ? yield* repo.current(rest) : []).map((r) => [r.user_id, r]))
+        return ids.map((id): OfflineResult => {
+          const c = current.get(id)
+          // connected with a newer heartbeat than ours (another node saw it): keep watching from that time
+          return c?.state === "connected"
+            ? { _tag: "StillActive", lastSeen: c.last_seen_at?.getTime() ?? now }
+            : { _tag: "Offline" }
         })
+      }).pipe(sql.withTransaction, Effect.orDie)
     )
 
     // a week: older rows were left by a node stopped long ago (or by a test clock); the agent's next call settles them

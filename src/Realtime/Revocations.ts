@@ -10,11 +10,10 @@ import { Notifier } from "./Notifier.js"
 const CHECK_BATCH = 1_000
 
 /**
- * Key revocations on this node. A rotation's notice (src/Auth/Revoked.ts), from whichever node rotated, closes the
- * sockets opened with the revoked keys (4401; the client comes back with its new key and `?after=`) and uncaches
- * them; a console sign-out's notice names its session, whose sockets close the same way. A notice lost with a
- * server's LISTEN connection is made up by a periodic check of the keys and sessions this node's sockets hold
- * (KEY_RECHECK_INTERVAL, default 5 minutes), which also closes those of a session that expired.
+ * Key revocations on this node. A rotation's or a console sign-out's notice (src/Auth/Revoked.ts), from whichever
+ * node sent it, closes the sockets opened with the revoked keys or session (4401) and uncaches them. A notice lost
+ * with a server's LISTEN connection is made up by a periodic check of the keys and sessions this node's sockets hold
+ * (KEY_RECHECK_INTERVAL), which also closes those of a session that expired.
  */
 export const RevocationsLive = Layer.scopedDiscard(
   Effect.gen(function*() {

@@ -21,7 +21,7 @@ export const parseFrame = (data: Buffer): Frame | undefined => {
 
 /** Waits until the socket's queue has drained below half of `maxBuffered` (or it closed): a replay's backpressure. */
 export const drained = (conn: Connection, maxBuffered: number): Effect.Effect<void> =>
-  conn.buffered < maxBuffered / 2 || conn.closed
+  conn.ws.bufferedAmount < maxBuffered / 2 || conn.closed
     ? Effect.void
     : Effect.zipRight(
       Effect.async<void>((resume) => {
@@ -34,12 +34,9 @@ export const drained = (conn: Connection, maxBuffered: number): Effect.Effect<vo
 
 export const errorFrame = (message: string) => JSON.stringify({ type: "error", message })
 
-export { stopReading } from "../Http/HoldingServer.js"
-
 /**
- * Takes the upgraded TCP socket away from the HTTP layer: its response is marked finished (so nothing is written
- * after the 101), and `ws` owns the socket from here on. An open socket then costs plain objects and callbacks,
- * not a suspended request fiber with its whole middleware stack (≈ 70 KB each when we kept one).
+ * Takes the upgraded TCP socket away from the HTTP layer (its response marked finished: nothing is written after
+ * the 101): an open socket costs plain objects and callbacks, not a suspended request fiber (≈ 70 KB).
  */
 export const takeOver = (request: HttpServerRequest.HttpServerRequest) => {
   const req = NodeHttpServerRequest.toIncomingMessage(request)

@@ -43,11 +43,9 @@ export class Deliveries extends Effect.Service<Deliveries>()("Webhooks/Deliverie
       if (!(yield* Effect.orDie(repo.reschedule(userId, id, now)))) return yield* notFound(id)
       yield* Effect.orDie(events.notify(WebhooksChannel, "redeliver"))
       const row = yield* Effect.orDie(repo.find({ userId, id }))
-      return Option.match(row, {
-        onNone: () => Effect.fail(notFound(id)),
-        onSome: (r) => Effect.succeed(toDelivery(r))
-      })
-    }, Effect.flatten)
+      if (Option.isNone(row)) return yield* notFound(id)
+      return toDelivery(row.value)
+    })
 
     return { list, redeliver } as const
   }),

@@ -185,6 +185,13 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
         (rows) => rows.length > 0
       )
 
-    return { claim, release, releaseAll, nextDue, record, list, find, reschedule } as const
+    /** The account's webhook URL (for a test delivery). */
+    const webhookUrl = (userId: Ids.UserId) =>
+      Effect.map(
+        sql<{ webhook_url: string | null }>`SELECT webhook_url FROM users WHERE id = ${userId}`,
+        (rows) => rows[0]?.webhook_url ?? null
+      )
+
+    return { claim, release, releaseAll, nextDue, record, list, find, reschedule, webhookUrl } as const
   })
 }) {}

@@ -3,7 +3,8 @@ import * as Dns from "node:dns"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import type { LookupFunction } from "node:net"
-import { blockedReason, isBlockedAddress } from "./UrlGuard.js"
+import { sign } from "./Signing.js"
+import { blockedReason, isBlockedAddress, type UrlGuard } from "./UrlGuard.js"
 
 export interface Outcome {
   readonly status: number | null
@@ -87,3 +88,35 @@ export const post = (
       onSuccess: (o) => o
     })
   )
+
+/**
+ * Webhooks POSTed as receivers verify them (Standard Webhooks headers, signed with the account's current secret), to
+ * URLs the guard accepts; `ok` for a 2xx, else `error` says why.
+ */
+export const signedSender = (guard: UrlGuard, timeout: Duration.DurationInput) =>
+(
+  url: string,
+  event: { readonly id: string; readonly type: string },
+  body: string,
+  at: number,
+  secret: Effect.Effect<string>
+) =>
+  Effect.gen(function*() {
+    const verdict = yield* guard.check(url)
+    const timestamp = Math.floor(at / 1000)
+    const outcome: Outcome = !verdict.ok
+      ? { status: null, error: `refused: ${verdict.reason}` }
+      : yield* post(
+        url,
+        {
+          "x-service-event": event.type,
+          "webhook-id": event.id,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": sign(yield* secret, event.id, timestamp, body)
+        },
+        body,
+        { allowPrivate: guard.allowPrivate, timeout }
+      )
+    const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300
+    return { ok, status: outcome.status, error: outcome.error ?? (ok ? null : `HTTP ${outcome.status}`) }
+  })

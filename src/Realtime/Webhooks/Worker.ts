@@ -8,8 +8,7 @@ import { WebhooksChannel } from "../EventsRepo.js"
 import { Notifier } from "../Notifier.js"
 import { type Claimed, DeliveriesRepo } from "./DeliveriesRepo.js"
 import { WebhookSecrets } from "./Secrets.js"
-import { type Outcome, post } from "./Sender.js"
-import { sign } from "./Signing.js"
+import { signedSender } from "./Sender.js"
 import { UrlGuard } from "./UrlGuard.js"
 
 /** After the first attempt fails: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is failed. */
@@ -23,10 +22,8 @@ export const RETRY_DELAYS: ReadonlyArray<number> = [
   Duration.hours(10)
 ].map(Duration.toMillis)
 
-// a claimed row is attempted at once (10 s request timeout): the lease (`WEBHOOK_LEASE`, 45 s, and always 5 s
-// longer than `WEBHOOK_TIMEOUT`) outlives its attempt unless the node died during it, and another node takes the row
-// over within a minute of that. On the embedded database the process restarting is the only one: it gives every
-// lease back at start, and what the dead process was sending goes out again at once.
+// outlives an attempt (always 5 s past `WEBHOOK_TIMEOUT`) unless the node died during it: another node then takes
+// the row over within a minute (on the embedded database, the restarted process gives every lease back at start)
 const LEASE = Duration.seconds(45)
 // new rows arrive with a NOTIFY (and the Notifier polls on a real server): the cap is only a safety net
 const IDLE_MAX_MS = 5 * 60_000
@@ -36,12 +33,9 @@ const sleepUntil = (at: number) => Effect.flatMap(Clock.currentTimeMillis, (now)
 
 /**
  * Delivers webhooks from the stored schedule: claims due rows, POSTs them signed, logs every attempt and sets the
- * next one. State lives in the table, so a restart (or another node) picks up where this one stopped.
- *
- * Attempts run in a pool of `WEBHOOK_CONCURRENCY` slots, refilled as each one ends (not in batches that wait for
- * their slowest member), and one account's receiver has at most `WEBHOOK_PER_RECEIVER` attempts in flight: a
- * receiver that never answers holds that many slots for `WEBHOOK_TIMEOUT` each, and the others' deliveries go on
- * through the rest.
+ * next one. State lives in the table, so a restart (or another node) picks up where this one stopped. Attempts run
+ * in a pool of `WEBHOOK_CONCURRENCY` slots refilled as each ends, at most `WEBHOOK_PER_RECEIVER` per account: a
+ * receiver that never answers holds only that many slots.
  */
 export const WebhookWorkerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -72,35 +66,15 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
       yield* Config.integer("EVENT_RETENTION_DAYS").pipe(Config.withDefault(30))
     ))
 
-    const send = (d: Claimed, url: string, at: number) =>
-      Effect.gen(function*() {
-        const verdict = yield* guard.check(url)
-        if (!verdict.ok) return { status: null, error: `refused: ${verdict.reason}` } satisfies Outcome
-        const secret = yield* secrets.current(d.userId)
-        const body = envelopeJson(d.event)
-        const timestamp = Math.floor(at / 1000)
-        return yield* post(
-          url,
-          {
-            "x-service-event": d.event.type,
-            "webhook-id": d.event.id,
-            "webhook-timestamp": String(timestamp),
-            "webhook-signature": sign(secret, d.event.id, timestamp, body)
-          },
-          body,
-          { allowPrivate: guard.allowPrivate, timeout }
-        )
-      })
-
+    const send = signedSender(guard, timeout)
     const attempt = (d: Claimed) =>
       Effect.gen(function*() {
         const attempt = d.attemptCount + 1
         const at = yield* Clock.currentTimeMillis
-        const outcome: Outcome = d.webhookUrl === null
-          ? { status: null, error: "the account has no webhook_url any more" }
-          : yield* send(d, d.webhookUrl, at)
+        const outcome = d.webhookUrl === null
+          ? { ok: false, status: null, error: "the account has no webhook_url any more" }
+          : yield* send(d.webhookUrl, d.event, envelopeJson(d.event), at, secrets.current(d.userId))
         const end = yield* Clock.currentTimeMillis
-        const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300
         const delay = d.webhookUrl === null ? undefined : RETRY_DELAYS[attempt - 1]
         yield* repo.record({
           id: d.id,
@@ -108,10 +82,10 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
           at,
           url: d.webhookUrl,
           status: outcome.status,
-          error: outcome.error ?? (ok ? null : `HTTP ${outcome.status}`),
+          error: outcome.error,
           durationMs: Math.max(0, end - at),
-          state: ok ? "succeeded" : delay === undefined ? "failed" : "pending",
-          nextAt: ok || delay === undefined ? null : end + delay
+          state: outcome.ok ? "succeeded" : delay === undefined ? "failed" : "pending",
+          nextAt: outcome.ok || delay === undefined ? null : end + delay
         }).pipe(sql.withTransaction)
       }).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${d.id} failed to run`, cause)))
 
