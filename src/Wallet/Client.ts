@@ -37,14 +37,7 @@ export class WalletClient extends Context.Tag("Wallet/Client")<WalletClient, {
 /** In process: the Bounties service itself, inside the caller's transaction. */
 export const layerLocal = Layer.effect(
   WalletClient,
-  Effect.map(Bounties, (b) => ({
-    local: true,
-    fund: b.fund,
-    toPending: b.toPending,
-    approve: b.approve,
-    reject: b.reject,
-    burn: b.burn
-  }))
+  Effect.map(Bounties, (b) => ({ ...b, local: true }))
 )
 
 /** Over HTTP to a wallet running alone (`WALLET_RPC_URL`, with `WALLET_RPC_SECRET`). */

@@ -29,6 +29,12 @@ const keyOf = (a: { readonly user_id?: string | null; readonly user?: string | n
 export const user = (id: Ids.UserId, kind: "available" | "pending" | "escrow"): AccountRef => ({ user: id, kind })
 export const system = (kind: "mint" | "burn" | "expiry"): AccountRef => ({ user: null, kind })
 
+/** A movement's legs for `amount` out of `from` into `to`. */
+export const shift = (from: AccountRef, to: AccountRef, amount: number) => [
+  { account: from, amount: -amount },
+  { account: to, amount }
+]
+
 /**
  * The double-entry ledger: one movement = one ledger transaction whose entries sum to zero. It runs in the
  * caller's database transaction (the service that opened it), which it requires: one statement locks the accounts in
