@@ -152,8 +152,8 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           legs: shift(user(caller.id, "available"), user(to.id, "available"), input.amount)
         }).pipe(insufficient(`the balance is below ${input.amount}`))
         yield* outbox.emit([to.id], "gems.earned", { amount: input.amount, source: "tip", task_id: null })
-        // not validated here: every answer is encoded on its way out (the lane's encodeTransferred, HttpApi's
-        // success schema), and encoding checks the same fields; validating twice was a visible part of the lane
+        // not validated: every answer is encoded on its way out (the lane's encodeTransferred, HttpApi's success
+        // schema), which checks the same fields
         return new Api.Transferred({
           status: "success",
           transaction_id: posted.transactionId,

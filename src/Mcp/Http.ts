@@ -105,22 +105,14 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
           })
         )
       )
-      yield* router.get(
-        MCP_PATH,
-        authenticated(() =>
-          Effect.succeed(
-            errorResponse(
-              405,
-              "method_not_allowed",
-              "this server opens no event stream: POST JSON-RPC to /mcp",
-              undefined,
-              {
-                allow: "POST"
-              }
-            )
-          )
-        )
+      const noStream = errorResponse(
+        405,
+        "method_not_allowed",
+        "this server opens no event stream: POST JSON-RPC to /mcp",
+        undefined,
+        { allow: "POST" }
       )
+      yield* router.get(MCP_PATH, authenticated(() => Effect.succeed(noStream)))
     })
   )
 

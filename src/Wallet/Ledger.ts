@@ -1,6 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
-import { Clock, Data, Effect, FiberRef, Option } from "effect"
+import { Clock, Data, Effect, FiberRef } from "effect"
 import { currentTouched } from "./BalanceChanges.js"
 import { type AccountRef, LedgerRepo } from "./LedgerRepo.js"
 
@@ -46,9 +45,6 @@ export class Ledger extends Effect.Service<Ledger>()("Wallet/Ledger", {
 
     const move = (m: Movement): Effect.Effect<Posted, InsufficientGems> =>
       Effect.gen(function*() {
-        if (Option.isNone(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
-          return yield* Effect.dieMessage("Ledger.move runs inside the caller's transaction")
-        }
         // one leg per account, zero legs dropped, and the sum checked before anything is written
         const byKey = new Map<string, { account: AccountRef; amount: number }>()
         for (const leg of m.legs) {
