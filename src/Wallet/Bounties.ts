@@ -165,10 +165,7 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
         return due.length
       })
 
-    /**
-     * Stranded bounties (`BountiesRepo.stranded`) are burned: escrow funded for a task that never committed, once
-     * `STRANDED_AFTER_MS` old, and what a cancel or archive owed while the wallet was down; a batch.
-     */
+    /** Stranded bounties (`BountiesRepo.stranded`: no task after `STRANDED_AFTER_MS`, or a burn owed) burn; a batch. */
     const burnStranded = (limit = 100) =>
       Effect.gen(function*() {
         const at = yield* now

@@ -119,17 +119,14 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
      * for a leg refused (`transaction_id` is then null; the caller fails and its transaction rolls back whatever
      * legs did apply). An account that does not exist has no row.
      *
-     * It runs on the caller's transaction connection directly, its values bound as parameters: its text depends
-     * only on which legs are system accounts, so it is built once per shape, and its rows are mapped by hand. The
-     * statement builder's per-call work (fragments compiled, a span, a scope, the rows decoded) was a visible part
-     * of a transfer's CPU on a server (bench/README.md, "wallet"). As a transaction's first statement under
+     * Text built once per shape, values bound, rows mapped by hand, on the transaction's connection: the statement
+     * builder's per-call work shows in a transfer's CPU (bench/README.md, "wallet"). As the first statement under
      * Outbox.transaction it carries the held-back BEGIN (src/Database/LazyBegin.ts), its values then as literals.
      */
     const move = (p: Posting) =>
       Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (tx) => {
         if (Option.isNone(tx)) return Effect.dieMessage("LedgerRepo.move runs inside the caller's transaction")
         const [text, params] = moveStatement(p)
-        // the first statement of a transfer's transaction: it carries the BEGIN when Outbox.transaction held it back
         return Effect.map(executeFirst(tx.value[0], text, params), (rows) => rows.map(movedRow))
       })
 
