@@ -5,7 +5,7 @@ import { Clock, Effect, Option } from "effect"
 import { KeyCache } from "./Auth/KeyCache.js"
 import { PeopleRepo, type PersonRow } from "./Projects/PeopleRepo.js"
 import { Outbox } from "./Realtime/Outbox.js"
-import { InsufficientGems, Ledger, system, user } from "./Wallet/Ledger.js"
+import { InsufficientGems, Ledger, shift, system, user } from "./Wallet/Ledger.js"
 import { LedgerRepo } from "./Wallet/LedgerRepo.js"
 import { PremiumRepo } from "./Wallet/PremiumRepo.js"
 
@@ -121,10 +121,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           actorId: caller.id,
           referenceId: input.reference_id,
           note: input.reason,
-          legs: [{ account: system("mint"), amount: -input.amount }, {
-            account: user(to.id, "available"),
-            amount: input.amount
-          }]
+          legs: shift(system("mint"), user(to.id, "available"), input.amount)
         })
         yield* outbox.emit([to.id], "gems.earned", { amount: input.amount, source: "award", task_id: null })
         return new Api.Awarded({
@@ -154,14 +151,11 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           source: "tip",
           actorId: caller.id,
           note: input.note,
-          legs: [
-            { account: user(caller.id, "available"), amount: -input.amount },
-            { account: user(to.id, "available"), amount: input.amount }
-          ]
+          legs: shift(user(caller.id, "available"), user(to.id, "available"), input.amount)
         }).pipe(insufficient(`the balance is below ${input.amount}`))
         yield* outbox.emit([to.id], "gems.earned", { amount: input.amount, source: "tip", task_id: null })
-        // not validated here: every answer is encoded on its way out (the lane's encodeTransferred, HttpApi's
-        // success schema), and encoding checks the same fields; validating twice was a visible part of the lane
+        // not validated: every answer is encoded on its way out (the lane's encodeTransferred, HttpApi's success
+        // schema), which checks the same fields
         return new Api.Transferred({
           status: "success",
           transaction_id: posted.transactionId,
@@ -189,10 +183,7 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           actorId: caller.id,
           referenceId: input.feature_id,
           note: feature.name,
-          legs: [
-            { account: user(caller.id, "available"), amount: -feature.cost },
-            { account: system("burn"), amount: feature.cost }
-          ]
+          legs: shift(user(caller.id, "available"), system("burn"), feature.cost)
         }).pipe(insufficient(`${feature.name} costs ${feature.cost}`))
         const expires = yield* premium.grant(caller.id, input.feature_id, feature.days, posted.transactionId, now)
         yield* outbox.emit([caller.id], "gems.spent", { amount: feature.cost, feature_id: input.feature_id })

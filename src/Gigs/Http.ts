@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { Gigs } from "../Gigs.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
+import { ok } from "../Http/RequestOf.js"
 
 export const GigsPublicHttpLive = HttpApiBuilder.group(ShoalApi, "gigsPublic", (handlers) =>
   Effect.gen(function*() {
@@ -26,23 +27,14 @@ export const GigsHttpLive = HttpApiBuilder.group(ShoalApi, "gigs", (handlers) =>
         Effect.flatMap(Auth.CurrentUser, (c) =>
           gigs.applications(c, path.task_id)).pipe(
             Effect.map((rows) =>
-              new Api.ApplicationList({
-                status: "success",
-                task_id: path.task_id,
-                applications: rows.map(application)
-              }, true)
+              ok(Api.ApplicationList)({ task_id: path.task_id, applications: rows.map(application) })
             )
           ))
       .handle("acceptApplication", ({ path }) =>
         Effect.flatMap(Auth.CurrentUser, (c) =>
           gigs.accept(c, path.task_id, path.application_id)).pipe(
             Effect.map((a) =>
-              new Api.Accepted({
-                status: "success",
-                task_id: path.task_id,
-                assigned_to_id: a.applicant_id,
-                application: application(a)
-              }, true)
+              ok(Api.Accepted)({ task_id: path.task_id, assigned_to_id: a.applicant_id, application: application(a) })
             )
           ))
   })).pipe(withOnly(Gigs, Idempotency, Auth.Authentication))

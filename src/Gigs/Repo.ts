@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Gigs, Ids, Tasks } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
+import { OPEN_STATUSES } from "./Policy.js"
 
 export const GigRow = Schema.Struct({
   id: Ids.TaskId,
@@ -40,16 +41,15 @@ export interface GigFilter {
   readonly limit: number
 }
 
-/** A task is open as a gig while it has a bounty, sits in a public project, has no assignee and is not finished. */
-const OPEN_STATUSES = ["pending", "in_progress", "review"] as const
-
 /** Gigs and their applications. Premium features count while `expires_at` (NULL: never) is after `now`. */
 export class GigsRepo extends Effect.Service<GigsRepo>()("Gigs/Repo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const statuses = OPEN_STATUSES.map((s) => `'${s}'`).join(", ")
+    // open as a gig: a bounty, a public project, no assignee, not finished
     const open = sql.literal(
       `t.gem_bounty > 0 AND t.assigned_to_id IS NULL AND p.visibility = 'public'
-       AND t.status IN (${OPEN_STATUSES.map((s) => `'${s}'`).join(", ")})`
+       AND t.status IN (${statuses})`
     )
     const holds = (feature: string, userColumn: string, now: Date) =>
       sql`EXISTS (SELECT 1 FROM premium_features pf WHERE pf.user_id = ${sql.literal(userColumn)}
@@ -114,7 +114,7 @@ export class GigsRepo extends Effect.Service<GigsRepo>()("Gigs/Repo", {
       Effect.map(
         sql<{ id: string }>`UPDATE tasks SET assigned_to_id = ${applicant}, updated_at = ${now}
           WHERE id = ${task} AND assigned_to_id IS NULL AND gem_bounty > 0
-            AND status IN (${sql.literal(OPEN_STATUSES.map((s) => `'${s}'`).join(", "))}) RETURNING id`,
+            AND status IN (${sql.literal(statuses)}) RETURNING id`,
         (rows) => rows.length > 0
       )
 

@@ -10,8 +10,6 @@ import { parseToolCall, type ToolCall } from "./ToolCall.js"
 /** CONTRACT "Who may do what": at most this many messages in one JSON-RPC batch; a longer one is refused whole. */
 export const MAX_BATCH_CALLS = 50
 
-/** JSON-RPC's Invalid Request: an empty or over-long batch, or an entry that is no request. */
-export { INVALID_REQUEST }
 /** A call past the caller's rate limit (JSON-RPC's implementation-defined server-error range; 429 in its digits). */
 export const RATE_LIMITED = -32029
 

@@ -24,8 +24,7 @@ export const MCP_PATH = "/mcp"
 /**
  * `POST /mcp`: MCP over streamable HTTP (JSON responses, no server-sent stream), authenticated, rate-limited and
  * counted as a heartbeat by the same middleware as REST; a JSON-RPC batch is bounded and each of its messages counted
- * and run in turn (src/Mcp/Batch.ts); `GET /mcp` answers 405 as the transport allows for a
- * server that opens no stream of its own.
+ * and run in turn (src/Mcp/Batch.ts); `GET /mcp` answers 405, as the transport allows a server without a stream.
  */
 export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
   const callers = yield* McpCallers
@@ -105,22 +104,14 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
           })
         )
       )
-      yield* router.get(
-        MCP_PATH,
-        authenticated(() =>
-          Effect.succeed(
-            errorResponse(
-              405,
-              "method_not_allowed",
-              "this server opens no event stream: POST JSON-RPC to /mcp",
-              undefined,
-              {
-                allow: "POST"
-              }
-            )
-          )
-        )
+      const noStream = errorResponse(
+        405,
+        "method_not_allowed",
+        "this server opens no event stream: POST JSON-RPC to /mcp",
+        undefined,
+        { allow: "POST" }
       )
+      yield* router.get(MCP_PATH, authenticated(() => Effect.succeed(noStream)))
     })
   )
 

@@ -1,15 +1,12 @@
 import { McpSchema, McpServer, Tool, type Toolkit } from "@effect/ai"
 import { ErrorDetails } from "@shoal/domain"
-import { Context, Effect, JSONSchema, Layer, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { Context, Effect, Layer, Option, ParseResult, Schema, SchemaAST } from "effect"
 
-const inputSchema = (ast: SchemaAST.AST) => {
-  if (SchemaAST.getPropertySignatures(ast).length === 0) {
-    return { type: "object", properties: {}, required: [], additionalProperties: false }
-  }
-  const $defs: Record<string, JSONSchema.JsonSchema7> = {}
-  const schema = JSONSchema.fromAST(ast, { definitions: $defs, topLevelReferenceStrategy: "skip" })
-  return Object.keys($defs).length === 0 ? schema : { ...schema, $defs }
-}
+// as McpServer.toolkit has it: an object schema, even for a tool without parameters
+const inputSchema = (ast: SchemaAST.AST) =>
+  SchemaAST.getPropertySignatures(ast).length === 0
+    ? { type: "object", properties: {}, required: [], additionalProperties: false }
+    : Tool.getJsonSchemaFromSchemaAst(ast)
 
 export const toolResult = (isError: boolean, value: unknown) =>
   // built from our own text: the class's validation of its content union (8% of a call's CPU in bench mcp) is skipped
@@ -20,29 +17,17 @@ export const toolResult = (isError: boolean, value: unknown) =>
   }, true)
 
 /**
- * A call of `tool`: what `Toolkit.handle` of @effect/ai 0.37 does for a tool whose success schema is `Unknown` and
- * whose failures are errors (all of ours), without what is the identity for such a tool: the parameters decoded
- * (a 400's envelope when they do not, as REST answers), the handler run, its value or failure as the result. Skipped: the
- * span (`Toolkit.handle`), validating and encoding the result against `Union(Unknown, failure)` (both give the value
- * back as it is), and merging the handler's build context into each call's (the handlers took their services when
- * built; a call needs McpServerClient, the tools' one declared dependency, which the call brings). Any other tool
- * goes through the toolkit's own `handle`.
+ * A call of `tool`: what `Toolkit.handle` of @effect/ai 0.37 does for our tools (success `Unknown`, failures as
+ * errors), without what is the identity for them: the parameters decoded (a 400's envelope when they do not, as
+ * REST answers), the handler run, its value or failure as the result. Skipped: the span, validating and encoding the
+ * result against `Union(Unknown, failure)` (both give the value back as it is), and merging the handlers' build
+ * context into each call's (a call needs only McpServerClient, the tools' one declared dependency, which it brings).
  */
-const handleOf = <Tools extends Record<string, Tool.Any>>(
+const handleOf = (
   tool: Tool.Any,
-  handlers: Context.Context<never>,
-  built: Toolkit.WithHandler<Tools>
+  handlers: Context.Context<never>
 ): (payload: unknown) => Effect.Effect<McpSchema.CallToolResult, never, McpSchema.McpServerClient> => {
-  const handler = (handlers.unsafeMap.get(tool.id) as Tool.Handler<string> | undefined)?.handler
-  if (handler === undefined || tool.failureMode !== "error" || !SchemaAST.isUnknownKeyword(tool.successSchema.ast)) {
-    return (payload) =>
-      built.handle(tool.name as any, payload as any).pipe(
-        Effect.match({
-          onFailure: (error) => toolResult(true, error),
-          onSuccess: (r) => toolResult(false, r.encodedResult)
-        })
-      ) as Effect.Effect<McpSchema.CallToolResult, never, McpSchema.McpServerClient>
-  }
+  const handler = (handlers.unsafeMap.get(tool.id) as Tool.Handler<string>).handler
   const decode = Schema.decodeUnknown(tool.parametersSchema as Schema.Schema<unknown, unknown>)
   return (payload) =>
     decode(payload).pipe(
@@ -63,9 +48,8 @@ const handleOf = <Tools extends Record<string, Tool.Any>>(
 }
 
 /**
- * `McpServer.toolkit` of @effect/ai 0.37, except for how a call is run (see `handleOf`) and its result built (see
- * `result`): the same tool list (names, descriptions, input schemas, annotations), the same decoding and handlers,
- * the same answers.
+ * `McpServer.toolkit` of @effect/ai 0.37 except for how a call is run (see `handleOf`): the same tool list (names,
+ * descriptions, input schemas, annotations), the same decoding and handlers, the same answers.
  */
 export const registeredToolkit = <Tools extends Record<string, Tool.Any>>(toolkit: Toolkit.Toolkit<Tools>) =>
   Layer.effectDiscard(Effect.gen(function*() {
@@ -90,7 +74,7 @@ export const registeredToolkit = <Tools extends Record<string, Tool.Any>>(toolki
             openWorldHint: Context.get(annotations, Tool.OpenWorld)
           })
         }),
-        handle: handleOf(tool, handlers, built)
+        handle: handleOf(tool, handlers)
       })
     }
   })).pipe(Layer.provide(McpServer.McpServer.layer))

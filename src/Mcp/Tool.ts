@@ -3,6 +3,7 @@ import { McpServerClient } from "@effect/ai/McpSchema"
 import { Errors, Idempotency as IdempotencyApi } from "@shoal/domain"
 import { Option, Schema, SchemaAST } from "effect"
 import { isApiError } from "../Http/ErrorEnvelope.js"
+import { ok } from "../Http/RequestOf.js"
 
 /** A tool's failure: the contract's error envelope, so an agent reads the same code and message as over REST. */
 export const ToolError = Schema.Struct({
@@ -109,3 +110,8 @@ export const tool = <const Name extends string, P extends Schema.Struct.Fields>(
 
 /** Encodes a response class instance to its wire JSON (as the REST handler's response would be). */
 export const encoded = <A, I>(schema: Schema.Schema<A, I>) => Schema.encodeSync(schema)
+
+/** A service's fields in the response class's success envelope, as its wire JSON. */
+export const answered =
+  <C extends Schema.Schema<any, any> & (new(props: any, disableValidation?: boolean) => any)>(Answer: C) =>
+  (fields: Omit<ConstructorParameters<C>[0], "status">) => encoded(Answer)(ok(Answer)(fields))

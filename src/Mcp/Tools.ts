@@ -10,5 +10,4 @@ export const ShoalTools = Toolkit.merge(MeTools, WorkTools, SocialTools)
 
 export const ShoalToolsLive = Layer.mergeAll(MeToolsLive, WorkToolsLive, SocialToolsLive)
 
-/** The tools registered with the MCP server. */
 export const McpToolsLive = registeredToolkit(ShoalTools)

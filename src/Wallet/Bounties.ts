@@ -3,7 +3,7 @@ import { Errors } from "@shoal/domain"
 import { Clock, Effect } from "effect"
 import { Outbox } from "../Realtime/Outbox.js"
 import { BountiesRepo, type BountyRow } from "./BountiesRepo.js"
-import { Ledger, system, user } from "./Ledger.js"
+import { Ledger, shift, system, user } from "./Ledger.js"
 
 /** Pending Gems not approved within this long are burned (to the expiry account). */
 export const PENDING_EXPIRY_MS = 30 * 24 * 60 * 60_000
@@ -42,15 +42,8 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
         if ((held?.amount ?? 0) === amount && (held === undefined || held.funder_id === funder)) return
         // one movement: the old bounty leaves its funder's escrow (burned), the new one is minted into the funder's
         const legs = [
-          ...(held !== undefined
-            ? [{ account: user(held.funder_id, "escrow"), amount: -held.amount }, {
-              account: system("burn"),
-              amount: held.amount
-            }]
-            : []),
-          ...(amount > 0
-            ? [{ account: system("mint"), amount: -amount }, { account: user(funder, "escrow"), amount }]
-            : [])
+          ...(held !== undefined ? shift(user(held.funder_id, "escrow"), system("burn"), held.amount) : []),
+          ...(amount > 0 ? shift(system("mint"), user(funder, "escrow"), amount) : [])
         ]
         yield* move({
           source: held === undefined ? "bounty_funded" : "bounty_changed",
@@ -59,14 +52,13 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
           legs
         })
         yield* repo.put({
-          task,
-          funder: amount > 0 ? funder : held!.funder_id,
+          task_id: task,
+          funder_id: amount > 0 ? funder : held!.funder_id,
           amount: amount > 0 ? amount : held!.amount,
           state: amount > 0 ? "escrow" : "burned",
-          assignee: null,
-          pendingSince: null,
-          now: yield* now
-        })
+          assignee_id: null,
+          pending_since: null
+        }, yield* now)
         yield* repo.setTaskBounty(task, amount)
       })
 
@@ -79,23 +71,12 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
           source: "bounty_pending",
           actorId: assignee,
           referenceId: task,
-          legs: [{ account: user(row.funder_id, "escrow"), amount: -row.amount }, {
-            account: user(assignee, "pending"),
-            amount: row.amount
-          }]
+          legs: shift(user(row.funder_id, "escrow"), user(assignee, "pending"), row.amount)
         })
         const at = yield* now
-        yield* repo.put({ ...put(row), state: "pending", assignee, pendingSince: at, now: at })
+        yield* repo.put({ ...row, state: "pending", assignee_id: assignee, pending_since: at }, at)
         yield* outbox.emit([assignee], "gems.pending", { amount: row.amount, task_id: task })
       })
-
-    const put = (row: BountyRow) => ({
-      task: row.task_id,
-      funder: row.funder_id,
-      amount: row.amount,
-      assignee: row.assignee_id,
-      pendingSince: row.pending_since
-    })
 
     const pending = (task: Ids.TaskId) =>
       Effect.flatMap(repo.lock(task), (row) =>
@@ -118,12 +99,9 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
           actorId: approver,
           referenceId: task,
           note,
-          legs: [{ account: user(row.assignee_id, "pending"), amount: -row.amount }, {
-            account: user(row.assignee_id, "available"),
-            amount: row.amount
-          }]
+          legs: shift(user(row.assignee_id, "pending"), user(row.assignee_id, "available"), row.amount)
         })
-        yield* repo.put({ ...put(row), state: "paid", now: yield* now })
+        yield* repo.put({ ...row, state: "paid" }, yield* now)
         yield* outbox.emit([row.assignee_id], "gems.earned", {
           amount: row.amount,
           source: "task_completion",
@@ -141,13 +119,24 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
           actorId: rejecter,
           referenceId: task,
           note,
-          legs: [{ account: user(row.assignee_id, "pending"), amount: -row.amount }, {
-            account: user(row.funder_id, "escrow"),
-            amount: row.amount
-          }]
+          legs: shift(user(row.assignee_id, "pending"), user(row.funder_id, "escrow"), row.amount)
         })
-        yield* repo.put({ ...put(row), state: "escrow", assignee: null, pendingSince: null, now: yield* now })
+        yield* repo.put({ ...row, state: "escrow", assignee_id: null, pending_since: null }, yield* now)
         return row.amount
+      })
+
+    /** A bounty in escrow or pending → burned, its task left without one. */
+    const burnRow = (row: BountyRow, actor: Ids.UserId | null, at: Date) =>
+      Effect.gen(function*() {
+        const from = row.state === "escrow" ? user(row.funder_id, "escrow") : user(row.assignee_id!, "pending")
+        yield* move({
+          source: "bounty_cancelled",
+          actorId: actor,
+          referenceId: row.task_id,
+          legs: shift(from, system("burn"), row.amount)
+        })
+        yield* repo.put({ ...row, state: "burned" }, at)
+        yield* repo.setTaskBounty(row.task_id, 0)
       })
 
     /** Cancelling or archiving the task: its bounty, in escrow or pending, is burned. */
@@ -155,15 +144,7 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
       Effect.gen(function*() {
         const row = yield* repo.lock(task)
         if (row === undefined || (row.state !== "escrow" && row.state !== "pending")) return
-        const from = row.state === "escrow" ? user(row.funder_id, "escrow") : user(row.assignee_id!, "pending")
-        yield* move({
-          source: "bounty_cancelled",
-          actorId: actor,
-          referenceId: task,
-          legs: [{ account: from, amount: -row.amount }, { account: system("burn"), amount: row.amount }]
-        })
-        yield* repo.put({ ...put(row), state: "burned", now: yield* now })
-        yield* repo.setTaskBounty(task, 0)
+        yield* burnRow(row, actor, yield* now)
       })
 
     /** Pending bounties older than 30 days (from their stored `pending_since`) → the expiry account; a batch. */
@@ -176,36 +157,20 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
             source: "bounty_expired",
             actorId: null,
             referenceId: row.task_id,
-            legs: [{ account: user(row.assignee_id!, "pending"), amount: -row.amount }, {
-              account: system("expiry"),
-              amount: row.amount
-            }]
+            legs: shift(user(row.assignee_id!, "pending"), system("expiry"), row.amount)
           })
-          yield* repo.put({ ...put(row), state: "expired", now: at })
+          yield* repo.put({ ...row, state: "expired" }, at)
           yield* repo.reopenExpired(row.task_id, at)
         }
         return due.length
       })
 
-    /**
-     * Stranded bounties (`BountiesRepo.stranded`) are burned: escrow funded for a task that never committed, once
-     * `STRANDED_AFTER_MS` old, and what a cancel or archive owed while the wallet was down; a batch.
-     */
+    /** Stranded bounties (`BountiesRepo.stranded`: no task after `STRANDED_AFTER_MS`, or a burn owed) burn; a batch. */
     const burnStranded = (limit = 100) =>
       Effect.gen(function*() {
         const at = yield* now
         const rows = yield* repo.stranded(new Date(at.getTime() - STRANDED_AFTER_MS), limit)
-        for (const row of rows) {
-          const from = row.state === "escrow" ? user(row.funder_id, "escrow") : user(row.assignee_id!, "pending")
-          yield* move({
-            source: "bounty_cancelled",
-            actorId: null,
-            referenceId: row.task_id,
-            legs: [{ account: from, amount: -row.amount }, { account: system("burn"), amount: row.amount }]
-          })
-          yield* repo.put({ ...put(row), state: "burned", now: at })
-          yield* repo.setTaskBounty(row.task_id, 0)
-        }
+        for (const row of rows) yield* burnRow(row, null, at)
         return rows.length
       })
 

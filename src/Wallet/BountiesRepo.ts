@@ -32,18 +32,10 @@ export class BountiesRepo extends Effect.Service<BountiesRepo>()("Wallet/Bountie
             WHERE task_id = ${task} AND (SELECT count(*) FROM t) >= 0 FOR UPDATE`
     })
 
-    const put = (row: {
-      readonly task: Ids.TaskId
-      readonly funder: Ids.UserId
-      readonly amount: number
-      readonly state: BountyState
-      readonly assignee: Ids.UserId | null
-      readonly pendingSince: Date | null
-      readonly now: Date
-    }) =>
+    const put = (row: BountyRow, now: Date) =>
       sql`INSERT INTO gem_bounties (task_id, funder_id, amount, state, assignee_id, pending_since, updated_at)
-          VALUES (${row.task}, ${row.funder}, ${row.amount}, ${row.state}, ${row.assignee}, ${row.pendingSince},
-            ${row.now})
+          VALUES (${row.task_id}, ${row.funder_id}, ${row.amount}, ${row.state}, ${row.assignee_id},
+            ${row.pending_since}, ${now})
           ON CONFLICT (task_id) DO UPDATE SET funder_id = excluded.funder_id, amount = excluded.amount,
             state = excluded.state, assignee_id = excluded.assignee_id, pending_since = excluded.pending_since,
             updated_at = excluded.updated_at`
@@ -83,7 +75,7 @@ export class BountiesRepo extends Effect.Service<BountiesRepo>()("Wallet/Bountie
 
     return {
       lock: (task: Ids.TaskId) => Effect.map(Effect.orDie(lock(task)), (rows) => rows[0]),
-      put: (row: Parameters<typeof put>[0]) => Effect.orDie(put(row)),
+      put: (row: BountyRow, now: Date) => Effect.orDie(put(row, now)),
       due: (before: Date, limit: number) => Effect.orDie(due({ before, limit })),
       stranded: (before: Date, limit: number) => Effect.orDie(stranded({ before, limit })),
       setTaskBounty: (task: Ids.TaskId, amount: number) => Effect.orDie(setTaskBounty(task, amount)),

@@ -8,7 +8,7 @@ const BATCH = 100
 
 /**
  * One sweep: pending bounties past 30 days expire, batch by batch (each batch one transaction) until none is due;
- * then stranded bounties burn (`Bounties.burnStranded`).
+ * then stranded bounties burn (`Bounties.burnStranded`: funded ahead of a task that never came, or owed a burn).
  * Works from the stored `pending_since`, so a restart loses nothing; rows are taken `FOR UPDATE SKIP LOCKED` and
  * moved only from `pending`, so several processes sweeping at once expire each bounty once. Fails with the database's
  * `SqlError`; what committed before it stays done.
@@ -18,17 +18,14 @@ export const sweepExpired = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const { tracked } = yield* BalanceChanges
   let total = 0
-  while (true) {
-    const n = yield* bounties.expireDue(BATCH).pipe(sql.withTransaction, tracked)
-    total += n
-    if (n < BATCH) break
+  for (const batch of [bounties.expireDue(BATCH), bounties.burnStranded(BATCH)]) {
+    while (true) {
+      const n = yield* batch.pipe(sql.withTransaction, tracked)
+      total += n
+      if (n < BATCH) break
+    }
   }
-  // and bounties no task will release (src/Tasks/Bounty.ts: funded ahead of a task that never came, or owed a burn)
-  while (true) {
-    const n = yield* bounties.burnStranded(BATCH).pipe(sql.withTransaction, tracked)
-    total += n
-    if (n < BATCH) return total
-  }
+  return total
 })
 
 /**

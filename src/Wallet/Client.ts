@@ -9,13 +9,11 @@ import { RpcClientError } from "@effect/rpc/RpcClientError"
 import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
 import { Errors, WalletRpc } from "@shoal/domain"
-import { Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
+import { Cause, Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { DependencyUnavailable } from "../Http/DependencyUnavailable.js"
 import { BalanceChanges } from "./BalanceChanges.js"
 import { Bounties } from "./Bounties.js"
-
-class RpcTimeout extends Data.TaggedError("RpcTimeout")<{}> {}
 
 /** The header that carries `WALLET_RPC_SECRET`: the wallet's `/rpc` moves Gems, so only the agent API may call it. */
 export const RPC_SECRET_HEADER = "x-wallet-rpc-secret"
@@ -37,14 +35,7 @@ export class WalletClient extends Context.Tag("Wallet/Client")<WalletClient, {
 /** In process: the Bounties service itself, inside the caller's transaction. */
 export const layerLocal = Layer.effect(
   WalletClient,
-  Effect.map(Bounties, (b) => ({
-    local: true,
-    fund: b.fund,
-    toPending: b.toPending,
-    approve: b.approve,
-    reject: b.reject,
-    burn: b.burn
-  }))
+  Effect.map(Bounties, (b) => ({ ...b, local: true }))
 )
 
 /** Over HTTP to a wallet running alone (`WALLET_RPC_URL`, with `WALLET_RPC_SECRET`). */
@@ -55,32 +46,28 @@ export const layerRemote = (url: string, secret: Redacted.Redacted) =>
       const client = yield* RpcClient.make(WalletRpc.WalletRpcs)
       // a transport failure or a silent wallet is an outage, not the request's fault: a defect the error envelope
       // answers 503 with Retry-After; a retry is safe (every call acts only from the bounty state it finds)
-      const call = <A, E>(effect: Effect.Effect<A, E | RpcClientError>): Effect.Effect<A, E> =>
+      const call = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, Exclude<E, RpcClientError>> =>
         effect.pipe(
-          Effect.timeoutFail({ duration: "15 seconds", onTimeout: () => new RpcTimeout() }),
-          Effect.catchAll((e) =>
-            e instanceof RpcClientError || e instanceof RpcTimeout
-              ? Effect.die(
+          Effect.timeout("15 seconds"),
+          Effect.catchIf(
+            (e) => e instanceof RpcClientError || Cause.isTimeoutException(e),
+            (e) =>
+              Effect.die(
                 new DependencyUnavailable({
                   dependency: "wallet",
-                  reason: e instanceof RpcTimeout ? "timeout" : "unreachable",
+                  reason: Cause.isTimeoutException(e) ? "timeout" : "unreachable",
                   cause: e
                 })
               )
-              : Effect.fail(e as E)
           )
-        )
+        ) as Effect.Effect<A, Exclude<E, RpcClientError>>
       return {
         local: false,
-        fund: (task, funder, amount) =>
-          call<void, Errors.Conflict>(client.BountyFund({ task_id: task, funder_id: funder, amount })),
-        toPending: (task, assignee) =>
-          call<void, never>(client.BountyComplete({ task_id: task, assignee_id: assignee })),
-        approve: (task, user, note) =>
-          call<number, Errors.Conflict>(client.BountyApprove({ task_id: task, user_id: user, note })),
-        reject: (task, user, note) =>
-          call<number, Errors.Conflict>(client.BountyReject({ task_id: task, user_id: user, note })),
-        burn: (task, user) => call<void, never>(client.BountyBurn({ task_id: task, user_id: user }))
+        fund: (task, funder, amount) => call(client.BountyFund({ task_id: task, funder_id: funder, amount })),
+        toPending: (task, assignee) => call(client.BountyComplete({ task_id: task, assignee_id: assignee })),
+        approve: (task, user, note) => call(client.BountyApprove({ task_id: task, user_id: user, note })),
+        reject: (task, user, note) => call(client.BountyReject({ task_id: task, user_id: user, note })),
+        burn: (task, user) => call(client.BountyBurn({ task_id: task, user_id: user }))
       }
     })
   ).pipe(

@@ -30,32 +30,22 @@ export const WalletAccountHttpLive = HttpApiBuilder.group(
       return handlers
         .handle("balance", () => Effect.flatMap(caller, (c) => wallet.balance(c.id)))
         .handle("transactions", ({ urlParams }) => Effect.flatMap(caller, (c) => wallet.transactions(c, urlParams)))
-        .handle(
-          "award",
-          (request) =>
-            tracked(
-              idempotent(
-                "award",
-                Api.Awarded,
-                ({ payload }: typeof request) => Effect.flatMap(caller, (c) => wallet.award(c, payload))
-              )(request)
+        .handle("award", (request) =>
+          tracked(
+            idempotent("award", Api.Awarded, () => Effect.flatMap(caller, (c) => wallet.award(c, request.payload)))(
+              request
             )
-        )
+          ))
         .handle("transfer", (request) =>
           serialized(
-            idempotent(
-              "transfer",
-              Api.Transferred,
-              ({ payload }: typeof request) => Effect.flatMap(caller, (c) => wallet.transfer(c, payload))
-            )(request)
+            idempotent("transfer", Api.Transferred, () =>
+              Effect.flatMap(caller, (c) => wallet.transfer(c, request.payload)))(request)
           ))
         .handle("redeem", (request) =>
           serialized(
-            idempotent(
-              "redeem",
-              Api.Redeemed,
-              ({ payload }: typeof request) => Effect.flatMap(caller, (c) => wallet.redeem(c, payload))
-            )(request)
+            idempotent("redeem", Api.Redeemed, () => Effect.flatMap(caller, (c) => wallet.redeem(c, request.payload)))(
+              request
+            )
           ))
     })
 ).pipe(withOnly(Wallet, AccountActors, BalanceChanges, Idempotency, Auth.Authentication))

@@ -1,6 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
-import { Clock, Data, Effect, FiberRef, Option } from "effect"
+import { Clock, Data, Effect, FiberRef } from "effect"
 import { currentTouched } from "./BalanceChanges.js"
 import { type AccountRef, LedgerRepo } from "./LedgerRepo.js"
 
@@ -29,6 +28,12 @@ const keyOf = (a: { readonly user_id?: string | null; readonly user?: string | n
 export const user = (id: Ids.UserId, kind: "available" | "pending" | "escrow"): AccountRef => ({ user: id, kind })
 export const system = (kind: "mint" | "burn" | "expiry"): AccountRef => ({ user: null, kind })
 
+/** A movement's legs for `amount` out of `from` into `to`. */
+export const shift = (from: AccountRef, to: AccountRef, amount: number) => [
+  { account: from, amount: -amount },
+  { account: to, amount }
+]
+
 /**
  * The double-entry ledger: one movement = one ledger transaction whose entries sum to zero. It runs in the
  * caller's database transaction (the service that opened it), which it requires: one statement locks the accounts in
@@ -40,9 +45,6 @@ export class Ledger extends Effect.Service<Ledger>()("Wallet/Ledger", {
 
     const move = (m: Movement): Effect.Effect<Posted, InsufficientGems> =>
       Effect.gen(function*() {
-        if (Option.isNone(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
-          return yield* Effect.dieMessage("Ledger.move runs inside the caller's transaction")
-        }
         // one leg per account, zero legs dropped, and the sum checked before anything is written
         const byKey = new Map<string, { account: AccountRef; amount: number }>()
         for (const leg of m.legs) {

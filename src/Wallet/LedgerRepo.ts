@@ -1,4 +1,4 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Option, Schema } from "effect"
 import { executeFirst } from "../Database/LazyBegin.js"
@@ -119,17 +119,14 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
      * for a leg refused (`transaction_id` is then null; the caller fails and its transaction rolls back whatever
      * legs did apply). An account that does not exist has no row.
      *
-     * It runs on the caller's transaction connection directly, its values bound as parameters: its text depends
-     * only on which legs are system accounts, so it is built once per shape, and its rows are mapped by hand. The
-     * statement builder's per-call work (fragments compiled, a span, a scope, the rows decoded) was a visible part
-     * of a transfer's CPU on a server (bench/README.md, "wallet"). As a transaction's first statement on a
-     * server it carries the held-back BEGIN (src/Database/LazyBegin.ts), its values then as literals.
+     * Text built once per shape, values bound, rows mapped by hand, on the transaction's connection: the statement
+     * builder's per-call work shows in a transfer's CPU (bench/README.md, "wallet"). As a transaction's first
+     * statement on a server it carries the held-back BEGIN (src/Database/LazyBegin.ts), its values then as literals.
      */
     const move = (p: Posting) =>
       Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (tx) => {
         if (Option.isNone(tx)) return Effect.dieMessage("LedgerRepo.move runs inside the caller's transaction")
         const [text, params] = moveStatement(p)
-        // the first statement of a transfer's transaction: it carries the BEGIN when the transaction held it back
         return Effect.map(executeFirst(tx.value[0], text, params), (rows) => rows.map(movedRow))
       })
 
@@ -141,22 +138,23 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
             FROM gem_accounts WHERE user_id = ${user}`
     })
 
-    /** A page of the user's available-account entries, newest first, and how many there are. */
-    const entries = (user: Ids.UserId, limit: number, offset: number) =>
+    const available = (user: Ids.UserId) =>
+      sql`SELECT e.txn_seq AS seq, e.amount, t.source
+          FROM gem_entries e JOIN gem_transactions t ON t.id = e.transaction_id
+          WHERE e.account_id = (SELECT id FROM gem_accounts WHERE user_id = ${user} AND kind = 'available')`
+
+    /** A page of `movements` (seq, amount, source), newest first, and how many there are. */
+    const page = (movements: Statement.Fragment, limit: number, offset: number) =>
       Effect.gen(function*() {
-        const account = sql`(SELECT id FROM gem_accounts WHERE user_id = ${user} AND kind = 'available')`
         const rows = yield* SqlSchema.findAll({
           Request: Schema.Void,
           Result: EntryRow,
           execute: () =>
-            sql`SELECT t.id, e.amount::text AS amount, t.source, t.reference_id, t.note, t.created_at
-                FROM gem_entries e JOIN gem_transactions t ON t.id = e.transaction_id
-                WHERE e.account_id = ${account}
-                ORDER BY e.txn_seq DESC LIMIT ${limit} OFFSET ${offset}`
+            sql`SELECT t.id, m.amount::text AS amount, m.source, t.reference_id, t.note, t.created_at
+                FROM (${movements}) m JOIN gem_transactions t ON t.seq = m.seq
+                ORDER BY m.seq DESC LIMIT ${limit} OFFSET ${offset}`
         })(undefined)
-        const [count] = yield* sql<
-          { n: string }
-        >`SELECT count(*)::text AS n FROM gem_entries WHERE account_id = ${account}`
+        const [count] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM (${movements}) m`
         return { rows, total: Number(count!.n) }
       })
 
@@ -167,14 +165,10 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
      * (from its escrow or an assignee's pending: cancelled, removed, lowered or expired). A bounty's completion
      * and rejection move its Gems between its escrow and the assignee's pending: still its bounty, not listed.
      */
-    const ownerEntries = (user: Ids.UserId, limit: number, offset: number) =>
-      Effect.gen(function*() {
-        const available = sql`(SELECT id FROM gem_accounts WHERE user_id = ${user} AND kind = 'available')`
-        const escrow = sql`(SELECT id FROM gem_accounts WHERE user_id = ${user} AND kind = 'escrow')`
-        const mine = sql`
-          SELECT e.txn_seq AS seq, e.amount, t.source
-          FROM gem_entries e JOIN gem_transactions t ON t.id = e.transaction_id
-          WHERE e.account_id = ${available}
+    const owned = (user: Ids.UserId) => {
+      const escrow = sql`(SELECT id FROM gem_accounts WHERE user_id = ${user} AND kind = 'escrow')`
+      return sql`
+          ${available(user)}
           UNION ALL
           SELECT e.txn_seq, -abs(e.amount), CASE WHEN e.amount > 0 THEN 'bounty_funding' ELSE 'bounty_burn' END
           FROM gem_entries e JOIN gem_transactions t ON t.id = e.transaction_id
@@ -191,23 +185,14 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
           JOIN gem_entries e ON e.transaction_id = t.id AND e.amount > 0
           WHERE b.funder_id = ${user}
             AND NOT EXISTS (SELECT 1 FROM gem_entries x WHERE x.transaction_id = t.id AND x.account_id = ${escrow})`
-        const rows = yield* SqlSchema.findAll({
-          Request: Schema.Void,
-          Result: EntryRow,
-          execute: () =>
-            sql`SELECT t.id, m.amount::text AS amount, m.source, t.reference_id, t.note, t.created_at
-                FROM (${mine}) m JOIN gem_transactions t ON t.seq = m.seq
-                ORDER BY m.seq DESC LIMIT ${limit} OFFSET ${offset}`
-        })(undefined)
-        const [count] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM (${mine}) m`
-        return { rows, total: Number(count!.n) }
-      })
+    }
 
     return {
       move: (p: Posting) => Effect.orDie(move(p)),
       accounts: (user: Ids.UserId) => Effect.orDie(accounts(user)),
-      entries: (user: Ids.UserId, limit: number, offset: number) => Effect.orDie(entries(user, limit, offset)),
-      ownerEntries: (user: Ids.UserId, limit: number, offset: number) => Effect.orDie(ownerEntries(user, limit, offset))
+      /** A page of the user's available-account entries. */
+      entries: (user: Ids.UserId, limit: number, offset: number) => Effect.orDie(page(available(user), limit, offset)),
+      ownerEntries: (user: Ids.UserId, limit: number, offset: number) => Effect.orDie(page(owned(user), limit, offset))
     } as const
   })
 }) {}

@@ -12,7 +12,7 @@ import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
 import { Waves } from "../../Waves.js"
 import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
-import { destroys, encoded, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
+import { answered, destroys, encoded, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
 
 /** The agent itself: who it is, its hourly Wave rhythm, its Gems. */
 export const MeTools = Toolkit.make(
@@ -85,15 +85,11 @@ export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
   return {
     whoami: () => as((c) => Effect.map(profiles.meJson(c.id), (user) => ({ status: "success", user }))),
     heartbeat: () => as((c) => Effect.map(waves.heartbeat(c), (r) => ({ status: "success", ...r }))),
-    wave_status: () =>
-      as(() => Effect.map(waves.status, (s) => encoded(WavesApi.WaveStatus)(ok(WavesApi.WaveStatus)(s)))),
-    wave_check_in: () =>
-      as((c) => Effect.map(waves.checkIn(c), (r) => encoded(WavesApi.CheckedIn)(ok(WavesApi.CheckedIn)(r)))),
+    wave_status: () => as(() => Effect.map(waves.status, answered(WavesApi.WaveStatus))),
+    wave_check_in: () => as((c) => Effect.map(waves.checkIn(c), answered(WavesApi.CheckedIn))),
     my_schedule: (q) => as((c) => Effect.map(waves.mySchedule(c, q), (r) => ({ status: "success", ...r }))),
     schedule_slot: ({ agent, ...payload }) =>
-      as((c) =>
-        Effect.map(waves.setSlot(c, agent, payload), (r) => encoded(WavesApi.SlotSet)(ok(WavesApi.SlotSet)(r)))
-      ),
+      as((c) => Effect.map(waves.setSlot(c, agent, payload), answered(WavesApi.SlotSet))),
     wave_complete: ({ idempotency_key, ...payload }) =>
       keyed(
         idempotency_key,

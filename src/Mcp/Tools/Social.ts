@@ -3,14 +3,13 @@ import { Profiles as ProfilesApi, Social as SocialApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency } from "../../Http/Idempotency.js"
 import { withOnly } from "../../Http/LeanContext.js"
-import { ok } from "../../Http/RequestOf.js"
 import { Messages } from "../../Messages.js"
 import { Notifications } from "../../Notifications.js"
 import { Profiles } from "../../Profiles.js"
 import { Social } from "../../Social.js"
 import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
-import { adds, encoded, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
+import { adds, answered, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
 
 /** Posts, follows, direct messages, notifications and finding people. */
 export const SocialTools = Toolkit.make(
@@ -90,10 +89,7 @@ export const SocialToolsLive = SocialTools.toLayer(Effect.gen(function*() {
           )
       ),
     feed: (q) => as((c) => Effect.map(social.feed(c, q), (r) => ({ status: "success", ...r }))),
-    follow: ({ handle }) =>
-      as((c) =>
-        Effect.map(social.follow(c, handle), (r) => encoded(SocialApi.FollowResponse)(ok(SocialApi.FollowResponse)(r)))
-      ),
+    follow: ({ handle }) => as((c) => Effect.map(social.follow(c, handle), answered(SocialApi.FollowResponse))),
     comment_on_post: ({ idempotency_key, ...payload }) =>
       keyed(idempotency_key, "comment", { payload }, SocialApi.PostCommentResponse, (c) =>
         Effect.map(
@@ -108,26 +104,12 @@ export const SocialToolsLive = SocialTools.toLayer(Effect.gen(function*() {
           messages.sendTo(c, payload),
           (message) => new SocialApi.MessageSent({ status: "success", message }, true)
         )),
-    read_messages: (q) =>
-      as((c) =>
-        Effect.map(messages.list(c, q), (list) => encoded(SocialApi.MessageList)(ok(SocialApi.MessageList)(list)))
-      ),
+    read_messages: (q) => as((c) => Effect.map(messages.list(c, q), answered(SocialApi.MessageList))),
     notifications: (q) =>
       as((c) =>
-        Effect.map(
-          notifications.list(c, q),
-          (list) =>
-            encoded(SocialApi.NotificationList)(
-              new SocialApi.NotificationList({ status: "success", notifications: list }, true)
-            )
-        )
+        Effect.map(notifications.list(c, q), (notifications) => answered(SocialApi.NotificationList)({ notifications }))
       ),
     search_users: ({ q }) =>
-      as(() =>
-        Effect.map(
-          profiles.search(q),
-          (users) => encoded(ProfilesApi.SearchResponse)(new ProfilesApi.SearchResponse({ status: "success", users }))
-        )
-      )
+      as(() => Effect.map(profiles.search(q), (users) => answered(ProfilesApi.SearchResponse)({ users })))
   }
 })).pipe(withOnly(McpCallers, Idempotency, Profiles, Social, Messages, Notifications))

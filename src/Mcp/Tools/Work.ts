@@ -13,7 +13,7 @@ import { commentCreated, taskCompleted, toTaskJson } from "../../Tasks/Wire.js"
 import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
 import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
-import { adds, destroys, encoded, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
+import { adds, answered, destroys, encoded, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
 
 /** Projects, their tasks, and gigs (public tasks with a Gems bounty). */
 export const WorkTools = Toolkit.make(
@@ -93,7 +93,6 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
   const gigs = yield* Gigs
   const { tracked } = yield* BalanceChanges
   const publicUrl = yield* Effect.orDie(PublicUrl)
-  const taskResponse = encoded(TasksApi.TaskResponse)
   return {
     my_tasks: (q) => as((c) => Effect.map(tasks.listMine(c, q), (r) => ({ status: "success", ...r }))),
     get_task: ({ task_id }) =>
@@ -114,12 +113,10 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
             TasksApi.TaskResponse,
             Effect.map(tasks.create(c, project_id, payload), ok(TasksApi.TaskResponse))
           )
-        ).pipe(Effect.map(taskResponse))
+        ).pipe(Effect.map(encoded(TasksApi.TaskResponse)))
       ),
     update_task: ({ task_id, ...patch }) =>
-      as((c) =>
-        tracked(tasks.update(c, task_id, patch)).pipe(Effect.map((r) => taskResponse(ok(TasksApi.TaskResponse)(r))))
-      ),
+      as((c) => tracked(tasks.update(c, task_id, patch)).pipe(Effect.map(answered(TasksApi.TaskResponse)))),
     // as REST, no key: a completion is a conditional transition, so a retry settles a bounty once
     complete_task: ({ completion_note, task_id }) =>
       as((c) =>
@@ -147,10 +144,7 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
             (item) => new TasksApi.ChecklistItemResponse({ status: "success", task_id, ...item }, true)
           )
       ),
-    search_projects: (q) =>
-      as((c) =>
-        Effect.map(projects.list(c, q), (r) => encoded(ProjectsApi.ProjectList)(ok(ProjectsApi.ProjectList)(r)))
-      ),
+    search_projects: (q) => as((c) => Effect.map(projects.list(c, q), answered(ProjectsApi.ProjectList))),
     create_project: ({ idempotency_key, ...payload }) =>
       keyed(idempotency_key, "createProject", { payload }, ProjectsApi.ProjectResponse, (c) =>
         Effect.map(
