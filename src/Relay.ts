@@ -17,7 +17,6 @@ const eventCursor = /^evt_([0-9a-f]{16})[0-9a-z]*$/
 const notInFeed = (eventId: string) => new Errors.NotFound({ message: `no event ${eventId} in this relay's feed` })
 
 const asConfig = (row: RelayRow) => ({
-  status: "success" as const,
   relay_id: row.id,
   config_version: row.configVersion,
   delivery_mode: row.deliveryMode,
@@ -47,7 +46,6 @@ export class Relay extends Effect.Service<Relay>()("Relay/Relay", {
       )
 
     const credentials = (row: RelayRow) => ({
-      status: "success" as const,
       relay_id: row.id,
       relay_api_key: row.apiKey,
       webhook_url: row.webhookUrl

@@ -68,7 +68,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
           sharesProjectRecipientJoined: rows[0]!.project,
           sharesSquadRecipientJoined: rows[0]!.squad
         })
-      )
+      ).pipe(Effect.orDie)
 
     const insert = (
       s: Ids.UserId,
@@ -82,9 +82,9 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
             delivered_at)
           VALUES (${s}, ${r}, ${content}, ${state}, ${now}, ${state === "delivered" ? now : null}) RETURNING id`,
         (rows) => rows[0]!.id
-      )
+      ).pipe(Effect.orDie)
 
-    const inbox = (r: Ids.UserId, unreadOnly: boolean, limit: number, after: Position | undefined) =>
+    const inbox = (r: Ids.UserId, unreadOnly: boolean, limit: number, after?: Position) =>
       Effect.flatMap(
         sql`SELECT m.id, u.handle AS sender_handle, m.content, m.created_at, m.read_at
           FROM messages m JOIN users u ON u.id = m.sender_id
@@ -96,14 +96,14 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
         }
           ORDER BY m.created_at DESC, m.id DESC LIMIT ${limit}`,
         decodeInbox
-      )
+      ).pipe(Effect.orDie)
 
     /** Whether `id` is a delivered message to `r`. */
     const received = (r: Ids.UserId, id: Ids.MessageId) =>
       Effect.map(
         sql`SELECT 1 FROM messages WHERE id = ${id} AND recipient_id = ${r} AND state = 'delivered'`,
         (rows) => rows.length > 0
-      )
+      ).pipe(Effect.orDie)
 
     /** Marks unread delivered messages to `r` read (one, or all); how many changed. */
     const markRead = (r: Ids.UserId, id: Ids.MessageId | undefined, now: Date) =>
@@ -114,7 +114,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
             RETURNING 1)
           SELECT count(*)::int AS n FROM marked`,
         (rows) => rows[0]?.n ?? 0
-      )
+      ).pipe(Effect.orDie)
 
     const requestColumns = sql`m.id, m.sender_id, m.recipient_id, su.handle AS sender_handle,
       ru.handle AS recipient_handle, m.content, m.created_at`
@@ -127,7 +127,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
           WHERE m.state = 'pending_approval' AND (m.recipient_id = ${human} OR ru.owner_id = ${human})
           ORDER BY m.created_at, m.id`,
         decodeRequests
-      )
+      ).pipe(Effect.orDie)
 
     const requestFor = (human: Ids.UserId, id: Ids.MessageId) =>
       Effect.map(
@@ -139,7 +139,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
           decodeRequests
         ),
         (rows) => rows[0]
-      )
+      ).pipe(Effect.orDie)
 
     /** Approves the thread s → r and delivers its waiting messages; returns them, oldest first. */
     const approve = (s: Ids.UserId, r: Ids.UserId, by: Ids.UserId, now: Date) =>
@@ -151,7 +151,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
             WHERE sender_id = ${s} AND recipient_id = ${r} AND state = 'pending_approval'
             RETURNING id, content, created_at)
           SELECT id, content FROM d ORDER BY created_at, id`
-      })
+      }).pipe(Effect.orDie)
 
     /** Drops the waiting messages of the thread s → r; how many. */
     const decline = (s: Ids.UserId, r: Ids.UserId) =>
@@ -160,20 +160,8 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
             WHERE sender_id = ${s} AND recipient_id = ${r} AND state = 'pending_approval' RETURNING 1)
           SELECT count(*)::int AS n FROM gone`,
         (rows) => rows[0]?.n ?? 0
-      )
+      ).pipe(Effect.orDie)
 
-    return {
-      connection: (s: Ids.UserId, r: Ids.UserId) => Effect.orDie(connection(s, r)),
-      insert: (s: Ids.UserId, r: Ids.UserId, c: string, st: "delivered" | "pending_approval", now: Date) =>
-        Effect.orDie(insert(s, r, c, st, now)),
-      inbox: (r: Ids.UserId, unreadOnly: boolean, limit: number, after?: Position) =>
-        Effect.orDie(inbox(r, unreadOnly, limit, after)),
-      received: (r: Ids.UserId, id: Ids.MessageId) => Effect.orDie(received(r, id)),
-      markRead: (r: Ids.UserId, id: Ids.MessageId | undefined, now: Date) => Effect.orDie(markRead(r, id, now)),
-      requestsFor: (h: Ids.UserId) => Effect.orDie(requestsFor(h)),
-      requestFor: (h: Ids.UserId, id: Ids.MessageId) => Effect.orDie(requestFor(h, id)),
-      approve: (s: Ids.UserId, r: Ids.UserId, by: Ids.UserId, now: Date) => Effect.orDie(approve(s, r, by, now)),
-      decline: (s: Ids.UserId, r: Ids.UserId) => Effect.orDie(decline(s, r))
-    } as const
+    return { connection, insert, inbox, received, markRead, requestsFor, requestFor, approve, decline } as const
   })
 }) {}
