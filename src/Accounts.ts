@@ -3,7 +3,7 @@ import type { Auth, Ids } from "@shoal/domain"
 import { Accounts as Api, Errors } from "@shoal/domain"
 import { Clock, Config, Effect, Option } from "effect"
 import * as Policy from "./Accounts/Policy.js"
-import { AccountsRepo, type KeyRow } from "./Accounts/Repo.js"
+import { AccountsRepo } from "./Accounts/Repo.js"
 import { KeyCache } from "./Auth/KeyCache.js"
 import { generateKey, hashKey, keyPrefix } from "./Auth/Keys.js"
 import * as Revoked from "./Auth/Revoked.js"
@@ -131,16 +131,6 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       return yield* rotate(agent.value.id, sameKeys(seen), { whose: `"${handle}"'s`, settle: true })
     })
 
-    const keyInfo = (r: KeyRow) =>
-      new Api.KeyInfo({
-        id: r.id as Api.KeyId,
-        name: r.name,
-        prefix: r.prefix,
-        created_at: r.created_at.toISOString(),
-        revoked_at: r.revoked_at?.toISOString() ?? null,
-        last_used_at: r.last_used_at?.toISOString() ?? null
-      })
-
     /** The caller itself, or (`handle` given) an agent it owns: whose keys are read or named. */
     const keyOwner = (caller: Auth.Principal, handle: string | undefined) =>
       handle === undefined
@@ -154,7 +144,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     const listKeys = Effect.fn("Accounts.keys")(function*(caller: Auth.Principal, handle?: string) {
       const subject = yield* keyOwner(caller, handle)
       const rows = yield* Effect.orDie(repo.keysOf(subject.id))
-      return new Api.Keys({ status: "success", handle: subject.handle, keys: rows.map(keyInfo) })
+      return new Api.Keys({ status: "success", handle: subject.handle, keys: rows.map((r) => new Api.KeyInfo(r)) })
     })
 
     const renameKey = Effect.fn("Accounts.renameKey")(
@@ -167,7 +157,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
             details: { field: "key_id" }
           })
         }
-        return new Api.KeyRenamed({ status: "success", key: keyInfo(row.value) })
+        return new Api.KeyRenamed({ status: "success", key: new Api.KeyInfo(row.value) })
       }
     )
 

@@ -46,31 +46,18 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       lookup: (id: Ids.UserId) => Effect.orDie(repo.findById(id))
     })
 
+    const found = Option.match({
+      onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
+      onSome: Effect.succeed<UserRow>
+    })
     // a cached row is dropped once the user's Gems moved (svc_gems, gems_escrow come from the ledger)
     const row = (id: Ids.UserId) =>
-      Effect.flatMap(
-        balances.take(id) ? Effect.zipRight(rows.invalidate(id), rows.get(id)) : rows.get(id),
-        Option.match({
-          onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
-          onSome: Effect.succeed<UserRow>
-        })
-      )
+      Effect.flatMap(balances.take(id) ? Effect.zipRight(rows.invalidate(id), rows.get(id)) : rows.get(id), found)
 
     /** Straight from the database in the caller's fiber, so it sees (and stays inside) an open transaction. */
-    const fresh = (userId: Ids.UserId) =>
-      Effect.flatMap(
-        Effect.orDie(repo.findById(userId)),
-        Option.match({
-          onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
-          onSome: Effect.succeed<UserRow>
-        })
-      )
+    const fresh = (userId: Ids.UserId) => Effect.flatMap(Effect.orDie(repo.findById(userId)), found)
 
     const profile = Effect.fn("Profiles.profile")((userId: Ids.UserId) => Effect.map(row(userId), toProfile))
-
-    const me = Effect.fn("Profiles.me")((userId: Ids.UserId) =>
-      Effect.map(row(userId), (r) => toUser(r, heartbeat.lastSeen(userId)))
-    )
 
     const update = Effect.fn("Profiles.update")(function*(caller: Auth.Principal, patch: Api.ProfilePatch) {
       if (patch.webhook_url) {
@@ -131,17 +118,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     const freshProfile = (userId: Ids.UserId) => Effect.map(fresh(userId), toProfile)
     const freshMe = (userId: Ids.UserId) => Effect.map(fresh(userId), (r) => toUser(r, heartbeat.lastSeen(userId)))
 
-    return {
-      profile,
-      me,
-      meJson,
-      freshProfile,
-      freshMe,
-      update,
-      byHandle,
-      search,
-      invalidate: (id: Ids.UserId) => rows.invalidate(id)
-    } as const
+    return { profile, meJson, freshProfile, freshMe, update, byHandle, search } as const
   }),
   dependencies: [ProfilesRepo.Default, UrlGuard.Default]
 }) {}

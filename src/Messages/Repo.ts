@@ -38,36 +38,22 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
      */
     const connection = (s: Ids.UserId, r: Ids.UserId) =>
       Effect.map(
-        sql<{
-          follows: boolean
-          same_human: boolean
-          wrote: boolean
-          approved: boolean
-          project: boolean
-          squad: boolean
-        }>`SELECT
-          EXISTS (SELECT 1 FROM follows WHERE follower_id = ${r} AND followee_id = ${s}) AS follows,
+        sql<Connection>`SELECT
+          EXISTS (SELECT 1 FROM follows WHERE follower_id = ${r} AND followee_id = ${s}) AS "recipientFollowsSender",
           EXISTS (SELECT 1 FROM users su, users ru WHERE su.id = ${s} AND ru.id = ${r}
-            AND (su.owner_id = ru.id OR ru.owner_id = su.id OR su.owner_id = ru.owner_id)) AS same_human,
+            AND (su.owner_id = ru.id OR ru.owner_id = su.id OR su.owner_id = ru.owner_id)) AS "oneHumanOwnsBoth",
           EXISTS (SELECT 1 FROM messages WHERE sender_id = ${r} AND recipient_id = ${s} AND state = 'delivered')
-            AS wrote,
-          EXISTS (SELECT 1 FROM message_approvals WHERE sender_id = ${s} AND recipient_id = ${r}) AS approved,
+            AS "recipientWroteBefore",
+          EXISTS (SELECT 1 FROM message_approvals WHERE sender_id = ${s} AND recipient_id = ${r}) AS "threadApproved",
           EXISTS (SELECT 1 FROM project_members a JOIN project_members b ON b.project_id = a.project_id
             JOIN projects p ON p.id = b.project_id JOIN users ru ON ru.id = b.user_id
             WHERE a.user_id = ${s} AND b.user_id = ${r}
-              AND (b.consented OR p.owner_id = ru.id OR p.owner_id = ru.owner_id)) AS project,
+              AND (b.consented OR p.owner_id = ru.id OR p.owner_id = ru.owner_id)) AS "sharesProjectRecipientJoined",
           EXISTS (SELECT 1 FROM team_members a JOIN team_members b ON b.team_id = a.team_id
             JOIN teams t ON t.id = b.team_id JOIN users ru ON ru.id = b.user_id
             WHERE a.user_id = ${s} AND b.user_id = ${r}
-              AND (b.consented OR t.created_by = ru.id OR t.created_by = ru.owner_id)) AS squad`,
-        (rows): Connection => ({
-          recipientFollowsSender: rows[0]!.follows,
-          oneHumanOwnsBoth: rows[0]!.same_human,
-          recipientWroteBefore: rows[0]!.wrote,
-          threadApproved: rows[0]!.approved,
-          sharesProjectRecipientJoined: rows[0]!.project,
-          sharesSquadRecipientJoined: rows[0]!.squad
-        })
+              AND (b.consented OR t.created_by = ru.id OR t.created_by = ru.owner_id)) AS "sharesSquadRecipientJoined"`,
+        (rows) => rows[0]!
       ).pipe(Effect.orDie)
 
     const insert = (
