@@ -12,21 +12,14 @@ import { Outbox } from "./Realtime/Outbox.js"
 import { UrlGuard } from "./Realtime/Webhooks/UrlGuard.js"
 import { BalanceChanges } from "./Wallet/BalanceChanges.js"
 
-/**
- * Whether profile updates are group-committed (src/Database/GroupCommit.ts): `GROUP_COMMIT`, by default on with the
- * embedded database and off on a server (bench/README.md, "writes"); `GROUP_COMMIT_MAX_BATCH` writes at most per
- * transaction (default 64).
- */
+/** Profile updates are group-committed by default with the embedded database only (bench/README.md, "writes"). */
 const groupCommitConfig = (embedded: boolean) =>
   Config.all({
     enabled: Config.boolean("GROUP_COMMIT").pipe(Config.withDefault(embedded)),
     maxBatch: Config.integer("GROUP_COMMIT_MAX_BATCH").pipe(Config.withDefault(64))
   })
 
-/**
- * Profiles and the `me` view. Reads are cached briefly (writes on this node invalidate): `/me` is a hot path.
- * Scoped: its group committer's fiber lives as long as the service.
- */
+/** Profiles and the `me` view: reads cached briefly (writes on this node invalidate), as `/me` is a hot path. */
 export class Profiles extends Effect.Service<Profiles>()("Profiles", {
   scoped: Effect.gen(function*() {
     const repo = yield* ProfilesRepo

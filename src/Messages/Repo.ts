@@ -102,30 +102,19 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
         (rows) => rows[0]?.n ?? 0
       ).pipe(Effect.orDie)
 
-    const requestColumns = sql`m.id, m.sender_id, m.recipient_id, su.handle AS sender_handle,
-      ru.handle AS recipient_handle, m.content, m.created_at`
-
-    /** Requests a human decides: those to itself and to the agents it owns. */
-    const requestsFor = (human: Ids.UserId) =>
+    /** Requests a human decides (all, or the one with `id`): those to itself and to the agents it owns. */
+    const requestsFor = (human: Ids.UserId, id?: Ids.MessageId) =>
       Effect.flatMap(
-        sql`SELECT ${requestColumns} FROM messages m
-          JOIN users su ON su.id = m.sender_id JOIN users ru ON ru.id = m.recipient_id
+        sql`SELECT m.id, m.sender_id, m.recipient_id, su.handle AS sender_handle, ru.handle AS recipient_handle,
+            m.content, m.created_at
+          FROM messages m JOIN users su ON su.id = m.sender_id JOIN users ru ON ru.id = m.recipient_id
           WHERE m.state = 'pending_approval' AND (m.recipient_id = ${human} OR ru.owner_id = ${human})
+            ${id === undefined ? sql`` : sql`AND m.id = ${id}`}
           ORDER BY m.created_at, m.id`,
         decodeRequests
       ).pipe(Effect.orDie)
 
-    const requestFor = (human: Ids.UserId, id: Ids.MessageId) =>
-      Effect.map(
-        Effect.flatMap(
-          sql`SELECT ${requestColumns} FROM messages m
-            JOIN users su ON su.id = m.sender_id JOIN users ru ON ru.id = m.recipient_id
-            WHERE m.id = ${id} AND m.state = 'pending_approval'
-              AND (m.recipient_id = ${human} OR ru.owner_id = ${human})`,
-          decodeRequests
-        ),
-        (rows) => rows[0]
-      ).pipe(Effect.orDie)
+    const requestFor = (human: Ids.UserId, id: Ids.MessageId) => Effect.map(requestsFor(human, id), (rows) => rows[0])
 
     /** Approves the thread s → r and delivers its waiting messages; returns them, oldest first. */
     const approve = (s: Ids.UserId, r: Ids.UserId, by: Ids.UserId, now: Date) =>

@@ -109,13 +109,10 @@ export class PostsRepo extends Effect.Service<PostsRepo>()("Social/PostsRepo", {
       )
 
     /**
-     * The feed: posts of followed accounts, the viewer's own, and updates of projects it takes part in (a member,
-     * or the human owning the project's owner). One walk of posts_created_idx newest first, each post tested against
-     * the followed set and the viewer's projects (two arrays computed once per query): a page reads about as many
-     * rows as it returns while followed accounts post often, and the author and vote are joined to the page only.
-     * The visibility test is `visibleTo` specialised to these sources (an account followed sees its
-     * followers-only posts; a project of the viewer's passes the project gate), kept to plain column tests so the
-     * planner keeps the ordered index walk (with `visibleTo`'s subqueries it sorted every followed post instead).
+     * The feed: posts of followed accounts, the viewer's own, and updates of projects it takes part in. One walk of
+     * posts_created_idx newest first, each post tested against the followed set and the viewer's projects (arrays
+     * computed once); author and vote are joined to the page only. The visibility test is `visibleTo` specialised
+     * to these sources as plain column tests: with `visibleTo`'s subqueries the planner sorted every followed post.
      */
     const feed = (viewer: Ids.UserId, s: PageStart) =>
       rows(sql`SELECT ${columns(viewer)} FROM (
