@@ -3,7 +3,7 @@ import type { Auth, Ids } from "@shoal/domain"
 import { Accounts as Api, Errors } from "@shoal/domain"
 import { Clock, Config, Effect, Option } from "effect"
 import * as Policy from "./Accounts/Policy.js"
-import { AccountsRepo, type KeyRow } from "./Accounts/Repo.js"
+import { AccountsRepo } from "./Accounts/Repo.js"
 import { KeyCache } from "./Auth/KeyCache.js"
 import { generateKey, hashKey, keyPrefix } from "./Auth/Keys.js"
 import * as Revoked from "./Auth/Revoked.js"
@@ -12,11 +12,8 @@ import { EventsRepo } from "./Realtime/EventsRepo.js"
 const handleTaken = (handle: string) =>
   new Errors.Conflict({ message: `the handle "${handle}" is already taken`, details: { field: "handle" } })
 
-/**
- * An owner's rotations of one agent's key closer together than this are one burst (parallel retries): the first
- * commits, the others are a 409, so no 200 hands out a key another 200 already replaced.
- */
-export const ROTATION_SETTLE_SECONDS = 5
+/** An owner's rotations of one agent's key closer together than this are one burst: the first commits, the rest 409. */
+const ROTATION_SETTLE_SECONDS = 5
 
 const humansOnly = (what: string) =>
   new Errors.Forbidden({ message: `${what} is for human accounts; an agent key cannot do it` })
@@ -52,7 +49,6 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       return yield* create(input, "human", null)
     })
 
-    /** A human creates an agent it owns. */
     const createAgent = Effect.fn("Accounts.createAgent")(function*(owner: Auth.Principal, input: Api.NewAccount) {
       if (owner.userType !== "human") return yield* humansOnly("creating agents")
       return yield* create(input, "agent", owner.id)
@@ -114,7 +110,6 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       return yield* rotate(caller.id, expected, { whose: "this", settle: false })
     })
 
-    /** A human rotates the key of an agent it owns. */
     const rotateAgentKey = Effect.fn("Accounts.rotateAgentKey")(function*(owner: Auth.Principal, handle: string) {
       if (owner.userType !== "human") return yield* humansOnly("rotating an agent's key")
       const agent = yield* repo.byHandle(handle).pipe(Effect.orDie)
@@ -124,22 +119,10 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
       if (agent.value.owner_id !== owner.id) {
         return yield* new Errors.Forbidden({ message: `only the owner of "${handle}" can rotate its key` })
       }
-      // the keys this request saw: a rotation that commits before this one makes this one a 409. The owner presents
-      // no key of the agent, so a rotation that committed just before this request read them counts too: one
-      // that revoked a key of the agent less than ROTATION_SETTLE_SECONDS ago (a burst of retries gets one key)
+      // the owner presents no key of the agent: a rotation that committed just before this read counts too (settle)
       const seen = yield* repo.liveKeyHashes(agent.value.id).pipe(Effect.orDie)
       return yield* rotate(agent.value.id, sameKeys(seen), { whose: `"${handle}"'s`, settle: true })
     })
-
-    const keyInfo = (r: KeyRow) =>
-      new Api.KeyInfo({
-        id: r.id as Api.KeyId,
-        name: r.name,
-        prefix: r.prefix,
-        created_at: r.created_at.toISOString(),
-        revoked_at: r.revoked_at?.toISOString() ?? null,
-        last_used_at: r.last_used_at?.toISOString() ?? null
-      })
 
     /** The caller itself, or (`handle` given) an agent it owns: whose keys are read or named. */
     const keyOwner = (caller: Auth.Principal, handle: string | undefined) =>
@@ -150,11 +133,11 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
           (found) => Policy.requireOwnerOf(caller, handle, found)
         )
 
-    /** Named keys (issue 44): the account's keys by name, prefix and times, never the keys. */
+    /** The account's keys by name, prefix and times, never the keys. */
     const listKeys = Effect.fn("Accounts.keys")(function*(caller: Auth.Principal, handle?: string) {
       const subject = yield* keyOwner(caller, handle)
       const rows = yield* Effect.orDie(repo.keysOf(subject.id))
-      return new Api.Keys({ status: "success", handle: subject.handle, keys: rows.map(keyInfo) })
+      return new Api.Keys({ status: "success", handle: subject.handle, keys: rows.map((r) => new Api.KeyInfo(r)) })
     })
 
     const renameKey = Effect.fn("Accounts.renameKey")(
@@ -167,7 +150,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
             details: { field: "key_id" }
           })
         }
-        return new Api.KeyRenamed({ status: "success", key: keyInfo(row.value) })
+        return new Api.KeyRenamed({ status: "success", key: new Api.KeyInfo(row.value) })
       }
     )
 

@@ -8,13 +8,6 @@ import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { cursorParam, pageOf } from "./Social/Cursor.js"
 
-/** What `Messages.send` answers: the stored message and whether it was delivered or waits for approval. */
-export interface Sent {
-  readonly id: Ids.MessageId
-  readonly state: Api.MessageState
-  readonly createdAt: string
-}
-
 const humansOnly = (caller: Auth.Principal) =>
   caller.userType === "human"
     ? Effect.void
@@ -35,16 +28,9 @@ export class Messages extends Effect.Service<Messages>()("Messages", {
       outbox.emit([to], "message.received", { message_id: id, sender_handle: senderHandle, content })
 
     /**
-     * Sends a direct message from one user to another, for any feature (Waves calls it for "wave complete → DM the
-     * task owner"). Delivered at once when the two are connected (`Policy.deliversAtOnce`: the recipient follows the
-     * sender, they share a project or squad the recipient's side joined, one human owns both or the other, the
-     * recipient wrote to the sender before, or the thread was approved): `state: "delivered"` and `message.received`
-     * to the recipient. Otherwise it is stored as a message request, `state: "pending_approval"`, delivered when
-     * approved.
-     *
-     * Runs in the caller's transaction when there is one (its write and event commit or roll back with the
-     * caller's), else in its own. Fails with `NotFound` for an unknown user and `Unprocessable` when `from` and
-     * `to` are the same account (callers that may hit that, like wave complete, skip the call instead).
+     * A direct message from one user to another, for any feature (Waves: "wave complete → DM the task owner").
+     * Delivered at once (`message.received`) when `Policy.deliversAtOnce`, else stored as a message request until
+     * approved. Runs in the caller's transaction when there is one, else in its own. To oneself: `Unprocessable`.
      */
     const send = Effect.fn("Messages.send")(
       function*(input: { readonly from: Ids.UserId; readonly to: Ids.UserId; readonly content: string }) {
@@ -63,7 +49,7 @@ export class Messages extends Effect.Service<Messages>()("Messages", {
             : "pending_approval"
           const id = yield* repo.insert(input.from, input.to, input.content, state, at)
           if (state === "delivered") yield* deliver(input.to, id, sender.value.handle, input.content)
-          return { id, state, createdAt: at.toISOString() } satisfies Sent
+          return { id, state, createdAt: at.toISOString() }
         }).pipe(sql.withTransaction, Effect.orDie)
       }
     )

@@ -12,21 +12,14 @@ import { Outbox } from "./Realtime/Outbox.js"
 import { UrlGuard } from "./Realtime/Webhooks/UrlGuard.js"
 import { BalanceChanges } from "./Wallet/BalanceChanges.js"
 
-/**
- * Whether profile updates are group-committed (src/Database/GroupCommit.ts): `GROUP_COMMIT`, by default on with the
- * embedded database and off on a server (bench/README.md, "writes"); `GROUP_COMMIT_MAX_BATCH` writes at most per
- * transaction (default 64).
- */
+/** Profile updates are group-committed by default with the embedded database only (bench/README.md, "writes"). */
 const groupCommitConfig = (embedded: boolean) =>
   Config.all({
     enabled: Config.boolean("GROUP_COMMIT").pipe(Config.withDefault(embedded)),
     maxBatch: Config.integer("GROUP_COMMIT_MAX_BATCH").pipe(Config.withDefault(64))
   })
 
-/**
- * Profiles and the `me` view. Reads are cached briefly (writes on this node invalidate): `/me` is a hot path.
- * Scoped: its group committer's fiber lives as long as the service.
- */
+/** Profiles and the `me` view: reads cached briefly (writes on this node invalidate), as `/me` is a hot path. */
 export class Profiles extends Effect.Service<Profiles>()("Profiles", {
   scoped: Effect.gen(function*() {
     const repo = yield* ProfilesRepo
@@ -46,31 +39,18 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       lookup: (id: Ids.UserId) => Effect.orDie(repo.findById(id))
     })
 
+    const found = Option.match({
+      onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
+      onSome: Effect.succeed<UserRow>
+    })
     // a cached row is dropped once the user's Gems moved (svc_gems, gems_escrow come from the ledger)
     const row = (id: Ids.UserId) =>
-      Effect.flatMap(
-        balances.take(id) ? Effect.zipRight(rows.invalidate(id), rows.get(id)) : rows.get(id),
-        Option.match({
-          onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
-          onSome: Effect.succeed<UserRow>
-        })
-      )
+      Effect.flatMap(balances.take(id) ? Effect.zipRight(rows.invalidate(id), rows.get(id)) : rows.get(id), found)
 
     /** Straight from the database in the caller's fiber, so it sees (and stays inside) an open transaction. */
-    const fresh = (userId: Ids.UserId) =>
-      Effect.flatMap(
-        Effect.orDie(repo.findById(userId)),
-        Option.match({
-          onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
-          onSome: Effect.succeed<UserRow>
-        })
-      )
+    const fresh = (userId: Ids.UserId) => Effect.flatMap(Effect.orDie(repo.findById(userId)), found)
 
     const profile = Effect.fn("Profiles.profile")((userId: Ids.UserId) => Effect.map(row(userId), toProfile))
-
-    const me = Effect.fn("Profiles.me")((userId: Ids.UserId) =>
-      Effect.map(row(userId), (r) => toUser(r, heartbeat.lastSeen(userId)))
-    )
 
     const update = Effect.fn("Profiles.update")(function*(caller: Auth.Principal, patch: Api.ProfilePatch) {
       if (patch.webhook_url) {
@@ -131,17 +111,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     const freshProfile = (userId: Ids.UserId) => Effect.map(fresh(userId), toProfile)
     const freshMe = (userId: Ids.UserId) => Effect.map(fresh(userId), (r) => toUser(r, heartbeat.lastSeen(userId)))
 
-    return {
-      profile,
-      me,
-      meJson,
-      freshProfile,
-      freshMe,
-      update,
-      byHandle,
-      search,
-      invalidate: (id: Ids.UserId) => rows.invalidate(id)
-    } as const
+    return { profile, meJson, freshProfile, freshMe, update, byHandle, search } as const
   }),
   dependencies: [ProfilesRepo.Default, UrlGuard.Default]
 }) {}

@@ -16,8 +16,13 @@ const eventCursor = /^evt_([0-9a-f]{16})[0-9a-z]*$/
 
 const notInFeed = (eventId: string) => new Errors.NotFound({ message: `no event ${eventId} in this relay's feed` })
 
+const badWebhookUrl = (reason: string) =>
+  new Errors.InvalidRequest({
+    message: `webhook_url: ${reason}`,
+    details: [{ path: ["webhook_url"], message: reason }]
+  })
+
 const asConfig = (row: RelayRow) => ({
-  status: "success" as const,
   relay_id: row.id,
   config_version: row.configVersion,
   delivery_mode: row.deliveryMode,
@@ -47,7 +52,6 @@ export class Relay extends Effect.Service<Relay>()("Relay/Relay", {
       )
 
     const credentials = (row: RelayRow) => ({
-      status: "success" as const,
       relay_id: row.id,
       relay_api_key: row.apiKey,
       webhook_url: row.webhookUrl
@@ -140,19 +144,9 @@ export class Relay extends Effect.Service<Relay>()("Relay/Relay", {
         const row = yield* own(key, relayId)
         const url = request.webhook_url ?? null
         if (request.delivery_mode === "push") {
-          if (url === null) {
-            return yield* new Errors.InvalidRequest({
-              message: "webhook_url: push delivery needs a webhook_url",
-              details: [{ path: ["webhook_url"], message: "push delivery needs a webhook_url" }]
-            })
-          }
+          if (url === null) return yield* badWebhookUrl("push delivery needs a webhook_url")
           const verdict = yield* guard.check(url)
-          if (!verdict.ok) {
-            return yield* new Errors.InvalidRequest({
-              message: `webhook_url: ${verdict.reason}`,
-              details: [{ path: ["webhook_url"], message: verdict.reason }]
-            })
-          }
+          if (!verdict.ok) return yield* badWebhookUrl(verdict.reason)
         }
         const updated = yield* Effect.orDie(repo.configure(row.id, {
           deliveryMode: request.delivery_mode,

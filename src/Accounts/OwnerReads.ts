@@ -42,17 +42,7 @@ export class OwnerReads extends Effect.Service<OwnerReads>()("Accounts/OwnerRead
         return new Api.Activity({
           status: "success",
           handle: subject.handle,
-          items: rows.map((r) =>
-            new Api.ActivityItem({
-              type: r.type,
-              id: r.id,
-              at: at(r.at_key),
-              summary: r.summary,
-              project_id: r.project_id,
-              to_handle: r.to_handle,
-              amount: num(r.amount)
-            })
-          ),
+          items: rows.map((r) => new Api.ActivityItem({ ...r, at: at(r.at_key), amount: num(r.amount) })),
           next_cursor
         })
       }
@@ -69,25 +59,8 @@ export class OwnerReads extends Effect.Service<OwnerReads>()("Accounts/OwnerRead
       const { next_cursor, rows } = page(found, limit)
       return new Api.Inbox({
         status: "success",
-        items: rows.map((r) =>
-          new Api.InboxItem({
-            type: r.type,
-            id: r.id,
-            at: at(r.at_key),
-            from_handle: r.from_handle ?? "",
-            to_handle: r.to_handle,
-            summary: r.summary,
-            task_id: r.task_id,
-            project_id: r.project_id,
-            amount: num(r.amount)
-          })
-        ),
-        counts: new Api.InboxCounts({
-          completion: Number(counts.completion),
-          application: Number(counts.application),
-          message_request: Number(counts.message_request),
-          agent_message: Number(counts.agent_message)
-        }),
+        items: rows.map((r) => new Api.InboxItem({ ...r, at: at(r.at_key), amount: num(r.amount) })),
+        counts: new Api.InboxCounts(counts),
         next_cursor
       })
     })

@@ -6,34 +6,8 @@ import type { Position } from "./PageCursor.js"
 /** The instant as text, to the microsecond: the cursor compares what the database holds, not a rounding of it. */
 const AT_KEY = `to_char(x.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
-export interface ActivityRow {
-  readonly type: Api.ActivityItem["type"]
-  readonly id: string
-  readonly at_key: string
-  readonly summary: string
-  readonly project_id: string | null
-  readonly to_handle: string | null
-  readonly amount: number | string | null
-}
-
-export interface InboxRow {
-  readonly type: Api.InboxKind
-  readonly id: string
-  readonly at_key: string
-  readonly from_handle: string | null
-  readonly to_handle: string | null
-  readonly summary: string
-  readonly task_id: string | null
-  readonly project_id: string | null
-  readonly amount: number | string | null
-}
-
-export interface InboxCountsRow {
-  readonly completion: number | string
-  readonly application: number | string
-  readonly message_request: number | string
-  readonly agent_message: number | string
-}
+/** A list's row: the item's fields, with its instant as the cursor's key and the amount as the driver gives a bigint. */
+type Row<Item> = Omit<Item, "at" | "amount"> & { readonly at_key: string; readonly amount: number | string | null }
 
 /** The owner's reads that span features: each one statement, whatever the number of projects or agents. */
 export class OwnerReadsRepo extends Effect.Service<OwnerReadsRepo>()("Accounts/OwnerReadsRepo", {
@@ -45,7 +19,7 @@ export class OwnerReadsRepo extends Effect.Service<OwnerReadsRepo>()("Accounts/O
 
     /** An agent's tasks, posts, sent messages and Gems movements since `since`, newest first. */
     const activity = (agent: Ids.UserId, since: Date, p: Position | undefined, limit: number) =>
-      sql<ActivityRow>`
+      sql<Row<Api.ActivityItem>>`
         SELECT x.type, x.id, ${sql.literal(AT_KEY)} AS at_key, x.summary, x.project_id, x.to_handle, x.amount FROM (
           SELECT 'task' AS type, t.id::text AS id, t.updated_at AS at, t.title || ' (' || t.status || ')' AS summary,
                  t.project_id::text AS project_id, NULL::text AS to_handle, NULL::bigint AS amount
@@ -91,18 +65,18 @@ export class OwnerReadsRepo extends Effect.Service<OwnerReadsRepo>()("Accounts/O
            WHERE m.recipient_id = ${owner} AND m.state = 'delivered' AND m.read_at IS NULL AND s.owner_id = ${owner}`
 
     const inbox = (owner: Ids.UserId, p: Position | undefined, limit: number) =>
-      sql<InboxRow>`
-        SELECT x.type, x.id, ${sql.literal(AT_KEY)} AS at_key, x.from_handle, x.to_handle, x.summary, x.task_id,
-               x.project_id, x.amount
+      sql<Row<Api.InboxItem>>`
+        SELECT x.type, x.id, ${sql.literal(AT_KEY)} AS at_key, COALESCE(x.from_handle, '') AS from_handle, x.to_handle,
+               x.summary, x.task_id, x.project_id, x.amount
           FROM (${awaiting(owner)}) x ${after(p)}
          ORDER BY x.at DESC, x.id DESC LIMIT ${limit}`.pipe(Effect.orDie)
 
     const inboxCounts = (owner: Ids.UserId) =>
-      sql<InboxCountsRow>`
-        SELECT COUNT(*) FILTER (WHERE x.type = 'completion') AS completion,
-               COUNT(*) FILTER (WHERE x.type = 'application') AS application,
-               COUNT(*) FILTER (WHERE x.type = 'message_request') AS message_request,
-               COUNT(*) FILTER (WHERE x.type = 'agent_message') AS agent_message
+      sql<typeof Api.InboxCounts.Type>`
+        SELECT (COUNT(*) FILTER (WHERE x.type = 'completion'))::int AS completion,
+               (COUNT(*) FILTER (WHERE x.type = 'application'))::int AS application,
+               (COUNT(*) FILTER (WHERE x.type = 'message_request'))::int AS message_request,
+               (COUNT(*) FILTER (WHERE x.type = 'agent_message'))::int AS agent_message
           FROM (${awaiting(owner)}) x`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
     return { activity, inbox, inboxCounts } as const

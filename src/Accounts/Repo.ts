@@ -1,7 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Ids } from "@shoal/domain"
+import { Accounts, Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { sqlArray } from "../Database/SqlArrays.js"
+import { IsoFromDate } from "../Projects/Times.js"
 
 export const PrincipalRow = Schema.Struct({
   id: Ids.UserId,
@@ -10,29 +11,16 @@ export const PrincipalRow = Schema.Struct({
   owner_id: Schema.NullOr(Ids.UserId)
 })
 
-const Instant = Schema.DateFromSelf
-
-export const KeyRow = Schema.Struct({
-  id: Schema.String,
-  name: Schema.NullOr(Schema.String),
-  prefix: Schema.NullOr(Schema.String),
-  created_at: Instant,
-  revoked_at: Schema.NullOr(Instant),
-  last_used_at: Schema.NullOr(Instant)
+const KeyRow = Schema.Struct({
+  ...Accounts.KeyInfo.fields,
+  created_at: IsoFromDate,
+  revoked_at: Schema.NullOr(IsoFromDate),
+  last_used_at: Schema.NullOr(IsoFromDate)
 })
-export type KeyRow = typeof KeyRow.Type
 
 export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-
-    const principalByKeyHash = SqlSchema.findOne({
-      Request: Schema.String,
-      Result: PrincipalRow,
-      execute: (hash) =>
-        sql`SELECT u.id, u.handle, u.user_type, u.owner_id FROM api_keys k JOIN users u ON u.id = k.user_id
-            WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`
-    })
 
     const byHandle = SqlSchema.findOne({
       Request: Schema.String,
@@ -126,7 +114,6 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
     })
 
     return {
-      principalByKeyHash,
       byHandle,
       insertUser,
       liveKeyHashes,

@@ -1,13 +1,10 @@
 import { Cache, Duration, Effect, Exit } from "effect"
 
 /**
- * effect's `Cache` for rows that writes on this node invalidate. The Cache stores what a lookup read when the lookup
- * ends, even if the key was invalidated meanwhile: the old row would then be served for a whole TTL after a change.
- * Here a lookup that an invalidation overtook reads again. A failed lookup (a defect) is not kept.
- *
- * A hit is answered within one fiber step, from what the lookups settled to (the Cache's `get` took about ten, a
- * good part of what a request answered from memory costs: bench/README.md, "The one path, profiled"); a miss, or
- * a value past its time to live, goes through the Cache, which shares concurrent lookups of one key.
+ * effect's `Cache` for rows that writes on this node invalidate. The Cache keeps what a lookup read even if the key
+ * was invalidated meanwhile (an old row for a whole TTL); here a lookup an invalidation overtook reads again, and a
+ * failed lookup is not kept. A hit is answered in one fiber step (the Cache's `get` took about ten); a miss goes
+ * through the Cache, which shares concurrent lookups of one key.
  */
 export const make = <K, V, R>(options: {
   readonly capacity: number

@@ -23,15 +23,10 @@ interface Entry<V> {
 }
 
 /**
- * Encoded answers of hot list reads (a page of tasks, a feed page), answered without the database on a hit. Coarse
- * and exact rather than clever: a page is dropped when ANY table it is read from is written, and keys include the
- * viewer, so the access decision is cached with the page and dropped with it.
- *
- * Staleness: none on this node, whose non-GET requests drop every page before they answer (`touchAll`, see
- * ReadCacheMiddleware). Other nodes (and this node's background workers) drop the pages of a table when its
- * commit notice arrives (`NOTIFY` from a trigger, inside the writing transaction): a read there may miss a write
- * for the notice's delivery time (milliseconds). Notices lost while a LISTEN connection is down are bounded by the
- * TTL (`READ_CACHE_TTL`, default 2 seconds).
+ * Encoded answers of hot list reads (a page of tasks, a feed page). A page is dropped when ANY table it is read from
+ * is written; keys include the viewer, so the access decision is cached and dropped with the page. This node's
+ * non-GET requests drop every page before they answer (`touchAll`); other nodes' writes arrive as a trigger's
+ * commit notice (milliseconds late), and notices lost while LISTEN is down are bounded by `READ_CACHE_TTL` (2 s).
  */
 export class ReadCache extends Effect.Service<ReadCache>()("Cache/ReadCache", {
   scoped: Effect.gen(function*() {
@@ -83,10 +78,7 @@ export class ReadCache extends Effect.Service<ReadCache>()("Cache/ReadCache", {
         bytes += size
       }
 
-      /**
-       * The cached value of `key` if nothing it was read from changed since, else `lookup`'s (stored on success).
-       * `lookup` is a thunk: a hit builds no effect for the miss.
-       */
+      /** The cached value if nothing it was read from changed since, else `lookup`'s (a thunk: a hit builds nothing). */
       const get = <E, R>(key: string, lookup: () => Effect.Effect<V, E, R>): Effect.Effect<V, E, R> =>
         Effect.suspend(() => {
           const now = stamp()

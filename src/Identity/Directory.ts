@@ -52,7 +52,7 @@ export class Directory extends Effect.Service<Directory>()("Identity/Directory",
       }
     }
 
-    return { find, invalidate, onInvalidate } as const
+    return { find, onInvalidate } as const
   }),
   dependencies: [IdentityRepo.Default]
 }) {}

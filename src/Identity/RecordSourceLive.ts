@@ -58,12 +58,9 @@ export const RecordSourceLive = Layer.scoped(
     const tldOf = (key: string) => key.endsWith(".") ? key.slice(0, -1) : undefined
 
     /**
-     * What `lookup` gave lately, per key, read synchronously by `peek`. The responder answers in the socket's
-     * callback without a fiber (src/Dns/Answerer.ts); reading the Caches there (Effect.runSync of
-     * `getOptionComplete`) cost 15–20× a Map read in a micro-benchmark, more than the rest of a cached answer
-     * (8 µs). Kept SEEN_MS, then `lookup` asks the Caches again (a hit gives the same row, hence the same records
-     * object): served at most that long past a Cache entry's own TTL. A handle's invalidation drops its entry, and
-     * with it every tld entry derived from its row (`holder`).
+     * What `lookup` gave lately, per key, for `peek`: the responder answers in the socket's callback without a fiber,
+     * where reading the Caches cost 15–20× a Map read. Kept SEEN_MS past a Cache entry's own TTL at most; a handle's
+     * invalidation drops its entry, and with it every tld entry derived from its row (`holder`).
      */
     const seen = new Map<string, Seen>()
     const remember = (key: string, records: IdentityRecords | null, holder?: string, user?: IdentityRow) => {

@@ -28,9 +28,6 @@ const DomainPut = Schema.Struct({
   at: Schema.DateFromSelf
 })
 
-const atCap = { _tag: "AtCap" } as const
-const taken = { _tag: "Taken" } as const
-
 /** PostgreSQL's unique_violation, as the pg driver and PGlite both report it. */
 const isUniqueViolation = (e: unknown) =>
   e instanceof SqlError && (e.cause as { readonly code?: unknown } | undefined)?.code === "23505"
@@ -54,7 +51,10 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("Identity/Repo"
       execute: (userId) => sql`SELECT tld, mode, redirect_url FROM user_domains WHERE user_id = ${userId} ORDER BY tld`
     })
 
-    /** Upsert in one statement; None when the user is at the cap and this tld is new. */
+    /**
+     * Upsert in one statement: `AtCap` when the user is at the cap and this tld is new, `Taken` when the unique index
+     * on tld refuses a second holder (a claim racing this one on another connection), not an error.
+     */
     const putDomain = SqlSchema.findOne({
       Request: DomainPut,
       Result: DomainRow,
@@ -86,16 +86,15 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("Identity/Repo"
     const dropDomain = (userId: Ids.UserId, tld: string) =>
       sql`DELETE FROM user_domains WHERE user_id = ${userId} AND tld = ${tld}`
 
-    /**
-     * `putDomain`, with "another account holds this tld" told apart: the unique index on tld refuses a second
-     * holder (a claim racing this one on another connection), which is answered as `Taken`, not as an error.
-     */
     const claimDomain = (r: typeof DomainPut.Type) =>
       putDomain(r).pipe(
-        Effect.map((row) =>
-          Option.match(row, { onNone: () => atCap, onSome: (row) => ({ _tag: "Saved", row } as const) })
+        Effect.map(
+          Option.match({
+            onNone: () => ({ _tag: "AtCap" }) as const,
+            onSome: (row) => ({ _tag: "Saved", row }) as const
+          })
         ),
-        Effect.catchIf(isUniqueViolation, () => Effect.succeed(taken))
+        Effect.catchIf(isUniqueViolation, () => Effect.succeed({ _tag: "Taken" } as const))
       )
 
     /** The handle of the account that linked this naming-system tld (PATCH /api/agent/domains/<tld>), if any. */
@@ -109,7 +108,6 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("Identity/Repo"
     return {
       findByHandle,
       listDomains,
-      putDomain,
       hnsOf,
       domainHolder,
       dropDomain,

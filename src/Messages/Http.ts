@@ -3,6 +3,7 @@ import { Auth, ShoalApi, Social as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
+import { ok } from "../Http/RequestOf.js"
 import { Messages } from "../Messages.js"
 import { Notifications } from "../Notifications.js"
 
@@ -18,7 +19,7 @@ export const MessagesHttpLive = HttpApiBuilder.group(ShoalApi, "messages", (hand
           Effect.flatMap(caller, (c) =>
             messages.sendTo(c, payload)).pipe(
               Effect.map((message) =>
-                new Api.MessageSent({ status: "success", message }, true)
+                ok(Api.MessageSent)({ message })
               )
             ))
       )
@@ -37,22 +38,22 @@ export const MessagesHttpLive = HttpApiBuilder.group(ShoalApi, "messages", (hand
       .handle("approveMessageRequest", ({ path }) =>
         Effect.flatMap(caller, (c) =>
           messages.approve(c, path.request_id)).pipe(
-            Effect.map((n) =>
-              new Api.RequestDecided({ status: "success", request_id: path.request_id, state: "approved", messages: n })
+            Effect.map((messages) =>
+              ok(Api.RequestDecided)({ request_id: path.request_id, state: "approved", messages })
             )
           ))
       .handle("declineMessageRequest", ({ path }) =>
         Effect.flatMap(caller, (c) =>
           messages.decline(c, path.request_id)).pipe(
-            Effect.map((n) =>
-              new Api.RequestDecided({ status: "success", request_id: path.request_id, state: "declined", messages: n })
+            Effect.map((messages) =>
+              ok(Api.RequestDecided)({ request_id: path.request_id, state: "declined", messages })
             )
           ))
       .handle("listNotifications", ({ urlParams }) =>
         Effect.flatMap(caller, (c) =>
           notifications.list(c, urlParams)).pipe(
-            Effect.map((list) =>
-              new Api.NotificationList({ status: "success", notifications: list }, true)
+            Effect.map((notifications) =>
+              ok(Api.NotificationList)({ notifications })
             )
           ))
       .handle("markNotificationsRead", ({ payload }) =>

@@ -38,37 +38,23 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
      */
     const connection = (s: Ids.UserId, r: Ids.UserId) =>
       Effect.map(
-        sql<{
-          follows: boolean
-          same_human: boolean
-          wrote: boolean
-          approved: boolean
-          project: boolean
-          squad: boolean
-        }>`SELECT
-          EXISTS (SELECT 1 FROM follows WHERE follower_id = ${r} AND followee_id = ${s}) AS follows,
+        sql<Connection>`SELECT
+          EXISTS (SELECT 1 FROM follows WHERE follower_id = ${r} AND followee_id = ${s}) AS "recipientFollowsSender",
           EXISTS (SELECT 1 FROM users su, users ru WHERE su.id = ${s} AND ru.id = ${r}
-            AND (su.owner_id = ru.id OR ru.owner_id = su.id OR su.owner_id = ru.owner_id)) AS same_human,
+            AND (su.owner_id = ru.id OR ru.owner_id = su.id OR su.owner_id = ru.owner_id)) AS "oneHumanOwnsBoth",
           EXISTS (SELECT 1 FROM messages WHERE sender_id = ${r} AND recipient_id = ${s} AND state = 'delivered')
-            AS wrote,
-          EXISTS (SELECT 1 FROM message_approvals WHERE sender_id = ${s} AND recipient_id = ${r}) AS approved,
+            AS "recipientWroteBefore",
+          EXISTS (SELECT 1 FROM message_approvals WHERE sender_id = ${s} AND recipient_id = ${r}) AS "threadApproved",
           EXISTS (SELECT 1 FROM project_members a JOIN project_members b ON b.project_id = a.project_id
             JOIN projects p ON p.id = b.project_id JOIN users ru ON ru.id = b.user_id
             WHERE a.user_id = ${s} AND b.user_id = ${r}
-              AND (b.consented OR p.owner_id = ru.id OR p.owner_id = ru.owner_id)) AS project,
+              AND (b.consented OR p.owner_id = ru.id OR p.owner_id = ru.owner_id)) AS "sharesProjectRecipientJoined",
           EXISTS (SELECT 1 FROM team_members a JOIN team_members b ON b.team_id = a.team_id
             JOIN teams t ON t.id = b.team_id JOIN users ru ON ru.id = b.user_id
             WHERE a.user_id = ${s} AND b.user_id = ${r}
-              AND (b.consented OR t.created_by = ru.id OR t.created_by = ru.owner_id)) AS squad`,
-        (rows): Connection => ({
-          recipientFollowsSender: rows[0]!.follows,
-          oneHumanOwnsBoth: rows[0]!.same_human,
-          recipientWroteBefore: rows[0]!.wrote,
-          threadApproved: rows[0]!.approved,
-          sharesProjectRecipientJoined: rows[0]!.project,
-          sharesSquadRecipientJoined: rows[0]!.squad
-        })
-      )
+              AND (b.consented OR t.created_by = ru.id OR t.created_by = ru.owner_id)) AS "sharesSquadRecipientJoined"`,
+        (rows) => rows[0]!
+      ).pipe(Effect.orDie)
 
     const insert = (
       s: Ids.UserId,
@@ -82,9 +68,9 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
             delivered_at)
           VALUES (${s}, ${r}, ${content}, ${state}, ${now}, ${state === "delivered" ? now : null}) RETURNING id`,
         (rows) => rows[0]!.id
-      )
+      ).pipe(Effect.orDie)
 
-    const inbox = (r: Ids.UserId, unreadOnly: boolean, limit: number, after: Position | undefined) =>
+    const inbox = (r: Ids.UserId, unreadOnly: boolean, limit: number, after?: Position) =>
       Effect.flatMap(
         sql`SELECT m.id, u.handle AS sender_handle, m.content, m.created_at, m.read_at
           FROM messages m JOIN users u ON u.id = m.sender_id
@@ -96,14 +82,14 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
         }
           ORDER BY m.created_at DESC, m.id DESC LIMIT ${limit}`,
         decodeInbox
-      )
+      ).pipe(Effect.orDie)
 
     /** Whether `id` is a delivered message to `r`. */
     const received = (r: Ids.UserId, id: Ids.MessageId) =>
       Effect.map(
         sql`SELECT 1 FROM messages WHERE id = ${id} AND recipient_id = ${r} AND state = 'delivered'`,
         (rows) => rows.length > 0
-      )
+      ).pipe(Effect.orDie)
 
     /** Marks unread delivered messages to `r` read (one, or all); how many changed. */
     const markRead = (r: Ids.UserId, id: Ids.MessageId | undefined, now: Date) =>
@@ -114,32 +100,21 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
             RETURNING 1)
           SELECT count(*)::int AS n FROM marked`,
         (rows) => rows[0]?.n ?? 0
-      )
+      ).pipe(Effect.orDie)
 
-    const requestColumns = sql`m.id, m.sender_id, m.recipient_id, su.handle AS sender_handle,
-      ru.handle AS recipient_handle, m.content, m.created_at`
-
-    /** Requests a human decides: those to itself and to the agents it owns. */
-    const requestsFor = (human: Ids.UserId) =>
+    /** Requests a human decides (all, or the one with `id`): those to itself and to the agents it owns. */
+    const requestsFor = (human: Ids.UserId, id?: Ids.MessageId) =>
       Effect.flatMap(
-        sql`SELECT ${requestColumns} FROM messages m
-          JOIN users su ON su.id = m.sender_id JOIN users ru ON ru.id = m.recipient_id
+        sql`SELECT m.id, m.sender_id, m.recipient_id, su.handle AS sender_handle, ru.handle AS recipient_handle,
+            m.content, m.created_at
+          FROM messages m JOIN users su ON su.id = m.sender_id JOIN users ru ON ru.id = m.recipient_id
           WHERE m.state = 'pending_approval' AND (m.recipient_id = ${human} OR ru.owner_id = ${human})
+            ${id === undefined ? sql`` : sql`AND m.id = ${id}`}
           ORDER BY m.created_at, m.id`,
         decodeRequests
-      )
+      ).pipe(Effect.orDie)
 
-    const requestFor = (human: Ids.UserId, id: Ids.MessageId) =>
-      Effect.map(
-        Effect.flatMap(
-          sql`SELECT ${requestColumns} FROM messages m
-            JOIN users su ON su.id = m.sender_id JOIN users ru ON ru.id = m.recipient_id
-            WHERE m.id = ${id} AND m.state = 'pending_approval'
-              AND (m.recipient_id = ${human} OR ru.owner_id = ${human})`,
-          decodeRequests
-        ),
-        (rows) => rows[0]
-      )
+    const requestFor = (human: Ids.UserId, id: Ids.MessageId) => Effect.map(requestsFor(human, id), (rows) => rows[0])
 
     /** Approves the thread s → r and delivers its waiting messages; returns them, oldest first. */
     const approve = (s: Ids.UserId, r: Ids.UserId, by: Ids.UserId, now: Date) =>
@@ -151,7 +126,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
             WHERE sender_id = ${s} AND recipient_id = ${r} AND state = 'pending_approval'
             RETURNING id, content, created_at)
           SELECT id, content FROM d ORDER BY created_at, id`
-      })
+      }).pipe(Effect.orDie)
 
     /** Drops the waiting messages of the thread s → r; how many. */
     const decline = (s: Ids.UserId, r: Ids.UserId) =>
@@ -160,20 +135,8 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
             WHERE sender_id = ${s} AND recipient_id = ${r} AND state = 'pending_approval' RETURNING 1)
           SELECT count(*)::int AS n FROM gone`,
         (rows) => rows[0]?.n ?? 0
-      )
+      ).pipe(Effect.orDie)
 
-    return {
-      connection: (s: Ids.UserId, r: Ids.UserId) => Effect.orDie(connection(s, r)),
-      insert: (s: Ids.UserId, r: Ids.UserId, c: string, st: "delivered" | "pending_approval", now: Date) =>
-        Effect.orDie(insert(s, r, c, st, now)),
-      inbox: (r: Ids.UserId, unreadOnly: boolean, limit: number, after?: Position) =>
-        Effect.orDie(inbox(r, unreadOnly, limit, after)),
-      received: (r: Ids.UserId, id: Ids.MessageId) => Effect.orDie(received(r, id)),
-      markRead: (r: Ids.UserId, id: Ids.MessageId | undefined, now: Date) => Effect.orDie(markRead(r, id, now)),
-      requestsFor: (h: Ids.UserId) => Effect.orDie(requestsFor(h)),
-      requestFor: (h: Ids.UserId, id: Ids.MessageId) => Effect.orDie(requestFor(h, id)),
-      approve: (s: Ids.UserId, r: Ids.UserId, by: Ids.UserId, now: Date) => Effect.orDie(approve(s, r, by, now)),
-      decline: (s: Ids.UserId, r: Ids.UserId) => Effect.orDie(decline(s, r))
-    } as const
+    return { connection, insert, inbox, received, markRead, requestsFor, requestFor, approve, decline } as const
   })
 }) {}

@@ -33,7 +33,7 @@ export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("Noti
           WHERE e.recipient_id = ${user} AND e.type NOT IN ${sql.in(NOT_NOTIFICATIONS)}
             ${unreadOnly ? sql`AND e.cursor > ${mark(user)}` : sql``}
           ORDER BY e.cursor DESC
-        ) n ${unreadOnly ? sql`WHERE NOT n.is_read` : sql``} LIMIT ${limit}`
+        ) n ${unreadOnly ? sql`WHERE NOT n.is_read` : sql``} LIMIT ${limit}`.pipe(Effect.orDie)
 
     /** The cursor of the caller's notification with this id, if it is one. */
     const find = (user: Ids.UserId, id: string, cursor: number) =>
@@ -42,7 +42,7 @@ export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("Noti
           WHERE cursor = ${cursor} AND recipient_id = ${user} AND id = ${id}
             AND type NOT IN ${sql.in(NOT_NOTIFICATIONS)}`,
         (rows) => rows.length > 0
-      )
+      ).pipe(Effect.orDie)
 
     /** Marks one read; 1 when it was unread. */
     const markOne = (user: Ids.UserId, cursor: number) =>
@@ -52,7 +52,7 @@ export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("Noti
             ON CONFLICT DO NOTHING RETURNING 1)
           SELECT count(*)::int AS n FROM ins`,
         (rows) => rows[0]?.n ?? 0
-      )
+      ).pipe(Effect.orDie)
 
     /** Marks everything up to the newest event read; how many were unread. */
     const markAll = (user: Ids.UserId) =>
@@ -69,13 +69,8 @@ export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("Noti
             EXCLUDED.read_through)`
         yield* sql`DELETE FROM notification_reads WHERE user_id = ${user} AND event_cursor <= ${newest}::bigint`
         return counted[0]?.n ?? 0
-      })
+      }).pipe(Effect.orDie)
 
-    return {
-      list: (u: Ids.UserId, unreadOnly: boolean, limit: number) => Effect.orDie(list(u, unreadOnly, limit)),
-      find: (u: Ids.UserId, id: string, cursor: number) => Effect.orDie(find(u, id, cursor)),
-      markOne: (u: Ids.UserId, cursor: number) => Effect.orDie(markOne(u, cursor)),
-      markAll: (u: Ids.UserId) => Effect.orDie(markAll(u))
-    } as const
+    return { list, find, markOne, markAll } as const
   })
 }) {}

@@ -93,7 +93,7 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
 
     const id = <A, I>(schema: Schema.Schema<A, I>, value: string | undefined) =>
       Option.getOrUndefined(Schema.decodeUnknownOption(schema)(value))
-    const params = Effect.map(HttpRouter.params, (p) => p)
+    const params = HttpRouter.params
 
     yield* router.get(
       "/projects/:project_id",

@@ -8,6 +8,7 @@ import { presentedKey } from "../Auth.js"
 import { hashKey } from "../Auth/Keys.js"
 import { enforce, RateLimiter } from "../Auth/RateLimiter.js"
 import { withOnly } from "../Http/LeanContext.js"
+import { ok } from "../Http/RequestOf.js"
 import { Relay } from "../Relay.js"
 
 export const RelayHttpLive = HttpApiBuilder.group(ShoalApi, "relay", (handlers) =>
@@ -15,14 +16,12 @@ export const RelayHttpLive = HttpApiBuilder.group(ShoalApi, "relay", (handlers) 
     const relay = yield* Relay
     return handlers
       .handle("relayCredentials", () =>
-        Effect.flatMap(Auth.CurrentUser, relay.get).pipe(Effect.map((c) => new Api.RelayCredentials(c, true))))
+        Effect.flatMap(Auth.CurrentUser, relay.get).pipe(Effect.map(ok(Api.RelayCredentials))))
       .handle("rotateRelayCredentials", () =>
-        Effect.flatMap(Auth.CurrentUser, relay.rotate).pipe(Effect.map((c) =>
-          new Api.RelayCredentials(c, true)
-        )))
+        Effect.flatMap(Auth.CurrentUser, relay.rotate).pipe(Effect.map(ok(Api.RelayCredentials))))
   })).pipe(withOnly(Relay, Auth.Authentication))
 
-const ok = new Api.RelayStatus({ status: "success" })
+const done = new Api.RelayStatus({ status: "success" })
 
 export const RelayFeedHttpLive = HttpApiBuilder.group(ShoalApi, "relayFeed", (handlers) =>
   Effect.gen(function*() {
@@ -31,29 +30,21 @@ export const RelayFeedHttpLive = HttpApiBuilder.group(ShoalApi, "relayFeed", (ha
     return handlers
       .handle("pending", ({ path, urlParams }) =>
         Effect.flatMap(key, (k) =>
-          relay.pending(k, path.relay_id, urlParams.ack === "true")).pipe(
-            Effect.map((events) => new Api.PendingEvents({ status: "success", events }, true))
-          ))
+          relay.pending(k, path.relay_id, urlParams.ack === "true")).pipe(Effect.map((events) =>
+            ok(Api.PendingEvents)({ events })
+          )))
       .handle("ack", ({ path, payload }) =>
         Effect.flatMap(key, (k) =>
-          relay.acknowledge(k, path.relay_id, payload.event_id)).pipe(Effect.as(ok)))
+          relay.acknowledge(k, path.relay_id, payload.event_id)).pipe(Effect.as(done)))
       .handle("result", ({ path, payload }) =>
         Effect.flatMap(key, (k) =>
-          relay.recordResult(k, path.event_id, payload)).pipe(Effect.as(ok)))
+          relay.recordResult(k, path.event_id, payload)).pipe(Effect.as(done)))
       .handle("config", ({ path }) =>
         Effect.flatMap(key, (k) =>
-          relay.config(k, path.relay_id)).pipe(
-            Effect.map((c) =>
-              new Api.RelayConfig(c, true)
-            )
-          ))
+          relay.config(k, path.relay_id)).pipe(Effect.map(ok(Api.RelayConfig))))
       .handle("configure", ({ path, payload }) =>
         Effect.flatMap(key, (k) =>
-          relay.configure(k, path.relay_id, payload)).pipe(
-            Effect.map((c) =>
-              new Api.RelayConfig(c, true)
-            )
-          ))
+          relay.configure(k, path.relay_id, payload)).pipe(Effect.map(ok(Api.RelayConfig))))
   })).pipe(withOnly(Relay, RelayApi.RelayAuthentication))
 
 const unauthorized = (message: string) =>

@@ -18,44 +18,23 @@ export interface PushClaim extends RelayRow {
   readonly pushAttempts: number
 }
 
-interface RawRelay {
-  readonly id: string
-  readonly user_id: string
-  readonly api_key: string
-  readonly position: string | number
-  readonly delivery_mode: string
-  readonly webhook_url: string | null
-  readonly webhook_secret: string | null
-  readonly config_version: number
-}
-
-const fromRaw = (r: RawRelay): RelayRow => ({
-  id: r.id as Api.RelayId,
-  userId: r.user_id as Ids.UserId,
-  apiKey: r.api_key,
-  position: Number(r.position),
-  deliveryMode: r.delivery_mode as Api.DeliveryMode,
-  webhookUrl: r.webhook_url,
-  webhookSecret: r.webhook_secret,
-  configVersion: r.config_version
-})
-
 const iso = (millis: number) => new Date(millis).toISOString()
-
-const first = (rows: ReadonlyArray<RawRelay>) => rows.length > 0 ? fromRaw(rows[0]!) : undefined
 
 /** All of the relay's SQL. */
 export class RelayRepo extends Effect.Service<RelayRepo>()("Relay/Repo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql`id, user_id, api_key, position::text AS position, delivery_mode, webhook_url, webhook_secret,
-      config_version`
+    // a cursor is a bigint: as float8 it is a number, exact below 2^53
+    const columns = sql`id, user_id AS "userId", api_key AS "apiKey", position::float8 AS position,
+      delivery_mode AS "deliveryMode", webhook_url AS "webhookUrl", webhook_secret AS "webhookSecret",
+      config_version AS "configVersion"`
+    const first = (rows: ReadonlyArray<RelayRow>) => rows[0]
 
     const forUser = (userId: Ids.UserId) =>
-      Effect.map(sql<RawRelay>`SELECT ${columns} FROM relays WHERE user_id = ${userId}`, first)
+      Effect.map(sql<RelayRow>`SELECT ${columns} FROM relays WHERE user_id = ${userId}`, first)
 
     const byKeyHash = (keyHash: string) =>
-      Effect.map(sql<RawRelay>`SELECT ${columns} FROM relays WHERE key_hash = ${keyHash}`, first)
+      Effect.map(sql<RelayRow>`SELECT ${columns} FROM relays WHERE key_hash = ${keyHash}`, first)
 
     /** The agent's relay, created with these values if it has none (two calls at once agree on one). */
     const create = (
@@ -63,16 +42,16 @@ export class RelayRepo extends Effect.Service<RelayRepo>()("Relay/Repo", {
       position: number
     ) =>
       Effect.map(
-        sql<RawRelay>`INSERT INTO relays (id, user_id, key_hash, api_key, position)
+        sql<RelayRow>`INSERT INTO relays (id, user_id, key_hash, api_key, position)
           VALUES (${row.id}, ${row.userId}, ${row.keyHash}, ${row.apiKey}, ${position})
           ON CONFLICT (user_id) DO UPDATE SET id = relays.id
           RETURNING ${columns}`,
-        (rows) => fromRaw(rows[0]!)
+        (rows) => rows[0]!
       )
 
     const replaceKey = (userId: Ids.UserId, apiKey: string, keyHash: string) =>
       Effect.map(
-        sql<RawRelay>`UPDATE relays SET api_key = ${apiKey}, key_hash = ${keyHash} WHERE user_id = ${userId}
+        sql<RelayRow>`UPDATE relays SET api_key = ${apiKey}, key_hash = ${keyHash} WHERE user_id = ${userId}
           RETURNING ${columns}`,
         first
       )
@@ -90,11 +69,11 @@ export class RelayRepo extends Effect.Service<RelayRepo>()("Relay/Repo", {
       }
     ) =>
       Effect.map(
-        sql<RawRelay>`UPDATE relays SET delivery_mode = ${config.deliveryMode}, webhook_url = ${config.webhookUrl},
+        sql<RelayRow>`UPDATE relays SET delivery_mode = ${config.deliveryMode}, webhook_url = ${config.webhookUrl},
             webhook_secret = ${config.webhookSecret}, config_version = config_version + 1,
             push_attempts = 0, push_next_at = NULL, push_error = NULL
           WHERE id = ${relayId} RETURNING ${columns}`,
-        (rows) => fromRaw(rows[0]!)
+        (rows) => rows[0]!
       )
 
     const recordResult = (
@@ -124,19 +103,15 @@ export class RelayRepo extends Effect.Service<RelayRepo>()("Relay/Repo", {
      * expanded waits for the expander), until `leaseEnd`; nodes pushing at once take different relays.
      */
     const claimPush = (now: number, leaseEnd: number, limit: number) =>
-      Effect.map(
-        sql<RawRelay & { readonly push_attempts: number }>`UPDATE relays r SET push_locked_until = ${iso(leaseEnd)}
-          FROM (SELECT id FROM relays
+      sql<PushClaim>`UPDATE relays r SET push_locked_until = ${iso(leaseEnd)}
+          FROM (SELECT id AS claimed FROM relays
             WHERE delivery_mode = 'push' AND webhook_url IS NOT NULL
               AND (push_next_at IS NULL OR push_next_at <= ${iso(now)}::timestamptz)
               AND (push_locked_until IS NULL OR push_locked_until <= ${iso(now)}::timestamptz)
               AND EXISTS (SELECT 1 FROM events e WHERE e.recipient_id = relays.user_id AND e.cursor > relays.position)
             ORDER BY push_next_at NULLS FIRST LIMIT ${limit} FOR UPDATE SKIP LOCKED) c
-          WHERE r.id = c.id
-          RETURNING r.id, r.user_id, r.api_key, r.position::text AS position, r.delivery_mode, r.webhook_url,
-            r.webhook_secret, r.config_version, r.push_attempts`,
-        (rows) => rows.map((r): PushClaim => ({ ...fromRaw(r), pushAttempts: r.push_attempts }))
-      )
+          WHERE r.id = c.claimed
+          RETURNING ${columns}, push_attempts AS "pushAttempts"`
 
     /** A push round ended: delivered up to `cursor` (if any), and failed since `attempts` times in a row. */
     const pushed = (

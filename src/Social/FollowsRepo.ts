@@ -35,21 +35,21 @@ export class FollowsRepo extends Effect.Service<FollowsRepo>()("Social/FollowsRe
         const existing = yield* sql<{ created_at: Date | string }>`SELECT created_at FROM follows
           WHERE follower_id = ${follower} AND followee_id = ${followee}`
         return { created: false, createdAt: new Date(existing[0]!.created_at).toISOString() }
-      })
+      }).pipe(Effect.orDie)
 
     const unfollow = (follower: Ids.UserId, followee: Ids.UserId) =>
       Effect.map(
         sql<{ n: number }>`WITH gone AS (DELETE FROM follows WHERE follower_id = ${follower}
           AND followee_id = ${followee} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
         (r) => (r[0]?.n ?? 0) > 0
-      )
+      ).pipe(Effect.orDie)
 
     // newest first; a cursor names the last (followed_at, user id) of the previous page (Social/Cursor.ts)
     const past = (after: Position | undefined) =>
       after === undefined ? sql`` : sql`AND (f.created_at, u.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
 
     /** The users on the other side of `which`: who follows `user`, or whom `user` follows. */
-    const list = (which: Which, user: Ids.UserId, limit: number, offset: number, after?: Position) => {
+    const list = (which: Which, user: Ids.UserId, limit: number, offset: number, after: Position | undefined) => {
       const [them, of] = sides[which]
       return Effect.flatMap(
         sql`SELECT u.id, u.handle, u.display_name, u.user_type, f.created_at AS followed_at,
@@ -57,21 +57,15 @@ export class FollowsRepo extends Effect.Service<FollowsRepo>()("Social/FollowsRe
           FROM follows f JOIN users u ON u.id = f.${sql(them)} WHERE f.${sql(of)} = ${user} ${past(after)}
           ORDER BY f.created_at DESC, u.id DESC LIMIT ${limit} OFFSET ${offset}`,
         decodeRows
-      )
+      ).pipe(Effect.orDie)
     }
 
     const count = (which: Which, user: Ids.UserId) =>
       Effect.map(
         sql<{ n: number }>`SELECT count(*)::int AS n FROM follows WHERE ${sql(sides[which][1])} = ${user}`,
         (r) => r[0]?.n ?? 0
-      )
+      ).pipe(Effect.orDie)
 
-    return {
-      follow: (a: Ids.UserId, b: Ids.UserId, now: Date) => Effect.orDie(follow(a, b, now)),
-      unfollow: (a: Ids.UserId, b: Ids.UserId) => Effect.orDie(unfollow(a, b)),
-      list: (which: Which, u: Ids.UserId, limit: number, offset: number, after?: Position) =>
-        Effect.orDie(list(which, u, limit, offset, after)),
-      count: (which: Which, u: Ids.UserId) => Effect.orDie(count(which, u))
-    } as const
+    return { follow, unfollow, list, count } as const
   })
 }) {}

@@ -86,28 +86,12 @@ const shared = Effect.gen(function*() {
 
   const followers = ({ path, urlParams }: RequestOf<"social", "followers">) =>
     Effect.flatMap(caller, (c) => social.followers(c, path.handle, urlParams)).pipe(
-      Effect.map((r) =>
-        new Api.Followers({
-          status: "success",
-          handle: r.handle,
-          followers: r.users,
-          total: r.total,
-          next_cursor: r.next_cursor
-        }, true)
-      )
+      Effect.map(({ users, ...r }) => ok(Api.Followers)({ ...r, followers: users }))
     )
 
   const following = ({ path, urlParams }: RequestOf<"social", "following">) =>
     Effect.flatMap(caller, (c) => social.following(c, path.handle, urlParams)).pipe(
-      Effect.map((r) =>
-        new Api.Following({
-          status: "success",
-          handle: r.handle,
-          following: r.users,
-          total: r.total,
-          next_cursor: r.next_cursor
-        }, true)
-      )
+      Effect.map(({ users, ...r }) => ok(Api.Following)({ ...r, following: users }))
     )
 
   return { createPost, feed, follow, unfollow, comment, vote, getPost, userPosts, followers, following }

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Ids, Social } from "@shoal/domain"
-import { Effect, Schema } from "effect"
+import { Effect, flow, Schema } from "effect"
 import { sqlArray } from "../Database/SqlArrays.js"
 import { IsoFromDate } from "../Projects/Times.js"
 
@@ -82,7 +82,7 @@ export class PostsRepo extends Effect.Service<PostsRepo>()("Social/PostsRepo", {
 
     /** Serializes the posts of one author (the rolling limit is read and then written in one transaction). */
     const lockAuthor = (author: Ids.UserId) =>
-      sql`SELECT id FROM users WHERE id = ${author} FOR UPDATE`.pipe(Effect.asVoid)
+      sql`SELECT id FROM users WHERE id = ${author} FOR UPDATE`.pipe(Effect.asVoid, Effect.orDie)
 
     /** The `n`th newest post of `author` since `since`, if there are that many: when it leaves, one more is allowed. */
     const nthSince = (author: Ids.UserId, since: Date, n: number) =>
@@ -90,7 +90,7 @@ export class PostsRepo extends Effect.Service<PostsRepo>()("Social/PostsRepo", {
         sql<{ created_at: Date | string }>`SELECT created_at FROM posts WHERE author_id = ${author}
           AND created_at > ${since} ORDER BY created_at DESC OFFSET ${n - 1} LIMIT 1`,
         (r) => r.length === 0 ? undefined : new Date(r[0]!.created_at)
-      )
+      ).pipe(Effect.orDie)
 
     const insert = (author: Ids.UserId, v: NewPostValues, now: Date) =>
       Effect.map(
@@ -98,7 +98,7 @@ export class PostsRepo extends Effect.Service<PostsRepo>()("Social/PostsRepo", {
           VALUES (${author}, ${v.content}, ${JSON.stringify(v.media)}::jsonb, ${v.projectId}, ${v.visibility}, ${now})
           RETURNING id`,
         (r) => r[0]!.id
-      )
+      ).pipe(Effect.orDie)
 
     /** The post, if `viewer` may see it. */
     const find = (id: Ids.PostId, viewer: Ids.UserId) =>
@@ -109,13 +109,10 @@ export class PostsRepo extends Effect.Service<PostsRepo>()("Social/PostsRepo", {
       )
 
     /**
-     * The feed: posts of followed accounts, the viewer's own, and updates of projects it takes part in (a member,
-     * or the human owning the project's owner). One walk of posts_created_idx newest first, each post tested against
-     * the followed set and the viewer's projects (two arrays computed once per query): a page reads about as many
-     * rows as it returns while followed accounts post often, and the author and vote are joined to the page only.
-     * The visibility test is `visibleTo` specialised to these sources (an account followed sees its
-     * followers-only posts; a project of the viewer's passes the project gate), kept to plain column tests so the
-     * planner keeps the ordered index walk (with `visibleTo`'s subqueries it sorted every followed post instead).
+     * The feed: posts of followed accounts, the viewer's own, and updates of projects it takes part in. One walk of
+     * posts_created_idx newest first, each post tested against the followed set and the viewer's projects (arrays
+     * computed once); author and vote are joined to the page only. The visibility test is `visibleTo` specialised
+     * to these sources as plain column tests: with `visibleTo`'s subqueries the planner sorted every followed post.
      */
     const feed = (viewer: Ids.UserId, s: PageStart) =>
       rows(sql`SELECT ${columns(viewer)} FROM (
@@ -139,14 +136,17 @@ export class PostsRepo extends Effect.Service<PostsRepo>()("Social/PostsRepo", {
         WHERE p.author_id = ${author} AND ${startAt(s)} AND ${visibleTo(sql`${viewer}::uuid`)}
         ${page(s)}`)
 
-    const comments = SqlSchema.findAll({
-      Request: Ids.PostId,
-      Result: CommentRow,
-      execute: (id) =>
-        sql`SELECT c.id, c.post_id, u.handle AS author_handle, c.content, c.created_at
-          FROM post_comments c JOIN users u ON u.id = c.author_id
-          WHERE c.post_id = ${id} ORDER BY c.created_at, c.id`
-    })
+    const comments = flow(
+      SqlSchema.findAll({
+        Request: Ids.PostId,
+        Result: CommentRow,
+        execute: (id) =>
+          sql`SELECT c.id, c.post_id, u.handle AS author_handle, c.content, c.created_at
+            FROM post_comments c JOIN users u ON u.id = c.author_id
+            WHERE c.post_id = ${id} ORDER BY c.created_at, c.id`
+      }),
+      Effect.orDie
+    )
 
     const insertComment = (post: Ids.PostId, author: Ids.UserId, content: string, now: Date) =>
       Effect.gen(function*() {
@@ -154,7 +154,7 @@ export class PostsRepo extends Effect.Service<PostsRepo>()("Social/PostsRepo", {
           VALUES (${post}, ${author}, ${content}, ${now}) RETURNING id`
         yield* sql`UPDATE posts SET comment_count = comment_count + 1 WHERE id = ${post}`
         return r[0]!.id
-      })
+      }).pipe(Effect.orDie)
 
     /** Sets the caller's vote; the score moves by the difference. `changed` is false for the same vote again. */
     const vote = (post: Ids.PostId, user: Ids.UserId, value: 1 | -1, now: Date) =>
@@ -169,7 +169,7 @@ export class PostsRepo extends Effect.Service<PostsRepo>()("Social/PostsRepo", {
         }
         const score = yield* sql<{ score: number }>`SELECT score FROM posts WHERE id = ${post}`
         return { changed: old !== value, score: score[0]!.score }
-      })
+      }).pipe(Effect.orDie)
 
     /**
      * Of the accounts with these handles, other than the post's author, the ones that may see the post and were not
@@ -182,19 +182,8 @@ export class PostsRepo extends Effect.Service<PostsRepo>()("Social/PostsRepo", {
           WHERE p.id = ${post} AND u.id <> p.author_id AND ${visibleTo(sql`u.id`)}
           ON CONFLICT DO NOTHING RETURNING user_id`,
         (r) => r.map((x) => x.user_id)
-      )
+      ).pipe(Effect.orDie)
 
-    return {
-      lockAuthor: (a: Ids.UserId) => Effect.orDie(lockAuthor(a)),
-      nthSince: (a: Ids.UserId, since: Date, n: number) => Effect.orDie(nthSince(a, since, n)),
-      insert: (a: Ids.UserId, v: NewPostValues, now: Date) => Effect.orDie(insert(a, v, now)),
-      find,
-      feed,
-      byAuthor,
-      comments: (id: Ids.PostId) => Effect.orDie(comments(id)),
-      insertComment: (p: Ids.PostId, a: Ids.UserId, c: string, now: Date) => Effect.orDie(insertComment(p, a, c, now)),
-      vote: (p: Ids.PostId, u: Ids.UserId, v: 1 | -1, now: Date) => Effect.orDie(vote(p, u, v, now)),
-      newMentions: (p: Ids.PostId, handles: ReadonlyArray<string>) => Effect.orDie(newMentions(p, handles))
-    } as const
+    return { lockAuthor, nthSince, insert, find, feed, byAuthor, comments, insertComment, vote, newMentions } as const
   })
 }) {}
