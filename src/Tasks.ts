@@ -36,11 +36,6 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     const remote = <A, E>(effect: Effect.Effect<A, E>) => wallet.local ? Effect.void : effect
     const publicUrl = yield* Effect.orDie(PublicUrl)
 
-    const loadProject = (caller: Auth.Principal, id: Ids.ProjectId) =>
-      Effect.flatMap(projects.access(id, caller.id), (row) => Policy.visible(id, row))
-    const load = (caller: Auth.Principal, id: Ids.TaskId) =>
-      Effect.flatMap(repo.access(id, caller.id), (row) => Policy.visibleTask(id, row))
-
     const { assign, assigneeOf } = yield* makeAssignment
     const nextOccurrence = yield* makeNextOccurrence(assign)
     const bountyEvents = yield* makeBountyEvents
@@ -68,7 +63,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     /** One page of a project's tasks: the access check and the page, two statements. */
     const listForProject = Effect.fn("Tasks.listForProject")(
       function*(caller: Auth.Principal, projectId: Ids.ProjectId, q: Api.TaskListQuery) {
-        yield* loadProject(caller, projectId)
+        yield* projects.visible(projectId, caller.id)
         return yield* listing("project", projectId, q)
       }
     )
@@ -80,7 +75,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     const create = Effect.fn("Tasks.create")(
       function*(caller: Auth.Principal, projectId: Ids.ProjectId, input: Api.NewTask) {
         const deadline = yield* oneOfTwoNames("deadline", input.deadline, "due_date", input.due_date)
-        const project = yield* loadProject(caller, projectId)
+        const project = yield* projects.visible(projectId, caller.id)
         yield* Policy.requireParticipant(project, "create tasks")
         if ((input.gem_bounty ?? 0) > 0) yield* Bounty.requireFunder(caller)
         const assignee = yield* assigneeOf(caller, input)
@@ -121,19 +116,19 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     )
 
     const get = Effect.fn("Tasks.get")(function*(caller: Auth.Principal, id: Ids.TaskId) {
-      const task = yield* load(caller, id)
+      const task = yield* repo.visible(id, caller.id)
       const [comments, checklist] = yield* Effect.all([notes.comments(id), notes.checklist(id)])
       return { task, comments, checklist, permalink: taskPermalink(publicUrl, task) }
     })
 
     const update = Effect.fn("Tasks.update")(function*(caller: Auth.Principal, id: Ids.TaskId, patch: Api.TaskPatch) {
       const deadline = yield* oneOfTwoNames("deadline", patch.deadline, "due_date", patch.due_date)
-      const task = yield* load(caller, id)
+      const task = yield* repo.visible(id, caller.id)
       yield* Policy.requireParticipant(task, "change its tasks")
       let projectId = task.project_id
       let projectTitle = task.project_title
       if (patch.project_id !== undefined && patch.project_id !== task.project_id) {
-        const dest = yield* loadProject(caller, patch.project_id)
+        const dest = yield* projects.visible(patch.project_id, caller.id)
         yield* Policy.requireParticipant(dest, "receive tasks")
         yield* TaskPolicy.requireMove(caller, task, dest)
         projectId = dest.id
@@ -143,12 +138,8 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
       if (assignee !== undefined) yield* TaskPolicy.requireAssign(caller, task, assignee?.id ?? null)
       const attribution = yield* resolveAttribution(people, patch)
       const status = patch.status ?? task.status
-      yield* TaskPolicy.requireStatusChange(
-        caller,
-        task,
-        status,
-        assignee === undefined ? task.assigned_to_id : assignee?.id ?? null
-      )
+      const assignedTo = assignee === undefined ? task.assigned_to_id : assignee?.id ?? null
+      yield* TaskPolicy.requireStatusChange(caller, task, status, assignedTo)
       const completing = status === "completed" && task.status !== "completed" && task.status !== "pending_approval"
       if (completing && task.gem_bounty > 0) {
         return yield* new Errors.Conflict({
@@ -173,7 +164,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           title: patch.title ?? task.title,
           description: patch.description ?? task.description,
           status,
-          assigned_to_id: assignee === undefined ? task.assigned_to_id : assignee?.id ?? null,
+          assigned_to_id: assignedTo,
           recurrence: patch.recurrence !== undefined ? patch.recurrence : task.recurrence,
           priority: patch.priority !== undefined ? patch.priority : task.priority,
           deadline: deadline !== undefined ? deadline : task.deadline,
@@ -201,7 +192,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     })
 
     const complete = Effect.fn("Tasks.complete")(function*(caller: Auth.Principal, id: Ids.TaskId, note?: string) {
-      const task = yield* load(caller, id)
+      const task = yield* repo.visible(id, caller.id)
       // before the participant check: an outsider completing a gig is told to apply
       yield* TaskPolicy.requireCompleter(caller, task)
       yield* Policy.requireParticipant(task, "complete its tasks")
@@ -228,7 +219,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     })
 
     const reschedule = Effect.fn("Tasks.reschedule")(function*(caller: Auth.Principal, id: Ids.TaskId, at: string) {
-      const task = yield* load(caller, id)
+      const task = yield* repo.visible(id, caller.id)
       if (task.assigned_to_id !== caller.id) {
         return yield* new Errors.Forbidden({ message: "only the task's assignee can reschedule it" })
       }
@@ -250,7 +241,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     /** Approve or reject a completed bounty task: the bounty's funder (Tasks/Policy). */
     const decide = (decision: "approve" | "reject") =>
       Effect.fn(`Tasks.${decision}`)(function*(caller: Auth.Principal, id: Ids.TaskId, note?: string) {
-        const task = yield* load(caller, id)
+        const task = yield* repo.visible(id, caller.id)
         yield* TaskPolicy.requireApprover(caller, task)
         const now = new Date(yield* Clock.currentTimeMillis)
         // the note is kept: the ledger entry's note and a comment by the approver

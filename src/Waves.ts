@@ -3,7 +3,6 @@ import type { Auth } from "@shoal/domain"
 import { Errors, Waves as Api, Work } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
-import * as Policy from "./Projects/Policy.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { Presence } from "./Realtime/Presence.js"
 import { Tasks } from "./Tasks.js"
@@ -115,7 +114,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         }).pipe(sql.withTransaction, Effect.orDie)
         return { wave_id: id, wave_time: iso(hour), task_id: null, replaced_task_id: cleared[0] ?? null }
       }
-      const task = yield* Effect.flatMap(tasksRepo.access(taskId, caller.id), (row) => Policy.visibleTask(taskId, row))
+      const task = yield* tasksRepo.visible(taskId, caller.id)
       if (task.assigned_to_id !== user.id) {
         return yield* new Errors.Unprocessable({
           message: `the task is not assigned to ${user.handle}; assign it first`,
@@ -202,7 +201,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
       }
       const task = taskId === null
         ? undefined
-        : yield* Effect.flatMap(tasksRepo.access(taskId, caller.id), (r) => Policy.visibleTask(taskId, r))
+        : yield* tasksRepo.visible(taskId, caller.id)
       return yield* Effect.gen(function*() {
         if (!(yield* repo.complete(caller.id, hour, taskId, now))) {
           return yield* new Errors.Conflict({ message: `Wave ${id} is already completed`, details: { wave_id: id } })

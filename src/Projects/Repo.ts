@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Projects } from "@shoal/domain"
 import { Effect, flow, Schema } from "effect"
+import { visible } from "./Policy.js"
 import { IsoFromDate } from "./Times.js"
 
 export const ProjectRow = Schema.Struct({
@@ -186,6 +187,9 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo"
 
     return {
       access: (id: Ids.ProjectId, caller: Ids.UserId) => Effect.orDie(access({ id, caller })),
+      /** The project with the caller's access to it, if the caller may see it (a 404 otherwise). */
+      visible: (id: Ids.ProjectId, caller: Ids.UserId) =>
+        Effect.flatMap(Effect.orDie(access({ id, caller })), (row) => visible(id, row)),
       list,
       insert,
       update,

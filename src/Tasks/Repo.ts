@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Projects, Tasks } from "@shoal/domain"
 import { Effect, Schema } from "effect"
+import { visibleTask } from "../Projects/Policy.js"
 import { IsoFromDate } from "../Projects/Times.js"
 import type { Position } from "../Social/Cursor.js"
 
@@ -184,6 +185,9 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
 
     return {
       access: (id: Ids.TaskId, caller: Ids.UserId) => Effect.orDie(access({ id, caller })),
+      /** The task with the caller's access to it, if the caller may see it (a 404 otherwise). */
+      visible: (id: Ids.TaskId, caller: Ids.UserId) =>
+        Effect.flatMap(Effect.orDie(access({ id, caller })), (row) => visibleTask(id, row)),
       page,
       insert,
       update,

@@ -14,13 +14,6 @@ export const SlotRow = Schema.Struct({
 })
 export type SlotRow = typeof SlotRow.Type
 
-export const StartedRow = Schema.Struct({
-  agent_id: Ids.UserId,
-  handle: Ids.Handle,
-  task_id: Ids.TaskId,
-  title: Schema.String
-})
-
 export const UserRow = Schema.Struct({
   id: Ids.UserId,
   handle: Ids.Handle,
@@ -73,7 +66,7 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
     const startingAt = (hour: number) =>
       SqlSchema.findAll({
         Request: Schema.Void,
-        Result: StartedRow,
+        Result: Schema.Struct({ agent_id: Ids.UserId, handle: Ids.Handle, task_id: Ids.TaskId, title: Schema.String }),
         execute: () =>
           sql`SELECT DISTINCT ON (t.assigned_to_id) t.assigned_to_id AS agent_id, u.handle, t.id AS task_id, t.title
           FROM tasks t JOIN users u ON u.id = t.assigned_to_id
