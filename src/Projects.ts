@@ -61,9 +61,6 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
         requested_by: requestedBy(row)
       }, true)
 
-    const load = (caller: Auth.Principal, id: Ids.ProjectId) =>
-      Effect.flatMap(repo.access(id, caller.id), (row) => Policy.visible(id, row))
-
     /** The caller, or the human that owns the caller, must be in the squad. */
     const checkTeam = (caller: Auth.Principal, teamId: Ids.TeamId | null) =>
       Effect.gen(function*() {
@@ -130,12 +127,12 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
     })
 
     const get = Effect.fn("Projects.get")(function*(caller: Auth.Principal, id: Ids.ProjectId) {
-      return toProject(yield* load(caller, id))
+      return toProject(yield* repo.visible(id, caller.id))
     })
 
     const update = Effect.fn("Projects.update")(
       function*(caller: Auth.Principal, id: Ids.ProjectId, patch: Api.ProjectPatch) {
-        const row = yield* load(caller, id)
+        const row = yield* repo.visible(id, caller.id)
         yield* Policy.requireManager(row, "change it")
         const values: ProjectValues = {
           title: patch.title ?? row.title,
@@ -163,7 +160,7 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
     )
 
     const remove = Effect.fn("Projects.remove")(function*(caller: Auth.Principal, id: Ids.ProjectId) {
-      const row = yield* load(caller, id)
+      const row = yield* repo.visible(id, caller.id)
       yield* Policy.requireManager(row, "delete it")
       yield* Effect.gen(function*() {
         const active = yield* repo.countActiveTasks(id)
@@ -181,13 +178,13 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
     })
 
     const members = Effect.fn("Projects.members")(function*(caller: Auth.Principal, id: Ids.ProjectId) {
-      yield* load(caller, id)
+      yield* repo.visible(id, caller.id)
       return yield* repo.members(id)
     })
 
     const addParticipant = Effect.fn("Projects.addParticipant")(
       function*(caller: Auth.Principal, id: Ids.ProjectId, input: typeof Api.AddParticipant.Type) {
-        const row = yield* load(caller, id)
+        const row = yield* repo.visible(id, caller.id)
         yield* Policy.requireParticipant(row, "add participants")
         const role = input.role ?? "member"
         if (role === "manager") yield* Policy.requireManager(row, "name managers")
@@ -202,10 +199,10 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
 
     const moveTasks = Effect.fn("Projects.moveTasks")(
       function*(caller: Auth.Principal, id: Ids.ProjectId, target: Ids.ProjectId) {
-        const from = yield* load(caller, id)
+        const from = yield* repo.visible(id, caller.id)
         yield* Policy.requireParticipant(from, "move its tasks")
         yield* Policy.requireManager(from, "move its tasks")
-        const to = yield* load(caller, target)
+        const to = yield* repo.visible(target, caller.id)
         yield* Policy.requireParticipant(to, "receive tasks")
         if (id === target) return 0
         return yield* Effect.gen(function*() {

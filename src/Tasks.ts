@@ -12,15 +12,14 @@ import { cursorParam, pageOf } from "./Social/Cursor.js"
 import { makeAssignment } from "./Tasks/Assignment.js"
 import * as Bounty from "./Tasks/Bounty.js"
 import { makeBountyEvents } from "./Tasks/BountyEvents.js"
-import { requestedDeadline } from "./Tasks/DueDate.js"
 import { makeNextOccurrence } from "./Tasks/NextOccurrence.js"
 import { NotesRepo } from "./Tasks/NotesRepo.js"
 import * as TaskPolicy from "./Tasks/Policy.js"
-import { TasksRepo, type TaskValues } from "./Tasks/Repo.js"
+import { TasksRepo } from "./Tasks/Repo.js"
+import { oneOfTwoNames } from "./Tasks/TwoNames.js"
 import { taskPermalink, toTask, toTaskJson } from "./Tasks/Wire.js"
 import { WalletClient } from "./Wallet/Client.js"
-
-const HOUR = 3_600_000
+import { hourOf, iso, waveHour, waveId } from "./Waves/Phase.js"
 
 /** Tasks of projects: create, list, read, change, complete (with recurrence), reschedule into a Wave. */
 export class Tasks extends Effect.Service<Tasks>()("Tasks", {
@@ -37,28 +36,21 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     const remote = <A, E>(effect: Effect.Effect<A, E>) => wallet.local ? Effect.void : effect
     const publicUrl = yield* Effect.orDie(PublicUrl)
 
-    const loadProject = (caller: Auth.Principal, id: Ids.ProjectId) =>
-      Effect.flatMap(projects.access(id, caller.id), (row) => Policy.visible(id, row))
-    const load = (caller: Auth.Principal, id: Ids.TaskId) =>
-      Effect.flatMap(repo.access(id, caller.id), (row) => Policy.visibleTask(id, row))
-    const reread = (id: Ids.TaskId) => Effect.flatMap(repo.byId(id), Effect.orDieWith(() => `task ${id} vanished`))
-
     const { assign, assigneeOf } = yield* makeAssignment
     const nextOccurrence = yield* makeNextOccurrence(assign)
     const bountyEvents = yield* makeBountyEvents
 
-    const page = (q: Api.TaskListQuery) => ({ page: q.page ?? 1, limit: q.limit ?? 50 })
-
     // one cursor style for lists (the feed's): `cursor` in, `next_cursor` out; the legacy `page` still works
     const listing = (where: "project" | "assignee", id: string, q: Api.TaskListQuery) =>
       Effect.gen(function*() {
-        const { limit, page: p } = page(q)
+        const p = q.page ?? 1
+        const limit = q.limit ?? 50
         const after = yield* cursorParam(q.cursor)
         const offset = after === undefined ? (p - 1) * limit : 0
         const rows = yield* repo.page(where, id, { status: q.status, limit: limit + 1, offset, after })
-        // past the last page the window count has no row to ride on
+        // past the last page the count has no row to ride on: the first page's first row has it
         const total = rows.length > 0 ? rows[0]!.total : after !== undefined || p > 1
-          ? yield* repo.count(where, id, q.status)
+          ? yield* Effect.map(repo.page(where, id, { status: q.status, limit: 1, offset: 0 }), (r) => r[0]?.total ?? 0)
           : 0
         const { next_cursor, page: tasks } = pageOf(rows, limit)
         return {
@@ -71,7 +63,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     /** One page of a project's tasks: the access check and the page, two statements. */
     const listForProject = Effect.fn("Tasks.listForProject")(
       function*(caller: Auth.Principal, projectId: Ids.ProjectId, q: Api.TaskListQuery) {
-        yield* loadProject(caller, projectId)
+        yield* projects.visible(projectId, caller.id)
         return yield* listing("project", projectId, q)
       }
     )
@@ -82,26 +74,25 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
 
     const create = Effect.fn("Tasks.create")(
       function*(caller: Auth.Principal, projectId: Ids.ProjectId, input: Api.NewTask) {
-        const deadline = yield* requestedDeadline(input)
-        const project = yield* loadProject(caller, projectId)
+        const deadline = yield* oneOfTwoNames("deadline", input.deadline, "due_date", input.due_date)
+        const project = yield* projects.visible(projectId, caller.id)
         yield* Policy.requireParticipant(project, "create tasks")
         if ((input.gem_bounty ?? 0) > 0) yield* Bounty.requireFunder(caller)
         const assignee = yield* assigneeOf(caller, input)
         const attribution = yield* resolveAttribution(people, input)
         const now = new Date(yield* Clock.currentTimeMillis)
-        const values: TaskValues = {
+        const values = {
           title: input.title,
           description: input.description ?? "",
-          status: "pending",
+          status: "pending" as const,
           assigned_to_id: assignee?.id ?? null,
           recurrence: input.recurrence ?? null,
           priority: input.priority ?? null,
           deadline: deadline ?? null,
           // stored as its Wave hour
-          wave_scheduled: input.wave_scheduled == null
-            ? null
-            : new Date(Math.floor(new Date(input.wave_scheduled).getTime() / HOUR) * HOUR),
-          requested_by_id: attribution.id
+          wave_scheduled: input.wave_scheduled == null ? null : new Date(hourOf(Date.parse(input.wave_scheduled))),
+          requested_by_id: attribution.id,
+          gem_bounty: input.gem_bounty ?? 0
         }
         const prefunded = yield* Bounty.prefund(wallet, caller.id, input.gem_bounty ?? 0)
         const row = yield* Effect.gen(function*() {
@@ -111,11 +102,8 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
             (input.checklists ?? []).map((i) => ({ ...i, is_checked: i.is_checked ?? false })),
             now
           )
-          if ((input.gem_bounty ?? 0) > 0) {
-            yield* repo.setBounty(id, input.gem_bounty!)
-            yield* local(wallet.fund(id, caller.id, input.gem_bounty!))
-          }
-          const row = yield* reread(id)
+          if (values.gem_bounty > 0) yield* local(wallet.fund(id, caller.id, values.gem_bounty))
+          const row = yield* repo.reread(id)
           if (assignee != null) yield* assign(caller, row, project.title, assignee, now)
           return row
         }).pipe(
@@ -128,19 +116,19 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     )
 
     const get = Effect.fn("Tasks.get")(function*(caller: Auth.Principal, id: Ids.TaskId) {
-      const task = yield* load(caller, id)
+      const task = yield* repo.visible(id, caller.id)
       const [comments, checklist] = yield* Effect.all([notes.comments(id), notes.checklist(id)])
       return { task, comments, checklist, permalink: taskPermalink(publicUrl, task) }
     })
 
     const update = Effect.fn("Tasks.update")(function*(caller: Auth.Principal, id: Ids.TaskId, patch: Api.TaskPatch) {
-      const deadline = yield* requestedDeadline(patch)
-      const task = yield* load(caller, id)
+      const deadline = yield* oneOfTwoNames("deadline", patch.deadline, "due_date", patch.due_date)
+      const task = yield* repo.visible(id, caller.id)
       yield* Policy.requireParticipant(task, "change its tasks")
       let projectId = task.project_id
       let projectTitle = task.project_title
       if (patch.project_id !== undefined && patch.project_id !== task.project_id) {
-        const dest = yield* loadProject(caller, patch.project_id)
+        const dest = yield* projects.visible(patch.project_id, caller.id)
         yield* Policy.requireParticipant(dest, "receive tasks")
         yield* TaskPolicy.requireMove(caller, task, dest)
         projectId = dest.id
@@ -150,12 +138,8 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
       if (assignee !== undefined) yield* TaskPolicy.requireAssign(caller, task, assignee?.id ?? null)
       const attribution = yield* resolveAttribution(people, patch)
       const status = patch.status ?? task.status
-      yield* TaskPolicy.requireStatusChange(
-        caller,
-        task,
-        status,
-        assignee === undefined ? task.assigned_to_id : assignee?.id ?? null
-      )
+      const assignedTo = assignee === undefined ? task.assigned_to_id : assignee?.id ?? null
+      yield* TaskPolicy.requireStatusChange(caller, task, status, assignedTo)
       const completing = status === "completed" && task.status !== "completed" && task.status !== "pending_approval"
       if (completing && task.gem_bounty > 0) {
         return yield* new Errors.Conflict({
@@ -180,7 +164,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           title: patch.title ?? task.title,
           description: patch.description ?? task.description,
           status,
-          assigned_to_id: assignee === undefined ? task.assigned_to_id : assignee?.id ?? null,
+          assigned_to_id: assignedTo,
           recurrence: patch.recurrence !== undefined ? patch.recurrence : task.recurrence,
           priority: patch.priority !== undefined ? patch.priority : task.priority,
           deadline: deadline !== undefined ? deadline : task.deadline,
@@ -188,7 +172,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           requested_by_id: attribution.id ?? task.rb_id,
           completion_note: task.completion_note
         }, now)
-        const row = yield* reread(id)
+        const row = yield* repo.reread(id)
         if (assignee != null && assignee.id !== task.assigned_to_id) {
           yield* assign(caller, row, projectTitle, assignee, now)
         } else if (row.assigned_to_id !== null && projectId !== task.project_id) {
@@ -199,7 +183,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
         return row
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       if (closing) yield* remote(wallet.burn(id, caller.id))
-      const final = closing || bountyChange ? yield* reread(id) : row
+      const final = closing || bountyChange ? yield* repo.reread(id) : row
       // a bounty a cancel or archive burned: the response says so
       const burned = closing && task.gem_bounty > 0 && final.gem_bounty === 0
         ? { amount: task.gem_bounty, outcome: "burned" as const }
@@ -208,7 +192,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     })
 
     const complete = Effect.fn("Tasks.complete")(function*(caller: Auth.Principal, id: Ids.TaskId, note?: string) {
-      const task = yield* load(caller, id)
+      const task = yield* repo.visible(id, caller.id)
       // before the participant check: an outsider completing a gig is told to apply
       yield* TaskPolicy.requireCompleter(caller, task)
       yield* Policy.requireParticipant(task, "complete its tasks")
@@ -227,7 +211,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
         }
         // a retried completion finds the occurrence the first one made
         const next = yield* nextOccurrence(caller, task, now)
-        return { next, row: yield* reread(id) }
+        return { next, row: yield* repo.reread(id) }
       }).pipe(sql.withTransaction, Effect.orDie)
       // in its own process the wallet settles after the commit; a retried completion settles it if that failed
       if (row.status === "pending_approval") yield* remote(Bounty.settleOnCompletion(wallet, task, caller))
@@ -235,46 +219,29 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     })
 
     const reschedule = Effect.fn("Tasks.reschedule")(function*(caller: Auth.Principal, id: Ids.TaskId, at: string) {
-      const task = yield* load(caller, id)
+      const task = yield* repo.visible(id, caller.id)
       if (task.assigned_to_id !== caller.id) {
         return yield* new Errors.Forbidden({ message: "only the task's assignee can reschedule it" })
       }
-      const wave = new Date(at)
-      if (wave.getTime() % HOUR !== 0) {
-        return yield* new Errors.Unprocessable({
-          message:
-            "wave_time must be exactly on the hour (minutes, seconds and milliseconds 0), e.g. 2026-12-01T17:00Z",
-          details: { field: "wave_time", wave_time: at }
-        })
-      }
       const nowMs = yield* Clock.currentTimeMillis
-      if (wave.getTime() <= nowMs) {
-        return yield* new Errors.Unprocessable({
-          message: "wave_time must be in the future",
-          details: { field: "wave_time", wave_time: at }
-        })
-      }
-      const waveTime = wave.toISOString()
-      const waveId = `${waveTime.slice(0, 4)}${waveTime.slice(5, 7)}${waveTime.slice(8, 10)}${
-        waveTime.slice(11, 13)
-      }${caller.handle}`
+      const hour = yield* waveHour(at, nowMs + 1, "wave_time must be in the future")
+      const wave = { wave_id: waveId(hour, caller.handle), wave_time: iso(hour) }
       const row = yield* Effect.gen(function*() {
-        yield* repo.setWave(id, wave, new Date(nowMs))
+        yield* repo.setWave(id, new Date(hour), new Date(nowMs))
         yield* outbox.emit([caller.id, task.created_by_id], "wave.scheduled", {
           task_id: id,
           task_title: task.title,
-          wave_id: waveId,
-          wave_time: waveTime
+          ...wave
         })
-        return yield* reread(id)
+        return yield* repo.reread(id)
       }).pipe(sql.withTransaction, Effect.orDie)
-      return { task: toTask(publicUrl, row), waveId, waveTime }
+      return { task: toTask(publicUrl, row), ...wave }
     })
 
     /** Approve or reject a completed bounty task: the bounty's funder (Tasks/Policy). */
     const decide = (decision: "approve" | "reject") =>
       Effect.fn(`Tasks.${decision}`)(function*(caller: Auth.Principal, id: Ids.TaskId, note?: string) {
-        const task = yield* load(caller, id)
+        const task = yield* repo.visible(id, caller.id)
         yield* TaskPolicy.requireApprover(caller, task)
         const now = new Date(yield* Clock.currentTimeMillis)
         // the note is kept: the ledger entry's note and a comment by the approver
@@ -296,7 +263,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
           }
           return amount
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
-        return { task: toTask(publicUrl, yield* reread(id)), amount }
+        return { task: toTask(publicUrl, yield* repo.reread(id)), amount }
       })
 
     return {

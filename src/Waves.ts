@@ -3,15 +3,14 @@ import type { Auth } from "@shoal/domain"
 import { Errors, Waves as Api, Work } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
-import * as Policy from "./Projects/Policy.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { Presence } from "./Realtime/Presence.js"
 import { Tasks } from "./Tasks.js"
 import { TaskNotes } from "./Tasks/Notes.js"
 import { TasksRepo } from "./Tasks/Repo.js"
-import { completionComment } from "./Waves/CompletionComment.js"
+import { oneOfTwoNames } from "./Tasks/TwoNames.js"
 import { OwnerNotice } from "./Waves/OwnerNotice.js"
-import { HOUR, hourOf, iso, parseWaveId, phaseAt, waveId } from "./Waves/Phase.js"
+import { HOUR, hourOf, iso, parseWaveId, phaseAt, waveHour, waveId } from "./Waves/Phase.js"
 import { type UserRow, WavesRepo } from "./Waves/Repo.js"
 import { DAY, dayStart, slot, toSlots } from "./Waves/Slots.js"
 
@@ -104,21 +103,8 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
 
     const setSlot = Effect.fn("Waves.setSlot")(function*(caller: Auth.Principal, ref: string, input: Api.SetSlot) {
       const user = yield* resolve(caller, ref)
-      const hour = Date.parse(input.wave_time)
-      if (hour % HOUR !== 0) {
-        return yield* new Errors.Unprocessable({
-          message:
-            "wave_time must be exactly on the hour (minutes, seconds and milliseconds 0), e.g. 2026-12-01T17:00Z",
-          details: { field: "wave_time", wave_time: input.wave_time }
-        })
-      }
       const now = yield* Clock.currentTimeMillis
-      if (hour < hourOf(now)) {
-        return yield* new Errors.Unprocessable({
-          message: "wave_time is in a past hour",
-          details: { field: "wave_time", wave_time: input.wave_time }
-        })
-      }
+      const hour = yield* waveHour(input.wave_time, hourOf(now), "wave_time is in a past hour")
       const id = waveId(hour, user.handle)
       const taskId = input.task_id
       if (taskId === null) {
@@ -128,7 +114,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         }).pipe(sql.withTransaction, Effect.orDie)
         return { wave_id: id, wave_time: iso(hour), task_id: null, replaced_task_id: cleared[0] ?? null }
       }
-      const task = yield* Effect.flatMap(tasksRepo.access(taskId, caller.id), (row) => Policy.visibleTask(taskId, row))
+      const task = yield* tasksRepo.visible(taskId, caller.id)
       if (task.assigned_to_id !== user.id) {
         return yield* new Errors.Unprocessable({
           message: `the task is not assigned to ${user.handle}; assign it first`,
@@ -206,7 +192,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         return yield* new Errors.Conflict({ message: `Wave ${id} is already completed`, details: { wave_id: id } })
       }
       const taskId = row?.task_id ?? null
-      const comment = yield* completionComment(input)
+      const comment = yield* oneOfTwoNames("comment", input.comment, "notes", input.notes)
       if (taskId === null && (input.task_status !== undefined || comment !== undefined)) {
         return yield* new Errors.Unprocessable({
           message: `Wave ${id} has no task: task_status and comment need one`,
@@ -215,7 +201,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
       }
       const task = taskId === null
         ? undefined
-        : yield* Effect.flatMap(tasksRepo.access(taskId, caller.id), (r) => Policy.visibleTask(taskId, r))
+        : yield* tasksRepo.visible(taskId, caller.id)
       return yield* Effect.gen(function*() {
         if (!(yield* repo.complete(caller.id, hour, taskId, now))) {
           return yield* new Errors.Conflict({ message: `Wave ${id} is already completed`, details: { wave_id: id } })

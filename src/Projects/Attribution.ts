@@ -10,8 +10,6 @@ export interface Attribution {
   readonly warning: string | undefined
 }
 
-const none: Attribution = { id: null, warning: undefined }
-
 /**
  * `requested_by` / `requested_by_id` (a handle or a user id): who asked for the write. An unknown name does not
  * fail the write (the agent did the work either way); it is answered with a warning instead.
@@ -21,7 +19,7 @@ export const resolveAttribution = (
   input: { readonly requested_by?: string | undefined; readonly requested_by_id?: string | undefined }
 ): Effect.Effect<Attribution> => {
   const given = input.requested_by_id ?? input.requested_by
-  if (given === undefined) return Effect.succeed(none)
+  if (given === undefined) return Effect.succeed({ id: null, warning: undefined })
   return Effect.map(people.byIdOrHandle(given), (found) =>
     Option.match(found, {
       onNone: () => ({

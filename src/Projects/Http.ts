@@ -9,70 +9,60 @@ import { Projects } from "../Projects.js"
 export const ProjectsHttpLive = HttpApiBuilder.group(ShoalApi, "projects", (handlers) =>
   Effect.gen(function*() {
     const projects = yield* Projects
-    const withCaller = Effect.flatMap(Auth.CurrentUser, Effect.succeed)
+    const caller = Auth.CurrentUser
     return handlers
       .handle("listProjects", ({ urlParams }) =>
-        withCaller.pipe(
-          Effect.flatMap((caller) => projects.list(caller, urlParams)),
-          Effect.map(ok(Api.ProjectList))
-        ))
+        Effect.flatMap(caller, (c) =>
+          projects.list(c, urlParams)).pipe(Effect.map(ok(Api.ProjectList))))
       .handle(
         "createProject",
         idempotent("createProject", Api.ProjectResponse, ({ payload }) =>
-          withCaller.pipe(
-            Effect.flatMap((caller) => projects.create(caller, payload)),
-            Effect.map(ok(Api.ProjectResponse))
-          ))
+          Effect.flatMap(caller, (c) =>
+            projects.create(c, payload)).pipe(Effect.map(ok(Api.ProjectResponse))))
       )
       .handle("getProject", ({ path }) =>
-        withCaller.pipe(
-          Effect.flatMap((caller) => projects.get(caller, path.project_id)),
-          Effect.map((project) => new Api.ProjectResponse({ status: "success", project }, true))
-        ))
+        Effect.flatMap(caller, (c) =>
+          projects.get(c, path.project_id)).pipe(
+            Effect.map((project) =>
+              ok(Api.ProjectResponse)({ project })
+            )
+          ))
       .handle("updateProject", ({ path, payload }) =>
-        withCaller.pipe(
-          Effect.flatMap((caller) => projects.update(caller, path.project_id, payload)),
-          Effect.map(ok(Api.ProjectResponse))
-        ))
+        Effect.flatMap(caller, (c) =>
+          projects.update(c, path.project_id, payload)).pipe(
+            Effect.map(ok(Api.ProjectResponse))
+          ))
       .handle("deleteProject", ({ path }) =>
-        withCaller.pipe(
-          Effect.flatMap((caller) => projects.remove(caller, path.project_id)),
-          Effect.map((message) => new Api.ProjectDeleted({ status: "success", message }))
-        ))
+        Effect.flatMap(caller, (c) =>
+          projects.remove(c, path.project_id)).pipe(
+            Effect.map((message) =>
+              new Api.ProjectDeleted({ status: "success", message })
+            )
+          ))
       .handle("listMembers", ({ path }) =>
-        withCaller.pipe(
-          Effect.flatMap((caller) => projects.members(caller, path.project_id)),
+        Effect.flatMap(caller, (c) => projects.members(c, path.project_id)).pipe(
           Effect.map((members) =>
-            new Api.MemberList({
-              status: "success",
-              project_id: path.project_id,
-              members: members.map((m) => new Api.Member(m, true))
-            }, true)
+            ok(Api.MemberList)({ project_id: path.project_id, members: members.map((m) => new Api.Member(m, true)) })
           )
         ))
       .handle("addParticipant", ({ path, payload }) =>
-        withCaller.pipe(
-          Effect.flatMap((caller) => projects.addParticipant(caller, path.project_id, payload)),
-          Effect.map(({ added, member }) =>
-            new Api.ParticipantAdded({
-              status: "success",
-              project_id: path.project_id,
-              added,
-              member: new Api.Member(member, true)
-            }, true)
-          )
-        ))
+        Effect.flatMap(caller, (c) =>
+          projects.addParticipant(c, path.project_id, payload)).pipe(
+            Effect.map(({ added, member }) =>
+              ok(Api.ParticipantAdded)({ project_id: path.project_id, added, member: new Api.Member(member, true) })
+            )
+          ))
       .handle("moveTasks", ({ path, payload }) =>
-        withCaller.pipe(
-          Effect.flatMap((caller) => projects.moveTasks(caller, path.project_id, payload.target_project_id)),
-          Effect.map((moved_count) =>
-            new Api.TasksMoved({
-              status: "success",
-              moved_count,
-              message: `moved ${moved_count} active task${
-                moved_count === 1 ? "" : "s"
-              } to project ${payload.target_project_id}`
-            })
-          )
-        ))
+        Effect.flatMap(caller, (c) =>
+          projects.moveTasks(c, path.project_id, payload.target_project_id)).pipe(
+            Effect.map((moved_count) =>
+              new Api.TasksMoved({
+                status: "success",
+                moved_count,
+                message: `moved ${moved_count} active task${
+                  moved_count === 1 ? "" : "s"
+                } to project ${payload.target_project_id}`
+              })
+            )
+          ))
   })).pipe(withOnly(Projects, Idempotency, Auth.Authentication))

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
-import { Effect, Option, Schema } from "effect"
+import { Effect, flow, Option, Schema } from "effect"
 
 export const PersonRow = Schema.Struct({
   id: Ids.UserId,
@@ -18,27 +18,29 @@ export class PeopleRepo extends Effect.Service<PeopleRepo>()("Projects/PeopleRep
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const byHandle = SqlSchema.findOne({
-      Request: Schema.String,
-      Result: PersonRow,
-      execute: (handle) =>
-        sql`SELECT id, handle, display_name, user_type, owner_id FROM users WHERE handle = ${handle.toLowerCase()}`
-    })
+    const byHandle = flow(
+      SqlSchema.findOne({
+        Request: Schema.String,
+        Result: PersonRow,
+        execute: (handle) =>
+          sql`SELECT id, handle, display_name, user_type, owner_id FROM users WHERE handle = ${handle.toLowerCase()}`
+      }),
+      Effect.orDie
+    )
 
-    const byId = SqlSchema.findOne({
-      Request: Ids.UserId,
-      Result: PersonRow,
-      execute: (id) => sql`SELECT id, handle, display_name, user_type, owner_id FROM users WHERE id = ${id}`
-    })
+    const byId = flow(
+      SqlSchema.findOne({
+        Request: Ids.UserId,
+        Result: PersonRow,
+        execute: (id) => sql`SELECT id, handle, display_name, user_type, owner_id FROM users WHERE id = ${id}`
+      }),
+      Effect.orDie
+    )
 
     /** A uuid is looked up as an id, anything else as a handle. */
     const byIdOrHandle = (value: string): Effect.Effect<Option.Option<PersonRow>> =>
-      (uuid.test(value) ? byId(value.toLowerCase() as Ids.UserId) : byHandle(value.trim())).pipe(Effect.orDie)
+      uuid.test(value) ? byId(value.toLowerCase() as Ids.UserId) : byHandle(value.trim())
 
-    return {
-      byHandle: (h: string) => Effect.orDie(byHandle(h)),
-      byId: (id: Ids.UserId) => Effect.orDie(byId(id)),
-      byIdOrHandle
-    } as const
+    return { byHandle, byId, byIdOrHandle } as const
   })
 }) {}

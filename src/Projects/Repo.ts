@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Projects } from "@shoal/domain"
-import { Effect, Schema } from "effect"
+import { Effect, flow, Schema } from "effect"
+import { visible } from "./Policy.js"
 import { IsoFromDate } from "./Times.js"
 
 export const ProjectRow = Schema.Struct({
@@ -45,21 +46,12 @@ export const MemberRow = Schema.Struct({
 })
 export type MemberRow = typeof MemberRow.Type
 
-export const ACTIVE_TASK_STATUSES = ["pending", "in_progress", "review", "pending_approval"] as const
+const ACTIVE_TASK_STATUSES = ["pending", "in_progress", "review", "pending_approval"] as const
 
-export interface ProjectValues {
-  readonly title: string
-  readonly description: string
-  readonly status: string
-  readonly visibility: string
-  readonly help_needed: string
-  readonly skills: ReadonlyArray<string>
-  readonly module_type: string | null
-  readonly project_type: string | null
-  readonly deadline: string | null
-  readonly team_id: Ids.TeamId | null
-  readonly requested_by_id: Ids.UserId | null
-}
+/** A project's own columns, as a create or an update writes them. */
+export type ProjectValues =
+  & Omit<ProjectRow, "id" | "owner_id" | "team_name" | "rb_id" | "rb_handle" | "rb_name" | "created_at" | "updated_at">
+  & { readonly requested_by_id: Ids.UserId | null }
 
 export interface ListFilter {
   readonly caller: Ids.UserId
@@ -112,61 +104,53 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo"
           sql`SELECT ${columns}, (count(*) OVER ())::int AS total FROM projects p ${joins}
               WHERE ${sql.and(conditions)}
               ORDER BY p.created_at DESC, p.id LIMIT ${f.limit} OFFSET ${f.offset}`
-      })(undefined)
+      })(undefined).pipe(Effect.orDie)
     }
 
+    // skills is jsonb: its JSON text is the parameter
     const insert = (owner: Ids.UserId, v: ProjectValues, now: Date) =>
       Effect.gen(function*() {
-        const rows = yield* sql<{ id: Ids.ProjectId }>`
-          INSERT INTO projects (owner_id, title, description, status, visibility, help_needed, skills, module_type,
-            project_type, deadline, team_id, requested_by_id, created_at, updated_at)
-          VALUES (${owner}, ${v.title}, ${v.description}, ${v.status}, ${v.visibility}, ${v.help_needed},
-            ${JSON.stringify(v.skills)}::jsonb, ${v.module_type}, ${v.project_type}, ${v.deadline}, ${v.team_id},
-            ${v.requested_by_id}, ${now}, ${now})
-          RETURNING id`
+        const rows = yield* sql<{ id: Ids.ProjectId }>`INSERT INTO projects ${
+          sql.insert({ owner_id: owner, ...v, skills: JSON.stringify(v.skills), created_at: now, updated_at: now })
+        } RETURNING id`
         const id = rows[0]!.id
         yield* sql`INSERT INTO project_members (project_id, user_id, role, consented, created_at)
                    VALUES (${id}, ${owner}, 'owner', true, ${now})`
         return id
-      })
+      }).pipe(Effect.orDie)
 
     const update = (id: Ids.ProjectId, v: ProjectValues, now: Date) =>
-      sql`UPDATE projects SET title = ${v.title}, description = ${v.description}, status = ${v.status},
-            visibility = ${v.visibility}, help_needed = ${v.help_needed}, skills = ${JSON.stringify(v.skills)}::jsonb,
-            module_type = ${v.module_type}, project_type = ${v.project_type}, deadline = ${v.deadline},
-            team_id = ${v.team_id}, requested_by_id = ${v.requested_by_id}, updated_at = ${now}
-          WHERE id = ${id}`
+      sql`UPDATE projects SET ${sql.update({ ...v, skills: JSON.stringify(v.skills), updated_at: now })}
+          WHERE id = ${id}`.pipe(Effect.orDie)
 
     const countActiveTasks = (id: Ids.ProjectId) =>
       Effect.map(
         sql<{ n: number }>`SELECT count(*)::int AS n FROM tasks
                            WHERE project_id = ${id} AND status IN ${sql.in(ACTIVE_TASK_STATUSES)}`,
         (rows) => rows[0]!.n
-      )
+      ).pipe(Effect.orDie)
 
-    const remove = (id: Ids.ProjectId) => sql`DELETE FROM projects WHERE id = ${id}`
+    const remove = (id: Ids.ProjectId) => sql`DELETE FROM projects WHERE id = ${id}`.pipe(Effect.orDie)
 
-    const members = SqlSchema.findAll({
-      Request: Ids.ProjectId,
-      Result: MemberRow,
-      execute: (id) =>
-        sql`SELECT u.id, u.handle, u.display_name, m.role, u.user_type AS type, m.created_at AS joined_at
+    const members = flow(
+      SqlSchema.findAll({
+        Request: Ids.ProjectId,
+        Result: MemberRow,
+        execute: (id) =>
+          sql`SELECT u.id, u.handle, u.display_name, m.role, u.user_type AS type, m.created_at AS joined_at
             FROM project_members m JOIN users u ON u.id = m.user_id
             WHERE m.project_id = ${id}
             ORDER BY (m.role = 'owner') DESC, m.created_at, u.handle`
-    })
+      }),
+      Effect.orDie
+    )
 
     /**
      * Adds the user unless already there; true when added. A higher role given later upgrades a member, and so does
-     * consent: `consented` says the member's side made this membership (`Messages/Policy.joinsBySelf`).
+     * consent: `consented` says the member's side made this membership (`Messages/Policy.joinsBySelf`; by default
+     * someone else did, e.g. by assigning it).
      */
-    const addMember = (
-      id: Ids.ProjectId,
-      user: Ids.UserId,
-      role: "member" | "manager",
-      now: Date,
-      consented: boolean
-    ) =>
+    const addMember = (id: Ids.ProjectId, user: Ids.UserId, role: "member" | "manager", now: Date, consented = false) =>
       Effect.map(
         sql<{ inserted: boolean }>`
           INSERT INTO project_members (project_id, user_id, role, consented, created_at)
@@ -179,14 +163,14 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo"
               OR (EXCLUDED.consented AND NOT project_members.consented)
           RETURNING (xmax = 0) AS inserted`,
         (rows) => rows.length > 0 && rows[0]!.inserted
-      )
+      ).pipe(Effect.orDie)
 
     /** The funders of the active tasks' bounties (a task with a bounty carries its funder with it). */
     const activeBounties = (from: Ids.ProjectId) =>
       sql<{ gem_bounty: number; funder_id: Ids.UserId | null }>`
         SELECT t.gem_bounty, b.funder_id FROM tasks t LEFT JOIN gem_bounties b ON b.task_id = t.id
         WHERE t.project_id = ${from} AND t.status IN ${sql.in(ACTIVE_TASK_STATUSES)} AND t.gem_bounty > 0
-        FOR UPDATE OF t`
+        FOR UPDATE OF t`.pipe(Effect.orDie)
 
     /** Moves the active tasks; their assignees take part in the destination. */
     const moveActiveTasks = (from: Ids.ProjectId, to: Ids.ProjectId, now: Date) =>
@@ -199,22 +183,22 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo"
                    WHERE project_id = ${to} AND assigned_to_id IS NOT NULL
                    ON CONFLICT DO NOTHING`
         return moved.length
-      })
+      }).pipe(Effect.orDie)
 
     return {
       access: (id: Ids.ProjectId, caller: Ids.UserId) => Effect.orDie(access({ id, caller })),
-      list: (f: ListFilter) => Effect.orDie(list(f)),
-      insert: (owner: Ids.UserId, v: ProjectValues, now: Date) => Effect.orDie(insert(owner, v, now)),
-      update: (id: Ids.ProjectId, v: ProjectValues, now: Date) => Effect.orDie(update(id, v, now)),
-      countActiveTasks: (id: Ids.ProjectId) => Effect.orDie(countActiveTasks(id)),
-      remove: (id: Ids.ProjectId) => Effect.orDie(remove(id)),
-      members: (id: Ids.ProjectId) => Effect.orDie(members(id)),
-      /** `consented`: the member's side made the membership (default: someone else did, e.g. by assigning it). */
-      addMember: (id: Ids.ProjectId, user: Ids.UserId, role: "member" | "manager", now: Date, consented = false) =>
-        Effect.orDie(addMember(id, user, role, now, consented)),
-      activeBounties: (from: Ids.ProjectId) => Effect.orDie(activeBounties(from)),
-      moveActiveTasks: (from: Ids.ProjectId, to: Ids.ProjectId, now: Date) =>
-        Effect.orDie(moveActiveTasks(from, to, now))
+      /** The project with the caller's access to it, if the caller may see it (a 404 otherwise). */
+      visible: (id: Ids.ProjectId, caller: Ids.UserId) =>
+        Effect.flatMap(Effect.orDie(access({ id, caller })), (row) => visible(id, row)),
+      list,
+      insert,
+      update,
+      countActiveTasks,
+      remove,
+      members,
+      addMember,
+      activeBounties,
+      moveActiveTasks
     } as const
   })
 }) {}

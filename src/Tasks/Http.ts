@@ -1,6 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Auth, ShoalApi, Tasks as Api } from "@shoal/domain"
+import { Auth, type Ids, ShoalApi, Tasks as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
@@ -9,17 +9,19 @@ import { PublicUrl } from "../Identity/PublicUrl.js"
 import { Tasks } from "../Tasks.js"
 import { BalanceChanges } from "../Wallet/BalanceChanges.js"
 import { TaskNotes } from "./Notes.js"
+import type { ChecklistRow } from "./NotesRepo.js"
 import { TaskPages } from "./Pages.js"
 import { commentCreated, taskCompleted, toTaskDetail } from "./Wire.js"
+
+const caller = Auth.CurrentUser
+const itemAnswer = (task_id: Ids.TaskId) => (item: ChecklistRow) => ok(Api.ChecklistItemResponse)({ task_id, ...item })
 
 /** The handlers both path forms share (`/api/agent/...` and the unprefixed one). */
 const shared = Effect.gen(function*() {
   const tasks = yield* Tasks
   const notes = yield* TaskNotes
   const pages = yield* TaskPages
-  const publicUrl = yield* Effect.orDie(PublicUrl)
   const balances = yield* BalanceChanges
-  const caller = Auth.CurrentUser
 
   // a page of tasks is the hot read: its cached body goes out directly (the typed client still decodes TaskList)
   const listTasks = ({ path, urlParams }: RequestOf<"tasks", "listTasks">) =>
@@ -38,15 +40,7 @@ const shared = Effect.gen(function*() {
 
   const reschedule = ({ path, payload }: RequestOf<"tasks", "rescheduleTask">) =>
     Effect.flatMap(caller, (c) => tasks.reschedule(c, path.task_id, payload.wave_time)).pipe(
-      Effect.map((r) =>
-        new Api.Rescheduled({
-          status: "success",
-          task_id: path.task_id,
-          wave_id: r.waveId,
-          wave_time: r.waveTime,
-          task: r.task
-        }, true)
-      )
+      Effect.map((r) => ok(Api.Rescheduled)({ task_id: path.task_id, ...r }))
     )
 
   const comment = ({ path, payload }: RequestOf<"tasks", "createComment">) =>
@@ -54,26 +48,21 @@ const shared = Effect.gen(function*() {
 
   const checklist = ({ path, payload }: RequestOf<"tasks", "addChecklistItem">) =>
     Effect.flatMap(caller, (c) => notes.addItem(c, path.task_id, payload.text)).pipe(
-      Effect.map((item) => new Api.ChecklistItemResponse({ status: "success", task_id: path.task_id, ...item }, true))
+      Effect.map(itemAnswer(path.task_id))
     )
 
   // the creating POSTs, each keyed by its Idempotency-Key (the same route name in both forms)
-  const createTaskKeyed = (r: RequestOf<"tasks", "createTask">) =>
-    balances.tracked(idempotent("createTask", Api.TaskResponse, createTask)(r))
-  const commentKeyed = idempotent("createComment", Api.CommentCreated, comment)
-  const checklistKeyed = idempotent("addChecklistItem", Api.ChecklistItemResponse, checklist)
-
   return {
     tasks,
     notes,
-    publicUrl,
     balances,
     listTasks,
-    createTaskKeyed,
+    createTaskKeyed: (r: RequestOf<"tasks", "createTask">) =>
+      balances.tracked(idempotent("createTask", Api.TaskResponse, createTask)(r)),
     updateTask,
     reschedule,
-    commentKeyed,
-    checklistKeyed
+    commentKeyed: idempotent("createComment", Api.CommentCreated, comment),
+    checklistKeyed: idempotent("addChecklistItem", Api.ChecklistItemResponse, checklist)
   } as const
 })
 
@@ -82,12 +71,12 @@ type DecideRequest = RequestOf<"tasks", "approveTask">
 export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) =>
   Effect.gen(function*() {
     const h = yield* shared
-    const { notes, publicUrl, tasks } = h
+    const { balances, notes, tasks } = h
+    const publicUrl = yield* Effect.orDie(PublicUrl)
     const decideWith = (decision: "approve" | "reject") => ({ path, payload }: DecideRequest) =>
-      Effect.flatMap(Auth.CurrentUser, (c) => tasks[decision](c, path.task_id, payload.note)).pipe(
+      Effect.flatMap(caller, (c) => tasks[decision](c, path.task_id, payload.note)).pipe(
         Effect.map(({ amount, task }) =>
-          new Api.Approved({
-            status: "success",
+          ok(Api.Approved)({
             task_id: task.id,
             task_status: task.status,
             gem_bounty: amount,
@@ -95,55 +84,49 @@ export const TasksHttpLive = HttpApiBuilder.group(ShoalApi, "tasks", (handlers) 
               ? `approved; ${amount} Gems released to the assignee's balance`
               : `rejected; the task is back in progress and its ${amount} Gems back in escrow`,
             task
-          }, true)
+          })
         )
       )
     return handlers
       .handle("listTasks", h.listTasks)
       .handle("createTask", h.createTaskKeyed)
       .handle("myTasks", ({ urlParams }) =>
-        Effect.flatMap(Auth.CurrentUser, (c) => tasks.listMine(c, urlParams)).pipe(
+        Effect.flatMap(caller, (c) => tasks.listMine(c, urlParams)).pipe(
           Effect.map((r) => HttpServerResponse.unsafeJson({ status: "success", ...r }))
         ))
       .handle("getTask", ({ path }) =>
-        Effect.flatMap(Auth.CurrentUser, (c) => tasks.get(c, path.task_id)).pipe(
-          Effect.map((r) => toTaskDetail(publicUrl, r))
-        ))
+        Effect.flatMap(caller, (c) =>
+          tasks.get(c, path.task_id)).pipe(Effect.map((r) => toTaskDetail(publicUrl, r))))
       .handle("updateTask", h.updateTask)
       .handle("patchTask", h.updateTask)
       .handle("completeTask", ({ path, payload }) =>
-        Effect.flatMap(Auth.CurrentUser, (c) =>
+        Effect.flatMap(caller, (c) =>
           tasks.complete(c, path.task_id, payload.completion_note)).pipe(
-            h.balances.tracked,
+            balances.tracked,
             Effect.map(taskCompleted)
           ))
-      .handle(
-        "approveTask",
-        (r: DecideRequest) =>
-          h.balances.tracked(idempotent("approveTask", Api.Approved, decideWith("approve"))(r))
-      )
-      .handle(
-        "rejectTask",
-        (r: DecideRequest) => h.balances.tracked(idempotent("rejectTask", Api.Approved, decideWith("reject"))(r))
-      )
+      .handle("approveTask", (r) =>
+        balances.tracked(idempotent("approveTask", Api.Approved, decideWith("approve"))(r)))
+      .handle("rejectTask", (r) =>
+        balances.tracked(idempotent("rejectTask", Api.Approved, decideWith("reject"))(r)))
       .handle("rescheduleTask", h.reschedule)
       .handle("listComments", ({ path }) =>
-        Effect.flatMap(Auth.CurrentUser, (c) => notes.comments(c, path.task_id)).pipe(
-          Effect.map((comments) => new Api.CommentList({ status: "success", task_id: path.task_id, comments }, true))
-        ))
+        Effect.flatMap(caller, (c) =>
+          notes.comments(c, path.task_id)).pipe(
+            Effect.map((comments) => ok(Api.CommentList)({ task_id: path.task_id, comments }))
+          ))
       .handle("createComment", h.commentKeyed)
       .handle("createCommentPlural", h.commentKeyed)
       .handle("editComment", ({ path, payload }) =>
-        Effect.flatMap(Auth.CurrentUser, (c) =>
-          notes.editComment(c, path.task_id, path.comment_id, payload)).pipe(Effect.map(ok(Api.CommentEdited))))
+        Effect.flatMap(caller, (c) =>
+          notes.editComment(c, path.task_id, path.comment_id, payload)).pipe(
+            Effect.map(ok(Api.CommentEdited))
+          ))
       .handle("addChecklistItem", h.checklistKeyed)
       .handle("toggleChecklistItem", ({ path, payload }) =>
-        Effect.flatMap(Auth.CurrentUser, (c) =>
-          notes.toggleItem(c, path.task_id, path.item_id, payload.is_checked))
-          .pipe(
-            Effect.map((item) =>
-              new Api.ChecklistItemResponse({ status: "success", task_id: path.task_id, ...item }, true)
-            )
+        Effect.flatMap(caller, (c) =>
+          notes.toggleItem(c, path.task_id, path.item_id, payload.is_checked)).pipe(
+            Effect.map(itemAnswer(path.task_id))
           ))
   })).pipe(withOnly(Tasks, TaskNotes, TaskPages, BalanceChanges, Idempotency, Auth.Authentication))
 

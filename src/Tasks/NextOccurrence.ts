@@ -4,7 +4,7 @@ import { PeopleRepo } from "../Projects/PeopleRepo.js"
 import type { makeAssignment } from "./Assignment.js"
 import { NotesRepo } from "./NotesRepo.js"
 import { nextDeadline } from "./Recurrence.js"
-import { type TaskAccessRow, TasksRepo, type TaskValues } from "./Repo.js"
+import { type TaskAccessRow, TasksRepo } from "./Repo.js"
 
 type Assign = Effect.Effect.Success<typeof makeAssignment>["assign"]
 
@@ -14,18 +14,16 @@ export const makeNextOccurrence = (assign: Assign) =>
     const repo = yield* TasksRepo
     const notes = yield* NotesRepo
     const people = yield* PeopleRepo
-    const reread = (id: TaskAccessRow["id"]) =>
-      Effect.flatMap(repo.byId(id), Effect.orDieWith(() => `task ${id} vanished`))
 
     return (caller: Auth.Principal, task: TaskAccessRow, now: Date) =>
       Effect.gen(function*() {
         if (task.recurrence === null) return undefined
         const existing = yield* repo.nextOccurrence(task.id)
-        if (existing !== undefined) return yield* reread(existing)
-        const values: TaskValues = {
+        if (existing !== undefined) return yield* repo.reread(existing)
+        const values = {
           title: task.title,
           description: task.description,
-          status: "pending",
+          status: "pending" as const,
           assigned_to_id: task.assigned_to_id,
           recurrence: task.recurrence,
           priority: task.priority,
@@ -35,9 +33,9 @@ export const makeNextOccurrence = (assign: Assign) =>
         }
         const id = yield* repo.insert(task.project_id, task.created_by_id, values, now, task.id)
         // a concurrent completion made it first
-        if (id === undefined) return yield* reread((yield* repo.nextOccurrence(task.id))!)
+        if (id === undefined) return yield* repo.reread((yield* repo.nextOccurrence(task.id))!)
         yield* notes.copyItems(task.id, id, now)
-        const next = yield* reread(id)
+        const next = yield* repo.reread(id)
         if (task.assigned_to_id !== null && task.assigned_to_id !== caller.id && task.a_handle !== null) {
           const assignee = yield* people.byId(task.assigned_to_id)
           if (Option.isSome(assignee)) yield* assign(caller, next, task.project_title, assignee.value, now)

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import type { Auth, Ids } from "@shoal/domain"
+import type { Auth, Ids, Tasks as Api } from "@shoal/domain"
 import { Errors } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import { PublicUrl } from "../Identity/PublicUrl.js"
@@ -10,8 +10,6 @@ import { Outbox } from "../Realtime/Outbox.js"
 import { NotesRepo } from "./NotesRepo.js"
 import { TasksRepo } from "./Repo.js"
 import { taskPermalink, toComment } from "./Wire.js"
-
-type Attributed = { readonly requested_by?: string | undefined; readonly requested_by_id?: string | undefined }
 
 /** What is said about a task: comments (author-edited) and its checklist. */
 export class TaskNotes extends Effect.Service<TaskNotes>()("Tasks/Notes", {
@@ -24,19 +22,17 @@ export class TaskNotes extends Effect.Service<TaskNotes>()("Tasks/Notes", {
     const publicUrl = yield* Effect.orDie(PublicUrl)
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    const load = (caller: Auth.Principal, id: Ids.TaskId) =>
-      Effect.flatMap(tasks.access(id, caller.id), (row) => Policy.visibleTask(id, row))
     const comment = (id: Ids.CommentId) =>
       Effect.flatMap(repo.comment(id), Effect.orDieWith(() => `comment ${id} vanished`))
 
     const comments = Effect.fn("TaskNotes.comments")(function*(caller: Auth.Principal, id: Ids.TaskId) {
-      yield* load(caller, id)
+      yield* tasks.visible(id, caller.id)
       return (yield* repo.comments(id)).map(toComment)
     })
 
     const addComment = Effect.fn("TaskNotes.addComment")(
-      function*(caller: Auth.Principal, id: Ids.TaskId, input: { readonly content: string } & Attributed) {
-        const task = yield* load(caller, id)
+      function*(caller: Auth.Principal, id: Ids.TaskId, input: Api.NewComment) {
+        const task = yield* tasks.visible(id, caller.id)
         yield* Policy.requireParticipant(task, "comment on its tasks")
         const attribution = yield* resolveAttribution(people, input)
         const at = yield* now
@@ -70,9 +66,9 @@ export class TaskNotes extends Effect.Service<TaskNotes>()("Tasks/Notes", {
         caller: Auth.Principal,
         id: Ids.TaskId,
         commentId: Ids.CommentId,
-        input: { readonly content: string } & Attributed
+        input: Api.NewComment
       ) {
-        yield* load(caller, id)
+        yield* tasks.visible(id, caller.id)
         const existing = yield* repo.comment(commentId)
         if (Option.isNone(existing) || existing.value.task_id !== id) {
           return yield* new Errors.NotFound({ message: `no comment ${commentId} on task ${id}` })
@@ -87,7 +83,7 @@ export class TaskNotes extends Effect.Service<TaskNotes>()("Tasks/Notes", {
     )
 
     const addItem = Effect.fn("TaskNotes.addItem")(function*(caller: Auth.Principal, id: Ids.TaskId, text: string) {
-      const task = yield* load(caller, id)
+      const task = yield* tasks.visible(id, caller.id)
       yield* Policy.requireParticipant(task, "change its checklists")
       const items = yield* repo.addItems(id, [{ text, is_checked: false }], yield* now)
       return items[0]!
@@ -95,7 +91,7 @@ export class TaskNotes extends Effect.Service<TaskNotes>()("Tasks/Notes", {
 
     const toggleItem = Effect.fn("TaskNotes.toggleItem")(
       function*(caller: Auth.Principal, id: Ids.TaskId, item: Ids.ChecklistItemId, checked: boolean | undefined) {
-        const task = yield* load(caller, id)
+        const task = yield* tasks.visible(id, caller.id)
         yield* Policy.requireParticipant(task, "change its checklists")
         const row = yield* repo.setItem(id, item, checked)
         if (Option.isNone(row)) {

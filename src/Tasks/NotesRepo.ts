@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
-import { Effect, Schema } from "effect"
+import { Effect, flow, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
 
 export const CommentRow = Schema.Struct({
@@ -30,17 +30,23 @@ export class NotesRepo extends Effect.Service<NotesRepo>()("Tasks/NotesRepo", {
         rb.id AS rb_id, rb.handle AS rb_handle, rb.display_name AS rb_name
       FROM task_comments c JOIN users u ON u.id = c.author_id LEFT JOIN users rb ON rb.id = c.requested_by_id`)
 
-    const comments = SqlSchema.findAll({
-      Request: Ids.TaskId,
-      Result: CommentRow,
-      execute: (task) => sql`${select} WHERE c.task_id = ${task} ORDER BY c.created_at, c.id`
-    })
+    const comments = flow(
+      SqlSchema.findAll({
+        Request: Ids.TaskId,
+        Result: CommentRow,
+        execute: (task) => sql`${select} WHERE c.task_id = ${task} ORDER BY c.created_at, c.id`
+      }),
+      Effect.orDie
+    )
 
-    const comment = SqlSchema.findOne({
-      Request: Ids.CommentId,
-      Result: CommentRow,
-      execute: (id) => sql`${select} WHERE c.id = ${id}`
-    })
+    const comment = flow(
+      SqlSchema.findOne({
+        Request: Ids.CommentId,
+        Result: CommentRow,
+        execute: (id) => sql`${select} WHERE c.id = ${id}`
+      }),
+      Effect.orDie
+    )
 
     const insertComment = (
       v: { task: Ids.TaskId; author: Ids.UserId; content: string; requestedBy: Ids.UserId | null; now: Date }
@@ -50,19 +56,22 @@ export class NotesRepo extends Effect.Service<NotesRepo>()("Tasks/NotesRepo", {
           INSERT INTO task_comments (task_id, author_id, content, requested_by_id, created_at)
           VALUES (${v.task}, ${v.author}, ${v.content}, ${v.requestedBy}, ${v.now}) RETURNING id`,
         (rows) => rows[0]!.id
-      )
+      ).pipe(Effect.orDie)
 
     const editComment = (id: Ids.CommentId, content: string, requestedBy: Ids.UserId | null, now: Date) =>
       sql`UPDATE task_comments SET content = ${content}, edited_at = ${now},
             requested_by_id = coalesce(${requestedBy}::uuid, requested_by_id)
-          WHERE id = ${id}`
+          WHERE id = ${id}`.pipe(Effect.orDie)
 
-    const checklist = SqlSchema.findAll({
-      Request: Ids.TaskId,
-      Result: ChecklistRow,
-      execute: (task) =>
-        sql`SELECT id, text, is_checked FROM task_checklist_items WHERE task_id = ${task} ORDER BY position`
-    })
+    const checklist = flow(
+      SqlSchema.findAll({
+        Request: Ids.TaskId,
+        Result: ChecklistRow,
+        execute: (task) =>
+          sql`SELECT id, text, is_checked FROM task_checklist_items WHERE task_id = ${task} ORDER BY position`
+      }),
+      Effect.orDie
+    )
 
     const addItems = (task: Ids.TaskId, items: ReadonlyArray<{ text: string; is_checked: boolean }>, now: Date) =>
       items.length === 0 ? Effect.succeed([] as ReadonlyArray<ChecklistRow>) : SqlSchema.findAll({
@@ -72,13 +81,13 @@ export class NotesRepo extends Effect.Service<NotesRepo>()("Tasks/NotesRepo", {
           sql`INSERT INTO task_checklist_items ${
             sql.insert(items.map((i) => ({ task_id: task, text: i.text, is_checked: i.is_checked, created_at: now })))
           } RETURNING id, text, is_checked`
-      })(undefined)
+      })(undefined).pipe(Effect.orDie)
 
     /** The next occurrence of a recurring task starts with the same checklist, unchecked. */
     const copyItems = (from: Ids.TaskId, to: Ids.TaskId, now: Date) =>
       sql`INSERT INTO task_checklist_items (task_id, text, is_checked, created_at)
           SELECT ${to}::uuid, text, false, ${now}::timestamptz FROM task_checklist_items
-          WHERE task_id = ${from} ORDER BY position`
+          WHERE task_id = ${from} ORDER BY position`.pipe(Effect.orDie)
 
     const setItem = (task: Ids.TaskId, item: Ids.ChecklistItemId, checked: boolean | undefined) =>
       SqlSchema.findOne({
@@ -88,20 +97,8 @@ export class NotesRepo extends Effect.Service<NotesRepo>()("Tasks/NotesRepo", {
           sql`UPDATE task_checklist_items
               SET is_checked = ${checked === undefined ? sql`NOT is_checked` : sql`${checked}`}
               WHERE id = ${item} AND task_id = ${task} RETURNING id, text, is_checked`
-      })(undefined)
+      })(undefined).pipe(Effect.orDie)
 
-    return {
-      comments: (task: Ids.TaskId) => Effect.orDie(comments(task)),
-      comment: (id: Ids.CommentId) => Effect.orDie(comment(id)),
-      insertComment: (v: Parameters<typeof insertComment>[0]) => Effect.orDie(insertComment(v)),
-      editComment: (id: Ids.CommentId, content: string, requestedBy: Ids.UserId | null, now: Date) =>
-        Effect.orDie(editComment(id, content, requestedBy, now)),
-      checklist: (task: Ids.TaskId) => Effect.orDie(checklist(task)),
-      addItems: (task: Ids.TaskId, items: ReadonlyArray<{ text: string; is_checked: boolean }>, now: Date) =>
-        Effect.orDie(addItems(task, items, now)),
-      copyItems: (from: Ids.TaskId, to: Ids.TaskId, now: Date) => Effect.orDie(copyItems(from, to, now)),
-      setItem: (task: Ids.TaskId, item: Ids.ChecklistItemId, checked: boolean | undefined) =>
-        Effect.orDie(setItem(task, item, checked))
-    } as const
+    return { comments, comment, insertComment, editComment, checklist, addItems, copyItems, setItem } as const
   })
 }) {}

@@ -1,7 +1,7 @@
 import type { Auth, Ids, Tasks } from "@shoal/domain"
 import { Errors } from "@shoal/domain"
 import { Effect } from "effect"
-import { type AccessFacts, canManageProject, toAccess } from "../Projects/Policy.js"
+import { type AccessFacts, canManageProject } from "../Projects/Policy.js"
 
 /**
  * Who may do what with a task (CONTRACT "Who may do what"). The project's owner and managers, and the human who
@@ -16,16 +16,9 @@ export interface TaskFacts extends AccessFacts {
   readonly bounty_state: string | null
 }
 
-/** Assign, reassign, move, cancel, archive: the project's owner and managers, and the owner's human. */
-export const canManageTasks = (task: AccessFacts) => canManageProject(toAccess(task))
+const hasBounty = (task: { readonly gem_bounty: number }) => task.gem_bounty > 0
 
-export const hasBounty = (task: { readonly gem_bounty: number }) => task.gem_bounty > 0
-
-/** The work is done and its Gems wait in the assignee's pending for the funder's decision. */
-export const bountyPending = (task: TaskFacts) => task.bounty_state === "pending" || task.status === "pending_approval"
-
-export const isFunder = (caller: Auth.Principal, task: TaskFacts) =>
-  task.funder_id !== null && task.funder_id === caller.id
+const isFunder = (caller: Auth.Principal, task: TaskFacts) => task.funder_id !== null && task.funder_id === caller.id
 
 const forbidden = (message: string) => Effect.fail(new Errors.Forbidden({ message }))
 
@@ -51,7 +44,7 @@ export const requireCompleter = (caller: Auth.Principal, task: TaskFacts) =>
  * bounty, or repeats its own assignment (what the OpenClaw channel sends with every status update): a no-op.
  */
 export const requireAssign = (caller: Auth.Principal, task: TaskFacts, assignee: Ids.UserId | null) => {
-  if (assignee === task.assigned_to_id || canManageTasks(task)) return Effect.void
+  if (assignee === task.assigned_to_id || canManageProject(task)) return Effect.void
   if (assignee === caller.id && task.assigned_to_id === null && !hasBounty(task)) return Effect.void
   if (assignee === caller.id && task.assigned_to_id === null) {
     return forbidden(`the task has a Gem bounty: apply for it first (POST /api/gigs/${task.id}/apply)`)
@@ -73,24 +66,24 @@ export const requireStatusChange = (
   const closing = status === "cancelled" || status === "archived"
   if (closing && hasBounty(task)) {
     const verb = status === "cancelled" ? "cancel" : "archive"
-    // pending Gems are the assignee's earnings awaiting the funder: burning them is the funder's call only
-    if (bountyPending(task)) {
+    // pending Gems (the work is done) are the assignee's earnings awaiting the funder: burning them is its call only
+    if (task.bounty_state === "pending" || task.status === "pending_approval") {
       return isFunder(caller, task)
         ? Effect.void
         : forbidden(`the task's bounty awaits approval: only its funder can ${verb} it`)
     }
     // escrowed Gems are the funder's: a member closing its own bounty task would burn them
-    return isFunder(caller, task) || canManageTasks(task)
+    return isFunder(caller, task) || canManageProject(task)
       ? Effect.void
       : forbidden(`the task carries a Gem bounty: only the project's owner, a manager or its funder can ${verb} it`)
   }
-  if (canManageTasks(task) || assignee === caller.id) return Effect.void
+  if (canManageProject(task) || assignee === caller.id) return Effect.void
   return forbidden("only the project's owner or a manager can change the status of a task not assigned to you")
 }
 
 /** Moving to another project: managers of the source; a bounty task only by its funder, into a project it owns. */
 export const requireMove = (caller: Auth.Principal, task: TaskFacts, destination: AccessFacts) =>
-  !canManageTasks(task)
+  !canManageProject(task)
     ? forbidden("only the project's owner or a manager can move its tasks")
     : canMoveBounty(caller, task, destination)
     ? Effect.void
@@ -121,6 +114,6 @@ export const requireBountyChange = (caller: Auth.Principal, task: TaskFacts) =>
 
 /** Approving or rejecting a completion: the bounty's funder (the human whose escrow held the Gems) only. */
 export const requireApprover = (caller: Auth.Principal, task: TaskFacts) =>
-  caller.userType === "human" && (isFunder(caller, task) || (task.funder_id === null && canManageTasks(task)))
+  caller.userType === "human" && (isFunder(caller, task) || (task.funder_id === null && canManageProject(task)))
     ? Effect.void
     : forbidden("only the bounty's funder approves or rejects the task")

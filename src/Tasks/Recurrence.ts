@@ -3,7 +3,6 @@ import type { Tasks } from "@shoal/domain"
 const DAY = 86_400_000
 
 const addMonths = (d: Date, n: number) => {
-  const day = d.getUTCDate()
   const out = new Date(
     Date.UTC(
       d.getUTCFullYear(),
@@ -17,7 +16,7 @@ const addMonths = (d: Date, n: number) => {
   )
   // the 31st of a 30-day month is its last day, not the 1st of the next
   const last = new Date(Date.UTC(out.getUTCFullYear(), out.getUTCMonth() + 1, 0)).getUTCDate()
-  out.setUTCDate(Math.min(day, last))
+  out.setUTCDate(Math.min(d.getUTCDate(), last))
   return out
 }
 
@@ -29,9 +28,6 @@ const step = (d: Date, r: Tasks.Recurrence) =>
  * before deadlines had one format, is its midnight UTC). Without a deadline, one period after the completion day.
  */
 export const nextDeadline = (deadline: string | null, recurrence: Tasks.Recurrence, nowMillis: number): string => {
-  if (deadline === null) {
-    return step(new Date(`${new Date(nowMillis).toISOString().slice(0, 10)}T00:00:00Z`), recurrence).toISOString()
-  }
-  if (/^\d{4}-\d{2}-\d{2}$/.test(deadline)) return step(new Date(`${deadline}T00:00:00Z`), recurrence).toISOString()
-  return step(new Date(deadline), recurrence).toISOString()
+  const from = deadline ?? new Date(nowMillis).toISOString().slice(0, 10)
+  return step(new Date(/^\d{4}-\d{2}-\d{2}$/.test(from) ? `${from}T00:00:00Z` : from), recurrence).toISOString()
 }

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Projects, Tasks } from "@shoal/domain"
 import { Effect, Schema } from "effect"
+import { visibleTask } from "../Projects/Policy.js"
 import { IsoFromDate } from "../Projects/Times.js"
 import type { Position } from "../Social/Cursor.js"
 
@@ -45,17 +46,10 @@ export type TaskAccessRow = typeof TaskAccessRow.Type
 
 const PageRow = Schema.Struct({ ...TaskRow.fields, total: Schema.Number })
 
-export interface TaskValues {
-  readonly title: string
-  readonly description: string
-  readonly status: Tasks.TaskStatus
-  readonly assigned_to_id: Ids.UserId | null
-  readonly recurrence: Tasks.Recurrence | null
-  readonly priority: Tasks.Priority | null
-  readonly deadline: string | null
-  readonly wave_scheduled: Date | null
-  readonly requested_by_id: Ids.UserId | null
-}
+/** A task's own columns, as written by a create, an update and a recurrence. */
+export type TaskValues =
+  & Pick<TaskRow, "title" | "description" | "status" | "assigned_to_id" | "recurrence" | "priority" | "deadline">
+  & { readonly wave_scheduled: Date | null; readonly requested_by_id: Ids.UserId | null }
 
 export interface PageQuery {
   readonly status: Tasks.TaskStatus | undefined
@@ -99,68 +93,64 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
     const statusFilter = (status: Tasks.TaskStatus | undefined) =>
       status === undefined ? sql`status <> 'archived'` : sql`status = ${status}`
 
-    /** One statement: the page (with its total) first, then the joins and comment counts for its rows only. */
-    const page = (where: "project" | "assignee", id: string, q: PageQuery) =>
-      SqlSchema.findAll({
+    /**
+     * One statement: the page through the index, then the joins and comment counts for its rows only; the total is
+     * one index-only count beside it, not a window over every row.
+     */
+    const page = (where: "project" | "assignee", id: string, q: PageQuery) => {
+      const owner = where === "project" ? sql`project_id = ${id}` : sql`assigned_to_id = ${id}`
+      const filter = sql`${owner} AND ${statusFilter(q.status)}`
+      const from = q.after === undefined
+        ? sql``
+        : sql`AND (created_at, id) > (${q.after.createdAt}::timestamptz, ${q.after.id}::uuid)`
+      return SqlSchema.findAll({
         Request: Schema.Void,
         Result: PageRow,
-        execute: () => {
-          const owner = where === "project" ? sql`project_id = ${id}` : sql`assigned_to_id = ${id}`
-          const filter = sql`${owner} AND ${statusFilter(q.status)}`
-          // the page through the index, then joins and comment counts for its rows only; the total is one
-          // index-only count beside it, not a window over every row
-          const from = q.after === undefined
-            ? sql``
-            : sql`AND (created_at, id) > (${q.after.createdAt}::timestamptz, ${q.after.id}::uuid)`
-          return sql`WITH t AS (
+        execute: () =>
+          sql`WITH t AS (
               SELECT * FROM tasks WHERE ${filter} ${from} ORDER BY created_at, id LIMIT ${q.limit} OFFSET ${q.offset})
             SELECT ${columns}, (SELECT count(*)::int FROM tasks WHERE ${filter}) AS total
             FROM t ${joins} ORDER BY t.created_at, t.id`
-        }
-      })(undefined)
+      })(undefined).pipe(Effect.orDie)
+    }
 
-    const count = (where: "project" | "assignee", id: string, status: Tasks.TaskStatus | undefined) =>
-      Effect.map(
-        sql<{ n: number }>`SELECT count(*)::int AS n FROM tasks WHERE ${
-          where === "project" ? sql`project_id = ${id}` : sql`assigned_to_id = ${id}`
-        } AND ${statusFilter(status)}`,
-        (rows) => rows[0]!.n
-      )
-
+    /**
+     * `id`: the one a bounty was funded under before the task existed (src/Tasks/Bounty.ts, `prefund`); undefined
+     * when a concurrent completion already made this occurrence of `recurrenceOf`.
+     */
     const insert = (
       project: Ids.ProjectId,
       createdBy: Ids.UserId,
-      v: TaskValues,
+      v: TaskValues & { readonly gem_bounty?: number },
       now: Date,
-      recurrenceOf: Ids.TaskId | null,
-      id: Ids.TaskId | null
+      recurrenceOf: Ids.TaskId | null = null,
+      id: Ids.TaskId | null = null
     ) =>
       Effect.map(
-        sql<{ id: Ids.TaskId }>`
-          INSERT INTO tasks (id, project_id, created_by, title, description, status, assigned_to_id, recurrence,
-            priority, deadline, wave_scheduled, requested_by_id, recurrence_of, created_at, updated_at)
-          VALUES (COALESCE(${id}::uuid, gen_random_uuid()), ${project}, ${createdBy}, ${v.title}, ${v.description},
-            ${v.status}, ${v.assigned_to_id}, ${v.recurrence}, ${v.priority}, ${v.deadline}, ${v.wave_scheduled},
-            ${v.requested_by_id}, ${recurrenceOf}, ${now}, ${now})
-          ON CONFLICT (recurrence_of) DO NOTHING
-          RETURNING id`,
+        sql<{ id: Ids.TaskId }>`INSERT INTO tasks ${
+          sql.insert({
+            ...(id === null ? {} : { id }),
+            project_id: project,
+            created_by: createdBy,
+            ...v,
+            recurrence_of: recurrenceOf,
+            created_at: now,
+            updated_at: now
+          })
+        } ON CONFLICT (recurrence_of) DO NOTHING RETURNING id`,
         (rows) => rows[0]?.id
-      )
+      ).pipe(Effect.orDie)
 
     const update = (
       id: Ids.TaskId,
       v: TaskValues & { readonly project_id: Ids.ProjectId; readonly completion_note: string | null },
       now: Date
     ) =>
-      sql`UPDATE tasks SET project_id = ${v.project_id}, title = ${v.title}, description = ${v.description},
-            status = ${v.status}, assigned_to_id = ${v.assigned_to_id}, recurrence = ${v.recurrence},
-            priority = ${v.priority},
-            deadline = ${v.deadline}, wave_scheduled = ${v.wave_scheduled}, requested_by_id = ${v.requested_by_id},
-            completion_note = ${v.completion_note},
+      sql`UPDATE tasks SET ${sql.update(v)},
             completed_at = CASE WHEN ${v.status} IN ('completed', 'pending_approval')
               THEN coalesce(completed_at, ${now}::timestamptz) ELSE NULL END,
             updated_at = ${now}
-          WHERE id = ${id}`
+          WHERE id = ${id}`.pipe(Effect.orDie)
 
     /** Completes the task unless it is already done (or closed); true when this call made the transition. */
     const markCompleted = (id: Ids.TaskId, status: Tasks.TaskStatus, note: string | null, now: Date) =>
@@ -170,56 +160,44 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
           WHERE id = ${id} AND status NOT IN ('completed', 'pending_approval', 'cancelled', 'archived')
           RETURNING id`,
         (rows) => rows.length > 0
-      )
+      ).pipe(Effect.orDie)
 
     /** Approval (`completed`) or rejection (`in_progress`) of a task awaiting approval. */
     const decide = (id: Ids.TaskId, status: "completed" | "in_progress", now: Date) =>
       sql`UPDATE tasks SET status = ${status}, updated_at = ${now},
             completed_at = CASE WHEN ${status} = 'completed' THEN completed_at ELSE NULL END
-          WHERE id = ${id} AND status = 'pending_approval'`
-
-    const setBounty = (id: Ids.TaskId, amount: number) => sql`UPDATE tasks SET gem_bounty = ${amount} WHERE id = ${id}`
+          WHERE id = ${id} AND status = 'pending_approval'`.pipe(Effect.orDie)
 
     const setWave = (id: Ids.TaskId, wave: Date, now: Date) =>
-      sql`UPDATE tasks SET wave_scheduled = ${wave}, updated_at = ${now} WHERE id = ${id}`
+      sql`UPDATE tasks SET wave_scheduled = ${wave}, updated_at = ${now} WHERE id = ${id}`.pipe(Effect.orDie)
 
     /** The occurrence a completion of `id` created, if any. */
     const nextOccurrence = (id: Ids.TaskId) =>
       Effect.map(sql<{ id: Ids.TaskId }>`SELECT id FROM tasks WHERE recurrence_of = ${id}`, (rows) => rows[0]?.id)
+        .pipe(Effect.orDie)
 
     const byId = (id: Ids.TaskId) =>
       SqlSchema.findOne({
         Request: Schema.Void,
         Result: TaskRow,
         execute: () => sql`SELECT ${columns} FROM tasks t ${joins} WHERE t.id = ${id}`
-      })(undefined)
+      })(undefined).pipe(Effect.orDie)
 
     return {
       access: (id: Ids.TaskId, caller: Ids.UserId) => Effect.orDie(access({ id, caller })),
-      page: (where: "project" | "assignee", id: string, q: PageQuery) => Effect.orDie(page(where, id, q)),
-      count: (where: "project" | "assignee", id: string, status: Tasks.TaskStatus | undefined) =>
-        Effect.orDie(count(where, id, status)),
-      insert: (
-        project: Ids.ProjectId,
-        createdBy: Ids.UserId,
-        v: TaskValues,
-        now: Date,
-        recurrenceOf: Ids.TaskId | null = null,
-        // the id a bounty was funded under before the task existed (src/Tasks/Bounty.ts, `prefund`)
-        id: Ids.TaskId | null = null
-      ) => Effect.orDie(insert(project, createdBy, v, now, recurrenceOf, id)),
-      update: (
-        id: Ids.TaskId,
-        v: TaskValues & { readonly project_id: Ids.ProjectId; readonly completion_note: string | null },
-        now: Date
-      ) => Effect.orDie(update(id, v, now)),
-      markCompleted: (id: Ids.TaskId, status: Tasks.TaskStatus, note: string | null, now: Date) =>
-        Effect.orDie(markCompleted(id, status, note, now)),
-      setWave: (id: Ids.TaskId, wave: Date, now: Date) => Effect.orDie(setWave(id, wave, now)),
-      setBounty: (id: Ids.TaskId, amount: number) => Effect.orDie(setBounty(id, amount)),
-      decide: (id: Ids.TaskId, status: "completed" | "in_progress", now: Date) => Effect.orDie(decide(id, status, now)),
-      nextOccurrence: (id: Ids.TaskId) => Effect.orDie(nextOccurrence(id)),
-      byId: (id: Ids.TaskId) => Effect.orDie(byId(id))
+      /** The task with the caller's access to it, if the caller may see it (a 404 otherwise). */
+      visible: (id: Ids.TaskId, caller: Ids.UserId) =>
+        Effect.flatMap(Effect.orDie(access({ id, caller })), (row) => visibleTask(id, row)),
+      page,
+      insert,
+      update,
+      markCompleted,
+      setWave,
+      decide,
+      nextOccurrence,
+      byId,
+      /** A task this transaction has just read or written. */
+      reread: (id: Ids.TaskId) => Effect.flatMap(byId(id), Effect.orDieWith(() => `task ${id} vanished`))
     } as const
   })
 }) {}

@@ -10,31 +10,27 @@ const answer = (team: Api.Team) => new Api.TeamResponse({ status: "success", tea
 export const TeamsHttpLive = HttpApiBuilder.group(ShoalApi, "teams", (handlers) =>
   Effect.gen(function*() {
     const teams = yield* Teams
+    const caller = Auth.CurrentUser
     return handlers
       .handle(
         "createTeam",
         idempotent("createTeam", Api.TeamResponse, ({ payload }) =>
-          Effect.flatMap(Auth.CurrentUser, (caller) =>
-            teams.create(caller, payload)).pipe(Effect.map(answer)))
+          Effect.flatMap(caller, (c) =>
+            teams.create(c, payload)).pipe(Effect.map(answer)))
       )
       .handle("listTeams", ({ urlParams }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
-          teams.list(caller, urlParams.mine === "true")).pipe(
+        Effect.flatMap(caller, (c) =>
+          teams.list(c, urlParams.mine === "true")).pipe(
             Effect.map((list) =>
               new Api.TeamList({ status: "success", teams: list }, true)
             )
           ))
       .handle("getTeam", ({ path }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
-          teams.get(caller, path.team_id)).pipe(Effect.map(answer)))
+        Effect.flatMap(caller, (c) => teams.get(c, path.team_id)).pipe(Effect.map(answer)))
       .handle("addTeamMember", ({ path, payload }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
-          teams.addMember(caller, path.team_id, payload)).pipe(
-            Effect.map(answer)
-          ))
+        Effect.flatMap(caller, (c) =>
+          teams.addMember(c, path.team_id, payload)).pipe(Effect.map(answer)))
       .handle("removeTeamMember", ({ path }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
-          teams.removeMember(caller, path.team_id, path.handle)).pipe(
-            Effect.map(answer)
-          ))
+        Effect.flatMap(caller, (c) =>
+          teams.removeMember(c, path.team_id, path.handle)).pipe(Effect.map(answer)))
   })).pipe(withOnly(Teams, Idempotency, Auth.Authentication))

@@ -30,10 +30,6 @@ export const requireAdminManager = (caller: Role) =>
 export const requireRemove = (caller: Role, target: Role, self: boolean) =>
   canRemove(caller, target, self)
     ? Effect.void
-    : Effect.fail(
-      new Errors.Forbidden({
-        message: is(target, "admin")
-          ? "only the squad's owner removes admins"
-          : "only the squad's owner or an admin changes its members"
-      })
-    )
+    : is(target, "admin")
+    ? Effect.fail(new Errors.Forbidden({ message: "only the squad's owner removes admins" }))
+    : requireMemberManager(caller)

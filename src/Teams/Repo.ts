@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Teams } from "@shoal/domain"
-import { Effect, Option, Schema } from "effect"
+import { Effect, flow, Option, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
 
 const TeamRow = Schema.Struct({
@@ -42,11 +42,14 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
       (SELECT count(*)::int FROM team_members c WHERE c.team_id = t.id) AS member_count`
     )
 
-    const find = SqlSchema.findOne({
-      Request: Ids.TeamId,
-      Result: TeamRow,
-      execute: (id) => sql`SELECT ${columns} FROM teams t WHERE t.id = ${id}`
-    })
+    const find = flow(
+      SqlSchema.findOne({
+        Request: Ids.TeamId,
+        Result: TeamRow,
+        execute: (id) => sql`SELECT ${columns} FROM teams t WHERE t.id = ${id}`
+      }),
+      Effect.orDie
+    )
 
     const list = (caller: Ids.UserId, mine: boolean) =>
       SqlSchema.findAll({
@@ -58,16 +61,19 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
                   WHERE EXISTS (SELECT 1 FROM team_members m WHERE m.team_id = t.id AND m.user_id = ${caller})
                   ORDER BY t.created_at DESC LIMIT 200`
             : sql`SELECT ${columns} FROM teams t ORDER BY t.created_at DESC LIMIT 200`
-      })(undefined)
+      })(undefined).pipe(Effect.orDie)
 
-    const members = SqlSchema.findAll({
-      Request: Ids.TeamId,
-      Result: TeamMemberRow,
-      execute: (id) =>
-        sql`SELECT u.id, u.handle, u.display_name, u.user_type AS type, u.user_type, m.role, m.created_at AS joined_at
+    const members = flow(
+      SqlSchema.findAll({
+        Request: Ids.TeamId,
+        Result: TeamMemberRow,
+        execute: (id) =>
+          sql`SELECT u.id, u.handle, u.display_name, u.user_type AS type, u.user_type, m.role, m.created_at AS joined_at
             FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = ${id}
             ORDER BY (m.role = 'owner') DESC, m.created_at, u.handle`
-    })
+      }),
+      Effect.orDie
+    )
 
     /** `None` when the handle is taken by another squad. */
     const insert = (v: NewTeamValues) =>
@@ -80,14 +86,14 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
         yield* sql`INSERT INTO team_members (team_id, user_id, role, consented, created_at)
                    VALUES (${rows[0]!.id}, ${v.createdBy}, 'owner', true, ${v.now})`
         return Option.some(rows[0]!.id)
-      })
+      }).pipe(Effect.orDie)
 
     const roleOf = (team: Ids.TeamId, user: Ids.UserId) =>
       Effect.map(
         sql<{ role: "owner" | "admin" | "member" }>`
           SELECT role FROM team_members WHERE team_id = ${team} AND user_id = ${user}`,
         (rows) => Option.fromNullable(rows[0]?.role)
-      )
+      ).pipe(Effect.orDie)
 
     /** Whether any of the users is a member of the team. */
     const anyMember = (team: Ids.TeamId, users: ReadonlyArray<Ids.UserId>) =>
@@ -95,7 +101,7 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
         sql<{ n: number }>`SELECT count(*)::int AS n FROM team_members
                            WHERE team_id = ${team} AND user_id IN ${sql.in(users)}`,
         (rows) => rows[0]!.n > 0
-      )
+      ).pipe(Effect.orDie)
 
     /**
      * Adds the user unless already there; naming a member admin upgrades it, and so does consent: `consented` says
@@ -109,21 +115,11 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
               ELSE team_members.role END,
             consented = team_members.consented OR EXCLUDED.consented
             WHERE (team_members.role = 'member' AND EXCLUDED.role = 'admin')
-              OR (EXCLUDED.consented AND NOT team_members.consented)`
+              OR (EXCLUDED.consented AND NOT team_members.consented)`.pipe(Effect.orDie)
 
     const removeMember = (team: Ids.TeamId, user: Ids.UserId) =>
-      sql`DELETE FROM team_members WHERE team_id = ${team} AND user_id = ${user}`
+      sql`DELETE FROM team_members WHERE team_id = ${team} AND user_id = ${user}`.pipe(Effect.orDie)
 
-    return {
-      find: (id: Ids.TeamId) => Effect.orDie(find(id)),
-      list: (caller: Ids.UserId, mine: boolean) => Effect.orDie(list(caller, mine)),
-      members: (id: Ids.TeamId) => Effect.orDie(members(id)),
-      insert: (v: NewTeamValues) => Effect.orDie(insert(v)),
-      roleOf: (team: Ids.TeamId, user: Ids.UserId) => Effect.orDie(roleOf(team, user)),
-      anyMember: (team: Ids.TeamId, users: ReadonlyArray<Ids.UserId>) => Effect.orDie(anyMember(team, users)),
-      addMember: (team: Ids.TeamId, user: Ids.UserId, role: "member" | "admin", now: Date, consented: boolean) =>
-        Effect.orDie(addMember(team, user, role, now, consented)),
-      removeMember: (team: Ids.TeamId, user: Ids.UserId) => Effect.orDie(removeMember(team, user))
-    } as const
+    return { find, list, members, insert, roleOf, anyMember, addMember, removeMember } as const
   })
 }) {}

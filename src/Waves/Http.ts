@@ -4,7 +4,7 @@ import { Auth, ShoalApi, Waves as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
-import type { RequestOf } from "../Http/RequestOf.js"
+import { ok, type RequestOf } from "../Http/RequestOf.js"
 import { Waves } from "../Waves.js"
 import { slot } from "./Slots.js"
 import { Usage } from "./Usage.js"
@@ -12,8 +12,7 @@ import { Usage } from "./Usage.js"
 export const WavesPublicHttpLive = HttpApiBuilder.group(ShoalApi, "wavesPublic", (handlers) =>
   Effect.gen(function*() {
     const waves = yield* Waves
-    return handlers.handle("waveStatus", () =>
-      Effect.map(waves.status, (s) => new Api.WaveStatus({ status: "success", ...s }, true)))
+    return handlers.handle("waveStatus", () => Effect.map(waves.status, ok(Api.WaveStatus)))
   })).pipe(withOnly(Waves))
 
 export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) =>
@@ -23,25 +22,20 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
     const caller = Auth.CurrentUser
 
     const complete = ({ payload }: RequestOf<"waves", "completeWave">) =>
-      Effect.flatMap(caller, (c) => waves.complete(c, payload)).pipe(
-        Effect.map((r) => new Api.WaveCompleted({ status: "success", ...r }, true))
-      )
+      Effect.flatMap(caller, (c) => waves.complete(c, payload)).pipe(Effect.map(ok(Api.WaveCompleted)))
 
     return handlers
-      .handle("checkIn", () =>
-        Effect.flatMap(caller, waves.checkIn).pipe(
-          Effect.map((r) => new Api.CheckedIn({ status: "success", ...r }, true))
-        ))
+      .handle("checkIn", () => Effect.flatMap(caller, waves.checkIn).pipe(Effect.map(ok(Api.CheckedIn))))
       .handle("mySchedule", ({ urlParams }) =>
         Effect.flatMap(caller, (c) => waves.mySchedule(c, urlParams)).pipe(
           Effect.map((r) => new Api.ScheduleResponse({ status: "success", ...r, schedule: r.schedule.map(slot) }, true))
         ))
       .handle("setSlot", ({ path, payload }) =>
-        Effect.flatMap(caller, (c) => waves.setSlot(c, path.agent, payload)).pipe(
-          Effect.map((r) => new Api.SlotSet({ status: "success", ...r }, true))
-        ))
+        Effect.flatMap(caller, (c) =>
+          waves.setSlot(c, path.agent, payload)).pipe(Effect.map(ok(Api.SlotSet))))
       .handle("daySchedule", ({ path, urlParams }) =>
-        Effect.flatMap(caller, (c) => waves.daySchedule(c, path.agent, urlParams.date)))
+        Effect.flatMap(caller, (c) =>
+          waves.daySchedule(c, path.agent, urlParams.date)))
       .handle("completeWave", idempotent("completeWave", Api.WaveCompleted, complete))
       .handle("completeWaveMissionControl", idempotent("completeWave", Api.WaveCompleted, complete))
       .handle("heartbeat", () =>
@@ -63,9 +57,10 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
           Effect.flatMap(caller, (c) =>
             usage.report(c, payload)).pipe(
               Effect.map((u) =>
-                new Api.UsageRecorded({ status: "success", usage: new Api.UsageRecord(u, true) }, true)
+                ok(Api.UsageRecorded)({ usage: new Api.UsageRecord(u, true) })
               )
             ))
       )
-      .handle("usage", ({ urlParams }) => Effect.flatMap(caller, (c) => usage.summary(c, urlParams)))
+      .handle("usage", ({ urlParams }) =>
+        Effect.flatMap(caller, (c) => usage.summary(c, urlParams)))
   })).pipe(withOnly(Waves, Usage, Idempotency, Auth.Authentication))

@@ -23,10 +23,8 @@ export class OwnerNotice extends Effect.Service<OwnerNotice>()("Waves/OwnerNotic
     send: (notice: Notice): Effect.Effect<Ids.MessageId | null> =>
       messages.send({ from: notice.from.id, to: notice.to, content: noticeText(notice) }).pipe(
         Effect.map((sent) => sent.id),
-        Effect.catchTags({
-          NotFound: (e) => Effect.as(Effect.logWarning("wave complete: the task owner's DM was not sent", e), null),
-          Unprocessable: (e) => Effect.as(Effect.logWarning("wave complete: the task owner's DM was not sent", e), null)
-        })
+        // NotFound or Unprocessable: the owner cannot be written to
+        Effect.catchAll((e) => Effect.as(Effect.logWarning("wave complete: the task owner's DM was not sent", e), null))
       )
   })),
   dependencies: [Messages.Default]

@@ -1,4 +1,5 @@
-import type { Waves } from "@shoal/domain"
+import { Errors, type Waves } from "@shoal/domain"
+import { Effect } from "effect"
 
 export const HOUR = 3_600_000
 const MINUTE = 60_000
@@ -62,4 +63,17 @@ export const iso = (ms: number): string => {
   const s = Math.floor(rest / 1000)
   const milli = rest - s * 1000
   return isoPrefix + (s < 10 ? "0" : "") + s + (milli < 10 ? ".00" : milli < 100 ? ".0" : ".") + milli + "Z"
+}
+
+/** The hour a `wave_time` names: exactly on an hour and not before `earliest`, or a 422 naming the field. */
+export const waveHour = (waveTime: string, earliest: number, tooEarly: string) => {
+  const hour = Date.parse(waveTime)
+  const problem = hour % HOUR !== 0
+    ? "wave_time must be exactly on the hour (minutes, seconds and milliseconds 0), e.g. 2026-12-01T17:00Z"
+    : hour < earliest
+    ? tooEarly
+    : undefined
+  return problem === undefined
+    ? Effect.succeed(hour)
+    : Effect.fail(new Errors.Unprocessable({ message: problem, details: { field: "wave_time", wave_time: waveTime } }))
 }

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
-import { Effect, Option, Schema } from "effect"
+import { Effect, flow, Option, Schema } from "effect"
 
 const at = (ms: number) => new Date(ms)
 
@@ -13,13 +13,6 @@ export const SlotRow = Schema.Struct({
   project_id: Schema.NullOr(Ids.ProjectId)
 })
 export type SlotRow = typeof SlotRow.Type
-
-export const StartedRow = Schema.Struct({
-  agent_id: Ids.UserId,
-  handle: Ids.Handle,
-  task_id: Ids.TaskId,
-  title: Schema.String
-})
 
 export const UserRow = Schema.Struct({
   id: Ids.UserId,
@@ -52,7 +45,7 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
         if (done === undefined || done.getTime() >= boundary) return Option.none<number>()
         yield* sql`UPDATE wave_clock SET done_at = ${at(boundary)} WHERE job = ${job}`
         return Option.some(done.getTime())
-      })
+      }).pipe(Effect.orDie)
 
     /** Slots of `[from, to)` never completed become missed (the task they held is kept with them). */
     const markMissed = (from: number, to: number) =>
@@ -67,18 +60,19 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
           ON CONFLICT (agent_id, wave_time) DO NOTHING
           RETURNING agent_id`,
         (rows) => rows.length
-      )
+      ).pipe(Effect.orDie)
 
     /** Whoever has a task in the hour starting at `hour` (one task per agent: its oldest). */
-    const startingAt = SqlSchema.findAll({
-      Request: Schema.DateFromSelf,
-      Result: StartedRow,
-      execute: (hour) =>
-        sql`SELECT DISTINCT ON (t.assigned_to_id) t.assigned_to_id AS agent_id, u.handle, t.id AS task_id, t.title
+    const startingAt = (hour: number) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: Schema.Struct({ agent_id: Ids.UserId, handle: Ids.Handle, task_id: Ids.TaskId, title: Schema.String }),
+        execute: () =>
+          sql`SELECT DISTINCT ON (t.assigned_to_id) t.assigned_to_id AS agent_id, u.handle, t.id AS task_id, t.title
           FROM tasks t JOIN users u ON u.id = t.assigned_to_id
-          WHERE t.wave_scheduled = ${hour} AND ${liveTask}
+          WHERE t.wave_scheduled = ${at(hour)} AND ${liveTask}
           ORDER BY t.assigned_to_id, t.created_at`
-    })
+      })(undefined).pipe(Effect.orDie)
 
     const connectedAgents = SqlSchema.findAll({
       Request: Schema.Void,
@@ -86,7 +80,7 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
       execute: () =>
         sql`SELECT u.id, u.handle FROM presence p JOIN users u ON u.id = p.user_id
           WHERE p.state = 'connected' AND u.user_type = 'agent'`
-    })
+    })(undefined).pipe(Effect.orDie)
 
     /** The agent's slots in `[from, to)`, by hour: its scheduled tasks with their outcome, and past outcomes. */
     const slots = (agent: Ids.UserId, from: number, to: number) =>
@@ -105,10 +99,10 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
               AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.assigned_to_id = s.agent_id
                 AND t.wave_scheduled = s.wave_time AND ${liveTask})
             ORDER BY 1, 3`
-      })(undefined)
+      })(undefined).pipe(Effect.orDie)
 
     /** Serializes changes to one agent's slots (two schedulers racing for one hour). */
-    const lockAgent = (agent: Ids.UserId) => sql`SELECT id FROM users WHERE id = ${agent} FOR UPDATE`
+    const lockAgent = (agent: Ids.UserId) => sql`SELECT id FROM users WHERE id = ${agent} FOR UPDATE`.pipe(Effect.orDie)
 
     /** Takes every task of the agent out of the hour, except `keep`; their ids. */
     const vacate = (agent: Ids.UserId, hour: number, keep: Ids.TaskId | null, now: number) =>
@@ -118,14 +112,14 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
             AND (${keep}::uuid IS NULL OR t.id <> ${keep}::uuid)
           RETURNING t.id`,
         (rows) => rows.map((r) => r.id)
-      )
+      ).pipe(Effect.orDie)
 
     const holders = (agent: Ids.UserId, hour: number) =>
       Effect.map(
         sql<{ id: Ids.TaskId }>`SELECT t.id FROM tasks t
           WHERE t.assigned_to_id = ${agent} AND t.wave_scheduled = ${at(hour)} AND ${liveTask}`,
         (rows) => rows.map((r) => r.id)
-      )
+      ).pipe(Effect.orDie)
 
     /** Marks the hour completed; false when it already was. */
     const complete = (agent: Ids.UserId, hour: number, task: Ids.TaskId | null, now: number) =>
@@ -139,7 +133,7 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
             WHERE wave_slots.status <> 'completed'
           RETURNING agent_id`,
         (rows) => rows.length > 0
-      )
+      ).pipe(Effect.orDie)
 
     /** The first check-in of the hour, or the earlier one's time. */
     const checkIn = (agent: Ids.UserId, hour: number, now: number) =>
@@ -151,7 +145,7 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
         const rows = yield* sql<{ checked_in_at: Date }>`
           SELECT checked_in_at FROM wave_checkins WHERE agent_id = ${agent} AND wave_time = ${at(hour)}`
         return { first: false, at: rows[0]!.checked_in_at }
-      })
+      }).pipe(Effect.orDie)
 
     const user = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.NullOr(Schema.String), handle: Schema.NullOr(Schema.String) }),
@@ -161,30 +155,31 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
           WHERE ${id === null ? sql`handle = ${handle}` : sql`id = ${id}`}`
     })
 
-    const agentsOf = SqlSchema.findAll({
-      Request: Ids.UserId,
-      Result: UserRow,
-      execute: (owner) =>
-        sql`SELECT id, handle, display_name, user_type, owner_id, last_seen_at FROM users
+    const agentsOf = flow(
+      SqlSchema.findAll({
+        Request: Ids.UserId,
+        Result: UserRow,
+        execute: (owner) =>
+          sql`SELECT id, handle, display_name, user_type, owner_id, last_seen_at FROM users
           WHERE owner_id = ${owner} AND user_type = 'agent' ORDER BY created_at, handle`
-    })
+      }),
+      Effect.orDie
+    )
 
     return {
-      claim: (job: "hour" | "phase", boundary: number) => Effect.orDie(claim(job, boundary)),
-      markMissed: (from: number, to: number) => Effect.orDie(markMissed(from, to)),
-      startingAt: (hour: number) => Effect.orDie(startingAt(at(hour))),
-      connectedAgents: Effect.orDie(connectedAgents(undefined)),
-      slots: (agent: Ids.UserId, from: number, to: number) => Effect.orDie(slots(agent, from, to)),
-      lockAgent: (agent: Ids.UserId) => Effect.orDie(lockAgent(agent)),
-      vacate: (agent: Ids.UserId, hour: number, keep: Ids.TaskId | null, now: number) =>
-        Effect.orDie(vacate(agent, hour, keep, now)),
-      holders: (agent: Ids.UserId, hour: number) => Effect.orDie(holders(agent, hour)),
-      complete: (agent: Ids.UserId, hour: number, task: Ids.TaskId | null, now: number) =>
-        Effect.orDie(complete(agent, hour, task, now)),
-      checkIn: (agent: Ids.UserId, hour: number, now: number) => Effect.orDie(checkIn(agent, hour, now)),
+      claim,
+      markMissed,
+      startingAt,
+      connectedAgents,
+      slots,
+      lockAgent,
+      vacate,
+      holders,
+      complete,
+      checkIn,
       userById: (id: string) => Effect.orDie(user({ id, handle: null })),
       userByHandle: (handle: string) => Effect.orDie(user({ id: null, handle })),
-      agentsOf: (owner: Ids.UserId) => Effect.orDie(agentsOf(owner))
+      agentsOf
     } as const
   })
 }) {}

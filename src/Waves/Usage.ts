@@ -1,12 +1,10 @@
 import type { Auth } from "@shoal/domain"
 import { Errors, Waves as Api, Work } from "@shoal/domain"
 import { Clock, Effect } from "effect"
-import * as Policy from "../Projects/Policy.js"
 import { ProjectsRepo } from "../Projects/Repo.js"
 import { TasksRepo } from "../Tasks/Repo.js"
+import { DAY } from "./Slots.js"
 import { UsageRepo } from "./UsageRepo.js"
-
-const DAY = 86_400_000
 
 /** Token usage an agent reports, and its totals by day, model and project (CONTRACT "Usage"). */
 export class Usage extends Effect.Service<Usage>()("Waves/Usage", {
@@ -17,14 +15,8 @@ export class Usage extends Effect.Service<Usage>()("Waves/Usage", {
 
     const report = Effect.fn("Usage.report")(function*(caller: Auth.Principal, input: Api.UsageReport) {
       // the context named must be one the caller can see (404 like a missing one otherwise)
-      if (input.project_id !== undefined) {
-        const id = input.project_id
-        yield* Effect.flatMap(projects.access(id, caller.id), (row) => Policy.visible(id, row))
-      }
-      if (input.task_id !== undefined) {
-        const id = input.task_id
-        yield* Effect.flatMap(tasks.access(id, caller.id), (row) => Policy.visibleTask(id, row))
-      }
+      if (input.project_id !== undefined) yield* projects.visible(input.project_id, caller.id)
+      if (input.task_id !== undefined) yield* tasks.visible(input.task_id, caller.id)
       const input_tokens = input.input_tokens ?? 0
       const output_tokens = input.output_tokens ?? 0
       if (input_tokens + output_tokens > input.total_tokens) {

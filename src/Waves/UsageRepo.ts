@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
-import { Effect, Schema } from "effect"
+import { Effect, flow, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
 
 const Int = Schema.NumberFromString.pipe(Schema.int())
@@ -39,17 +39,20 @@ export class UsageRepo extends Effect.Service<UsageRepo>()("Waves/UsageRepo", {
     const sql = yield* SqlClient.SqlClient
     const sumsSql = sql.literal(sums)
 
-    const insert = SqlSchema.single({
-      Request: Schema.Any,
-      Result: UsageRow,
-      execute: (v: NewUsage) =>
-        sql`INSERT INTO usage_reports (user_id, model, provider, input_tokens, output_tokens, total_tokens, project_id,
+    const insert = flow(
+      SqlSchema.single({
+        Request: Schema.Any,
+        Result: UsageRow,
+        execute: (v: NewUsage) =>
+          sql`INSERT INTO usage_reports (user_id, model, provider, input_tokens, output_tokens, total_tokens, project_id,
             task_id, created_at)
           VALUES (${v.user}, ${v.model}, ${v.provider}, ${v.input}, ${v.output}, ${v.total}, ${v.project}, ${v.task},
             ${v.now})
           RETURNING id, model, provider, input_tokens::text, output_tokens::text, total_tokens::text, project_id,
             task_id, created_at`
-    })
+      }),
+      Effect.orDie
+    )
 
     const summary = (user: Ids.UserId, from: Date, to: Date) =>
       Effect.gen(function*() {
@@ -69,11 +72,8 @@ export class UsageRepo extends Effect.Service<UsageRepo>()("Waves/UsageRepo", {
           by_model: yield* decode({ model: Schema.String, ...totals })(byModel),
           by_project: yield* decode({ project_id: Schema.NullOr(Ids.ProjectId), ...totals })(byProject)
         }
-      })
+      }).pipe(Effect.orDie)
 
-    return {
-      insert: (v: NewUsage) => Effect.orDie(insert(v)),
-      summary: (user: Ids.UserId, from: Date, to: Date) => Effect.orDie(summary(user, from, to))
-    } as const
+    return { insert, summary } as const
   })
 }) {}
