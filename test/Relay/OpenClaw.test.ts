@@ -145,10 +145,12 @@ if (poller === undefined || client === undefined || webhook === undefined) {
           expect(m.id).toBe(m.payload.id)
           expect(m.payload._meta.delivery_method).toBe("poll")
         }
-        // after ?ack=true and the acks, the second poll brought nothing (compared by id and type: a failure names the
-        // event that came again or late)
-        const seen = (ms: ReadonlyArray<{ payload: any; id: string }>) => ms.map((m) => `${m.id} ${m.payload.type}`)
-        expect(seen(received)).toEqual(seen(result.first))
+        // after ?ack=true and the acks, the second poll brought none of them again. It may bring an event emitted
+        // after the first poll: `presence.changed` comes from the presence actor, not from the requests above, and
+        // on a loaded machine it once committed between the two polls (CI, PostgreSQL)
+        const firstIds = new Set(result.first.map((m) => m.id))
+        const later = received.slice(result.first.length)
+        expect(later.filter((m) => firstIds.has(m.id) || m.payload.type !== "presence.changed")).toEqual([])
 
         expect(result.config).toMatchObject({ relay_id: relayId, delivery_mode: "poll", config_version: 1 })
         expect(result.reported).toEqual({ status: "success" })
