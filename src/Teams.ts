@@ -33,8 +33,8 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
         name: input.name,
         handle: input.handle ?? null,
         description: input.description ?? "",
-        createdBy: caller.id,
-        now: yield* now
+        created_by: caller.id,
+        created_at: yield* now
       })
         .pipe(sql.withTransaction, Effect.orDie)
       if (Option.isNone(id)) {

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Projects } from "@shoal/domain"
 import { Effect, flow, Schema } from "effect"
+import { memberAdder } from "../Teams/Membership.js"
 import { visible } from "./Policy.js"
 import { IsoFromDate } from "./Times.js"
 
@@ -145,25 +146,7 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo"
       Effect.orDie
     )
 
-    /**
-     * Adds the user unless already there; true when added. A higher role given later upgrades a member, and so does
-     * consent: `consented` says the member's side made this membership (`Messages/Policy.joinsBySelf`; by default
-     * someone else did, e.g. by assigning it).
-     */
-    const addMember = (id: Ids.ProjectId, user: Ids.UserId, role: "member" | "manager", now: Date, consented = false) =>
-      Effect.map(
-        sql<{ inserted: boolean }>`
-          INSERT INTO project_members (project_id, user_id, role, consented, created_at)
-          VALUES (${id}, ${user}, ${role}, ${consented}, ${now})
-          ON CONFLICT (project_id, user_id) DO UPDATE SET
-            role = CASE WHEN project_members.role = 'member' AND EXCLUDED.role = 'manager' THEN EXCLUDED.role
-              ELSE project_members.role END,
-            consented = project_members.consented OR EXCLUDED.consented
-            WHERE (project_members.role = 'member' AND EXCLUDED.role = 'manager')
-              OR (EXCLUDED.consented AND NOT project_members.consented)
-          RETURNING (xmax = 0) AS inserted`,
-        (rows) => rows.length > 0 && rows[0]!.inserted
-      ).pipe(Effect.orDie)
+    const addMember = memberAdder(sql, "project_members", "project_id", "manager")
 
     /** The funders of the active tasks' bounties (a task with a bounty carries its funder with it). */
     const activeBounties = (from: Ids.ProjectId) =>

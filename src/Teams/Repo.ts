@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Teams } from "@shoal/domain"
 import { Effect, flow, Option, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
+import { memberAdder } from "./Membership.js"
 
 const TeamRow = Schema.Struct({
   id: Ids.TeamId,
@@ -13,7 +14,6 @@ const TeamRow = Schema.Struct({
   created_at: IsoFromDate,
   member_count: Schema.Number
 })
-export type TeamRow = typeof TeamRow.Type
 
 const TeamMemberRow = Schema.Struct({
   id: Ids.UserId,
@@ -24,15 +24,6 @@ const TeamMemberRow = Schema.Struct({
   role: Teams.TeamRole,
   joined_at: IsoFromDate
 })
-export type TeamMemberRow = typeof TeamMemberRow.Type
-
-interface NewTeamValues {
-  readonly name: string
-  readonly handle: string | null
-  readonly description: string
-  readonly createdBy: Ids.UserId
-  readonly now: Date
-}
 
 export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
   effect: Effect.gen(function*() {
@@ -76,15 +67,15 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
     )
 
     /** `None` when the handle is taken by another squad. */
-    const insert = (v: NewTeamValues) =>
+    const insert = (
+      v: { name: string; handle: string | null; description: string; created_by: Ids.UserId; created_at: Date }
+    ) =>
       Effect.gen(function*() {
         const rows = yield* sql<{ id: Ids.TeamId }>`
-          INSERT INTO teams (name, handle, description, created_by, created_at)
-          VALUES (${v.name}, ${v.handle}, ${v.description}, ${v.createdBy}, ${v.now})
-          ON CONFLICT (handle) DO NOTHING RETURNING id`
+          INSERT INTO teams ${sql.insert(v)} ON CONFLICT (handle) DO NOTHING RETURNING id`
         if (rows.length === 0) return Option.none<Ids.TeamId>()
         yield* sql`INSERT INTO team_members (team_id, user_id, role, consented, created_at)
-                   VALUES (${rows[0]!.id}, ${v.createdBy}, 'owner', true, ${v.now})`
+                   VALUES (${rows[0]!.id}, ${v.created_by}, 'owner', true, ${v.created_at})`
         return Option.some(rows[0]!.id)
       }).pipe(Effect.orDie)
 
@@ -103,19 +94,7 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
         (rows) => rows[0]!.n > 0
       ).pipe(Effect.orDie)
 
-    /**
-     * Adds the user unless already there; naming a member admin upgrades it, and so does consent: `consented` says
-     * the member's side made this membership (`Messages/Policy.joinsBySelf`).
-     */
-    const addMember = (team: Ids.TeamId, user: Ids.UserId, role: "member" | "admin", now: Date, consented: boolean) =>
-      sql`INSERT INTO team_members (team_id, user_id, role, consented, created_at)
-          VALUES (${team}, ${user}, ${role}, ${consented}, ${now})
-          ON CONFLICT (team_id, user_id) DO UPDATE SET
-            role = CASE WHEN team_members.role = 'member' AND EXCLUDED.role = 'admin' THEN EXCLUDED.role
-              ELSE team_members.role END,
-            consented = team_members.consented OR EXCLUDED.consented
-            WHERE (team_members.role = 'member' AND EXCLUDED.role = 'admin')
-              OR (EXCLUDED.consented AND NOT team_members.consented)`.pipe(Effect.orDie)
+    const addMember = memberAdder(sql, "team_members", "team_id", "admin")
 
     const removeMember = (team: Ids.TeamId, user: Ids.UserId) =>
       sql`DELETE FROM team_members WHERE team_id = ${team} AND user_id = ${user}`.pipe(Effect.orDie)
