@@ -31,10 +31,6 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
       owner: new Work.Person({ id: owner_id, handle: owner_handle, display_name: owner_name }, true)
     })
 
-    /** The task as the caller sees it (a private project's task is a 404, as a missing one). */
-    const load = (caller: Auth.Principal, id: Ids.TaskId) =>
-      Effect.flatMap(tasks.access(id, caller.id), (row) => Policy.visibleTask(id, row))
-
     const list = (q: Api.GigQuery) =>
       Effect.gen(function*() {
         const limit = q.limit ?? 20
@@ -50,7 +46,7 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
 
     const apply = (caller: Auth.Principal, id: Ids.TaskId, input: Api.NewApplication) =>
       Effect.gen(function*() {
-        const task = yield* load(caller, id)
+        const task = yield* tasks.visible(id, caller.id)
         if (task.visibility !== "public" || task.gem_bounty <= 0) return yield* notAGig(id)
         if (task.caller_role === "owner" || task.owns_owner) {
           return yield* new Errors.Forbidden({ message: "the project's owner cannot apply for its own gig" })
@@ -83,14 +79,14 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
 
     const applications = (caller: Auth.Principal, id: Ids.TaskId) =>
       Effect.gen(function*() {
-        const task = yield* load(caller, id)
+        const task = yield* tasks.visible(id, caller.id)
         yield* Policy.requireManager(task, "see a gig's applications")
         return yield* repo.forTask(id, yield* now)
       })
 
     const accept = (caller: Auth.Principal, id: Ids.TaskId, appId: Ids.ApplicationId) =>
       Effect.gen(function*() {
-        const task = yield* load(caller, id)
+        const task = yield* tasks.visible(id, caller.id)
         yield* Policy.requireManager(task, "accept a gig's applications")
         yield* GigPolicy.requireAcceptable(task)
         const at = yield* now

@@ -32,7 +32,6 @@ export const ApplicationRow = Schema.Struct({
   status: Gigs.ApplicationStatus,
   created_at: IsoFromDate
 })
-export type ApplicationRow = typeof ApplicationRow.Type
 
 export interface GigFilter {
   readonly skill: string | undefined
@@ -77,7 +76,7 @@ export class GigsRepo extends Effect.Service<GigsRepo>()("Gigs/Repo", {
         sql<{ n: number }>`SELECT count(*)::int AS n FROM tasks t JOIN projects p ON p.id = t.project_id
           WHERE t.id = ${task} AND ${open}`,
         (rows) => (rows[0]?.n ?? 0) > 0
-      )
+      ).pipe(Effect.orDie)
 
     const insert = (task: Ids.TaskId, applicant: Ids.UserId, message: string, now: Date) =>
       Effect.map(
@@ -86,7 +85,7 @@ export class GigsRepo extends Effect.Service<GigsRepo>()("Gigs/Repo", {
           VALUES (${task}, ${applicant}, ${message}, ${now})
           ON CONFLICT (task_id, applicant_id) DO NOTHING RETURNING id`,
         (rows) => rows[0]?.id
-      )
+      ).pipe(Effect.orDie)
 
     const select = (now: Date) =>
       sql`SELECT a.id, a.task_id, a.applicant_id, u.handle AS applicant_handle,
@@ -116,21 +115,20 @@ export class GigsRepo extends Effect.Service<GigsRepo>()("Gigs/Repo", {
           WHERE id = ${task} AND assigned_to_id IS NULL AND gem_bounty > 0
             AND status IN (${sql.literal(statuses)}) RETURNING id`,
         (rows) => rows.length > 0
-      )
+      ).pipe(Effect.orDie)
 
     const settle = (task: Ids.TaskId, accepted: Ids.ApplicationId) =>
       sql`UPDATE gig_applications SET status = CASE WHEN id = ${accepted} THEN 'accepted' ELSE 'declined' END
-          WHERE task_id = ${task} AND status = 'pending'`
+          WHERE task_id = ${task} AND status = 'pending'`.pipe(Effect.orDie)
 
     return {
       list: (f: GigFilter) => Effect.orDie(list(f)),
-      isOpen: (task: Ids.TaskId) => Effect.orDie(isOpen(task)),
-      insert: (task: Ids.TaskId, applicant: Ids.UserId, message: string, now: Date) =>
-        Effect.orDie(insert(task, applicant, message, now)),
+      isOpen,
+      insert,
       forTask: (task: Ids.TaskId, now: Date) => Effect.orDie(forTask({ task, now })),
       byId: (task: Ids.TaskId, id: Ids.ApplicationId, now: Date) => Effect.orDie(byId({ task, id, now })),
-      assign: (task: Ids.TaskId, applicant: Ids.UserId, now: Date) => Effect.orDie(assign(task, applicant, now)),
-      settle: (task: Ids.TaskId, accepted: Ids.ApplicationId) => Effect.orDie(settle(task, accepted))
+      assign,
+      settle
     } as const
   })
 }) {}
