@@ -15,15 +15,7 @@ export class Notifications extends Effect.Service<Notifications>()("Notification
 
     const list = Effect.fn("Notifications.list")(function*(caller: Auth.Principal, q: Api.NotificationListQuery) {
       const rows = yield* repo.list(caller.id, q.unread === "true" || q.unread === "1", q.limit ?? 50)
-      return rows.map((r) =>
-        new Api.Notification({
-          id: r.id,
-          type: r.type,
-          data: JSON.parse(r.data),
-          is_read: r.is_read,
-          created_at: new Date(r.created_at).toISOString()
-        }, true)
-      )
+      return rows.map((r) => new Api.Notification(r, true))
     })
 
     const markRead = Effect.fn("Notifications.markRead")(

@@ -1,18 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
-import { Effect } from "effect"
+import { Social } from "@shoal/domain"
+import { Effect, Schema } from "effect"
+import { IsoFromDate } from "../Projects/Times.js"
 
 /** Event types that are not notifications: clock ticks and presence, which agents follow on the stream. */
 export const NOT_NOTIFICATIONS = ["wave.phase", "presence.changed"] as const
 
-export interface NotificationRow {
-  readonly cursor: string
-  readonly id: string
-  readonly type: string
-  readonly created_at: Date | string
-  readonly data: string
-  readonly is_read: boolean
-}
+const NotificationRows = Schema.Array(
+  Schema.Struct({ ...Social.Notification.fields, data: Schema.parseJson(), created_at: IsoFromDate })
+)
 
 /**
  * Notifications are the caller's stored events (the outbox's rows, the same stream as the socket and webhooks);
@@ -25,7 +22,7 @@ export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("Noti
       sql`coalesce((SELECT read_through FROM notification_marks WHERE user_id = ${user}), 0)`
 
     const list = (user: Ids.UserId, unreadOnly: boolean, limit: number) =>
-      sql<NotificationRow>`SELECT * FROM (
+      sql`SELECT * FROM (
           SELECT e.cursor::text AS cursor, e.id, e.type, e.created_at, e.data::text AS data,
             (e.cursor <= ${mark(user)} OR EXISTS (SELECT 1 FROM notification_reads r
               WHERE r.user_id = ${user} AND r.event_cursor = e.cursor)) AS is_read
@@ -33,7 +30,10 @@ export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("Noti
           WHERE e.recipient_id = ${user} AND e.type NOT IN ${sql.in(NOT_NOTIFICATIONS)}
             ${unreadOnly ? sql`AND e.cursor > ${mark(user)}` : sql``}
           ORDER BY e.cursor DESC
-        ) n ${unreadOnly ? sql`WHERE NOT n.is_read` : sql``} LIMIT ${limit}`.pipe(Effect.orDie)
+        ) n ${unreadOnly ? sql`WHERE NOT n.is_read` : sql``} LIMIT ${limit}`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(NotificationRows)),
+        Effect.orDie
+      )
 
     /** The cursor of the caller's notification with this id, if it is one. */
     const find = (user: Ids.UserId, id: string, cursor: number) =>
