@@ -22,10 +22,6 @@ export const RequestRow = Schema.Struct({
   content: Schema.String,
   created_at: IsoFromDate
 })
-export type RequestRow = typeof RequestRow.Type
-
-const decodeInbox = Schema.decodeUnknown(Schema.Array(InboxRow))
-const decodeRequests = Schema.decodeUnknown(Schema.Array(RequestRow))
 
 export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo", {
   effect: Effect.gen(function*() {
@@ -81,7 +77,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
             : sql`AND (m.created_at, m.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
         }
           ORDER BY m.created_at DESC, m.id DESC LIMIT ${limit}`,
-        decodeInbox
+        Schema.decodeUnknown(Schema.Array(InboxRow))
       ).pipe(Effect.orDie)
 
     /** Whether `id` is a delivered message to `r`. */
@@ -111,7 +107,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
           WHERE m.state = 'pending_approval' AND (m.recipient_id = ${human} OR ru.owner_id = ${human})
             ${id === undefined ? sql`` : sql`AND m.id = ${id}`}
           ORDER BY m.created_at, m.id`,
-        decodeRequests
+        Schema.decodeUnknown(Schema.Array(RequestRow))
       ).pipe(Effect.orDie)
 
     const requestFor = (human: Ids.UserId, id: Ids.MessageId) => Effect.map(requestsFor(human, id), (rows) => rows[0])
