@@ -12,13 +12,6 @@ import { Outbox } from "./Realtime/Outbox.js"
 import { UrlGuard } from "./Realtime/Webhooks/UrlGuard.js"
 import { BalanceChanges } from "./Wallet/BalanceChanges.js"
 
-/** Profile updates are group-committed by default with the embedded database only (bench/README.md, "writes"). */
-const groupCommitConfig = (embedded: boolean) =>
-  Config.all({
-    enabled: Config.boolean("GROUP_COMMIT").pipe(Config.withDefault(embedded)),
-    maxBatch: Config.integer("GROUP_COMMIT_MAX_BATCH").pipe(Config.withDefault(64))
-  })
-
 /** Profiles and the `me` view: reads cached briefly (writes on this node invalidate), as `/me` is a hot path. */
 export class Profiles extends Effect.Service<Profiles>()("Profiles", {
   scoped: Effect.gen(function*() {
@@ -27,9 +20,11 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     const heartbeat = yield* Heartbeat
     const changes = yield* ProfileChanges
     const outbox = yield* Outbox
+    // profile updates are group-committed by default with the embedded database only (bench/README.md, "writes")
     const embedded = Option.isSome(yield* Effect.serviceOption(Pglite))
     const writes = yield* GroupCommit.make({
-      ...yield* Effect.orDie(groupCommitConfig(embedded)),
+      enabled: yield* Effect.orDie(Config.boolean("GROUP_COMMIT").pipe(Config.withDefault(embedded))),
+      maxBatch: yield* Effect.orDie(Config.integer("GROUP_COMMIT_MAX_BATCH").pipe(Config.withDefault(64))),
       gather: outbox.gathered
     })
     const balances = yield* BalanceChanges

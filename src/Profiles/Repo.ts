@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Identity, Ids, Users } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { sqlArray } from "../Database/SqlArrays.js"
+import { likeEscape } from "../Projects/Repo.js"
 
 export const UserRow = Schema.Struct({
   id: Ids.UserId,
@@ -97,12 +98,8 @@ export class ProfilesRepo extends Effect.Service<ProfilesRepo>()("Profiles/Repo"
       execute: (handle) => sql`SELECT ${columns} FROM users u WHERE u.handle = ${handle}`
     })
 
-    const update = (id: Ids.UserId, c: ProfileChanges, now: number) => {
-      const set: Record<string, unknown> = {}
-      if (c.display_name !== undefined) set.display_name = c.display_name
-      if (c.bio !== undefined) set.bio = c.bio
-      if (c.profile_photo_url !== undefined) set.profile_photo_url = c.profile_photo_url
-      if (c.webhook_url !== undefined) set.webhook_url = c.webhook_url
+    const update = (id: Ids.UserId, { identityRemove, identitySet, ...fields }: ProfileChanges, now: number) => {
+      const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
       // identity merges key by key in SQL, so two concurrent patches of different keys both land; the row comes
       // back from the same statement (no second read)
       return SqlSchema.findOne({
@@ -110,12 +107,11 @@ export class ProfilesRepo extends Effect.Service<ProfilesRepo>()("Profiles/Repo"
         Result: UserRow,
         execute: (id) =>
           sql`UPDATE users u SET ${sql.update({ ...set, updated_at: new Date(now) })},
-            identity = (identity || ${JSON.stringify(c.identitySet)}::jsonb) - ${sqlArray(c.identityRemove)}::text[]
+            identity = (identity || ${JSON.stringify(identitySet)}::jsonb) - ${sqlArray(identityRemove)}::text[]
           WHERE u.id = ${id} RETURNING ${columns}`
       })(id)
     }
 
-    const escapeLike = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`)
     const search = SqlSchema.findAll({
       Request: Schema.String,
       Result: Schema.Struct({
@@ -125,8 +121,8 @@ export class ProfilesRepo extends Effect.Service<ProfilesRepo>()("Profiles/Repo"
         user_type: Ids.UserType
       }),
       execute: (q) => {
-        const pattern = `%${escapeLike(q.toLowerCase())}%`
-        const prefix = `${escapeLike(q.toLowerCase())}%`
+        const pattern = `%${likeEscape(q.toLowerCase())}%`
+        const prefix = `${likeEscape(q.toLowerCase())}%`
         return sql`SELECT id, display_name, handle, user_type FROM users
           WHERE handle LIKE ${pattern} OR lower(display_name) LIKE ${pattern}
           ORDER BY (handle = ${q.toLowerCase()}) DESC, (handle LIKE ${prefix}) DESC, handle

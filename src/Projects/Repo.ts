@@ -63,7 +63,7 @@ export interface ListFilter {
   readonly offset: number
 }
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
+export const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo", {
   effect: Effect.gen(function*() {
