@@ -1,12 +1,11 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
-export const SigningKeyRow = Schema.Struct({
+const SigningKeyRow = Schema.Struct({
   kid: Schema.String,
   private_pkcs8: Schema.String,
   public_x: Schema.String
 })
-export type SigningKeyRow = typeof SigningKeyRow.Type
 
 export class SigningKeysRepo extends Effect.Service<SigningKeysRepo>()("Identity/SigningKeysRepo", {
   effect: Effect.gen(function*() {

@@ -53,9 +53,6 @@ export const RecordSourceLive = Layer.scoped(
       }
       return records
     }
-    const holds = (tld: string) => (user: IdentityRow) =>
-      user.identity.hns !== undefined && hnsNames(user.identity.hns, tld)
-    const tldOf = (key: string) => key.endsWith(".") ? key.slice(0, -1) : undefined
 
     /**
      * What `lookup` gave lately, per key, for `peek`: the responder answers in the socket's callback without a fiber,
@@ -77,14 +74,15 @@ export const RecordSourceLive = Layer.scoped(
       })
 
     const lookup = (key: string): Effect.Effect<Option.Option<IdentityRecords>> => {
-      const tld = tldOf(key)
+      const tld = key.endsWith(".") ? key.slice(0, -1) : undefined
       if (tld === undefined) return lookupHandle(key).pipe(Effect.map(Option.map(recordsOf)))
       return links.get(tld).pipe(
         Effect.flatMap(Option.match({
           onNone: () => Effect.sync(() => remember(key, null)).pipe(Effect.as(Option.none())),
           onSome: (handle) =>
             Effect.map(lookupHandle(handle), (user) => {
-              const records = Option.map(Option.filter(user, holds(tld)), recordsOf)
+              const held = Option.filter(user, (u) => u.identity.hns !== undefined && hnsNames(u.identity.hns, tld))
+              const records = Option.map(held, recordsOf)
               remember(key, Option.getOrNull(records), handle, Option.getOrUndefined(user))
               return records
             })

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Identity, IdentityApi, Ids } from "@shoal/domain"
-import { Effect, Option, Schema } from "effect"
+import { Effect, flow, Option, Schema } from "effect"
 
 /** What the public identity surfaces (proof, NIP-05, DNS) need of a user: nothing private, no balances. */
 export const IdentityRow = Schema.Struct({
@@ -51,23 +51,6 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("Identity/Repo"
       execute: (userId) => sql`SELECT tld, mode, redirect_url FROM user_domains WHERE user_id = ${userId} ORDER BY tld`
     })
 
-    /**
-     * Upsert in one statement: `AtCap` when the user is at the cap and this tld is new, `Taken` when the unique index
-     * on tld refuses a second holder (a claim racing this one on another connection), not an error.
-     */
-    const putDomain = SqlSchema.findOne({
-      Request: DomainPut,
-      Result: DomainRow,
-      execute: (r) =>
-        sql`INSERT INTO user_domains (user_id, tld, mode, redirect_url, created_at, updated_at)
-          SELECT ${r.userId}, ${r.tld}, ${r.mode}, ${r.redirectUrl}, ${r.at}, ${r.at}
-          WHERE (SELECT count(*) FROM user_domains WHERE user_id = ${r.userId} AND tld <> ${r.tld})
-            < ${MAX_DOMAINS_PER_USER}
-          ON CONFLICT (user_id, tld) DO UPDATE
-            SET mode = excluded.mode, redirect_url = excluded.redirect_url, updated_at = excluded.updated_at
-          RETURNING tld, mode, redirect_url`
-    })
-
     /** The user's `hns` identity value, None when the user has none (or does not exist). */
     const hnsOf = (userId: Ids.UserId) =>
       Effect.map(
@@ -86,16 +69,29 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("Identity/Repo"
     const dropDomain = (userId: Ids.UserId, tld: string) =>
       sql`DELETE FROM user_domains WHERE user_id = ${userId} AND tld = ${tld}`
 
-    const claimDomain = (r: typeof DomainPut.Type) =>
-      putDomain(r).pipe(
-        Effect.map(
-          Option.match({
-            onNone: () => ({ _tag: "AtCap" }) as const,
-            onSome: (row) => ({ _tag: "Saved", row }) as const
-          })
-        ),
-        Effect.catchIf(isUniqueViolation, () => Effect.succeed({ _tag: "Taken" } as const))
-      )
+    /**
+     * Upsert in one statement: `AtCap` when the user is at the cap and this tld is new, `Taken` when the unique index
+     * on tld refuses a second holder (a claim racing this one on another connection), not an error.
+     */
+    const claimDomain = flow(
+      SqlSchema.findOne({
+        Request: DomainPut,
+        Result: DomainRow,
+        execute: (r) =>
+          sql`INSERT INTO user_domains (user_id, tld, mode, redirect_url, created_at, updated_at)
+            SELECT ${r.userId}, ${r.tld}, ${r.mode}, ${r.redirectUrl}, ${r.at}, ${r.at}
+            WHERE (SELECT count(*) FROM user_domains WHERE user_id = ${r.userId} AND tld <> ${r.tld})
+              < ${MAX_DOMAINS_PER_USER}
+            ON CONFLICT (user_id, tld) DO UPDATE
+              SET mode = excluded.mode, redirect_url = excluded.redirect_url, updated_at = excluded.updated_at
+            RETURNING tld, mode, redirect_url`
+      }),
+      Effect.map(Option.match({
+        onNone: () => ({ _tag: "AtCap" }) as const,
+        onSome: (row) => ({ _tag: "Saved", row }) as const
+      })),
+      Effect.catchIf(isUniqueViolation, () => Effect.succeed({ _tag: "Taken" } as const))
+    )
 
     /** The handle of the account that linked this naming-system tld (PATCH /api/agent/domains/<tld>), if any. */
     const linkedHandle = (tld: string) =>

@@ -1,15 +1,12 @@
 import { Identity } from "@shoal/domain"
 
 /**
- * The TXT prefix of each identity key. The spec names `btc:`, `nostr:`, `pfp:`, `bio:`, `link:`; every other key
- * keeps its own name, and the `info` text (the identity's bio) goes out as `bio:`. The profile's `bio` is not used:
- * the identity object is what the user chose to publish, and `identity.info = null` must take the record away.
- */
-export const txtPrefix = (key: Identity.IdentityKey): string => key === "info" ? "bio" : key
-
-/**
  * One `prefix:value` string per set identity field, in the order of `IdentityKeys`. A value is never emitted
  * without its prefix; empty values are skipped, and control characters (an `info` may hold newlines) become spaces.
+ *
+ * The spec names the prefixes `btc:`, `nostr:`, `pfp:`, `bio:`, `link:`; every other key keeps its own name, and the
+ * `info` text (the identity's bio) goes out as `bio:`. The profile's `bio` is not used: the identity object is what
+ * the user chose to publish, and `identity.info = null` must take the record away.
  */
 export const txtRecords = (identity: Identity.Identity): ReadonlyArray<string> => {
   const out: Array<string> = []
@@ -17,7 +14,7 @@ export const txtRecords = (identity: Identity.Identity): ReadonlyArray<string> =
     const raw = identity[key]
     if (raw === undefined) continue
     const value = raw.replace(/[\u0000-\u001f\u007f]+/g, " ").trim()
-    if (value.length > 0) out.push(`${txtPrefix(key)}:${value}`)
+    if (value.length > 0) out.push(`${key === "info" ? "bio" : key}:${value}`)
   }
   return out
 }
