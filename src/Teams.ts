@@ -50,7 +50,7 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
       return (yield* repo.list(caller.id, mine)).map((r) => new Api.Team(r, true))
     })
 
-    const get = Effect.fn("Teams.get")((_caller: Auth.Principal, id: Ids.TeamId) => withMembers(id))
+    const get = Effect.fn("Teams.get")(withMembers)
 
     /** The caller's role in the squad (404 for no squad). */
     const callerRole = (caller: Auth.Principal, id: Ids.TeamId) =>

@@ -26,7 +26,7 @@ export const TeamsHttpLive = HttpApiBuilder.group(ShoalApi, "teams", (handlers) 
             )
           ))
       .handle("getTeam", ({ path }) =>
-        Effect.flatMap(caller, (c) => teams.get(c, path.team_id)).pipe(Effect.map(answer)))
+        Effect.map(teams.get(path.team_id), answer))
       .handle("addTeamMember", ({ path, payload }) =>
         Effect.flatMap(caller, (c) =>
           teams.addMember(c, path.team_id, payload)).pipe(Effect.map(answer)))
