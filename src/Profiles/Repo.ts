@@ -64,11 +64,7 @@ export const toProfileJson = (row: UserRow): typeof Users.Profile.Encoded => ({
 /** Like toUser: the same values (no field of Profile is transformed), already validated. */
 export const toProfile = (row: UserRow): Users.Profile => new Users.Profile(toProfileJson(row) as any, true)
 
-export interface ProfileChanges {
-  readonly display_name?: string | undefined
-  readonly bio?: string | undefined
-  readonly profile_photo_url?: string | null | undefined
-  readonly webhook_url?: string | null | undefined
+export type ProfileChanges = Partial<Pick<UserRow, "display_name" | "bio" | "profile_photo_url" | "webhook_url">> & {
   readonly identitySet: Readonly<Record<string, string>>
   readonly identityRemove: ReadonlyArray<string>
 }
