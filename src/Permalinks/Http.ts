@@ -101,10 +101,7 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
         const projectId = id(Ids.ProjectId, p.project_id)
         return serve(
           projectId === undefined ? undefined : (c) => projects.get(c, projectId),
-          (project) =>
-            Schema.encode(ProjectsApi.ProjectResponse)(
-              new ProjectsApi.ProjectResponse({ status: "success", project }, true)
-            ),
+          (project) => Schema.encode(ProjectsApi.ProjectResponse)(ok(ProjectsApi.ProjectResponse)({ project })),
           Page.projectPage
         )
       })
