@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { KeyCheck } from "../Auth.js"
 import { type Decision, rateLimitHeaders } from "../Auth/RateLimiter.js"
 import { checkRequest, errorAnswer, type Id, INTERNAL_ERROR, INVALID_REQUEST, wellFormed } from "./JsonRpc.js"
-import { parseToolCall, type ToolCall } from "./ToolCall.js"
+import type { ToolCall } from "./ToolCall.js"
 
 /** CONTRACT "Who may do what": at most this many messages in one JSON-RPC batch; a longer one is refused whole. */
 export const MAX_BATCH_CALLS = 50
@@ -113,10 +113,14 @@ const answerOne = (message: unknown, decision: Decision | undefined, paths: Batc
   }
   if (!isRequest) return Effect.asVoid(paths.rpc(JSON.stringify(m)))
   const id = m.id as Id
-  const refused = checkRequest(id, m.method, (m as { readonly params?: unknown }).params)
+  const params = (m as { readonly params?: any }).params
+  const refused = checkRequest(id, m.method, params)
   if (refused !== undefined) return Effect.succeed(refused)
-  const call = parseToolCall(m)
-  if (call !== undefined) return paths.toolCall(call)
+  // params passed the schema; a call with a string or integer id is answered directly (src/Mcp/ToolCall.ts), and
+  // `arguments`, optional in MCP, is then none when absent
+  if (m.method === "tools/call" && (typeof id === "string" || Number.isSafeInteger(id))) {
+    return paths.toolCall({ id: id as string | number, name: params.name, arguments: params.arguments ?? {} })
+  }
   // the RPC server's codec takes only numeric ids (0 reads as none): it sees 1, the answer carries the client's id
   return Effect.map(paths.rpc(JSON.stringify({ ...m, id: 1 })), (answer) => wellFormed(answer, id)).pipe(
     Effect.catchAllCause(() => Effect.succeed(errorAnswer(id, INTERNAL_ERROR, "internal error")))
