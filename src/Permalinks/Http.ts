@@ -43,8 +43,6 @@ const html = (body: string, status = 200) =>
  */
 const wantsJson = (accept: string | undefined) => accept === undefined || !/text\/html/i.test(accept)
 
-type Read<A> = (caller: Auth.Principal) => Effect.Effect<A, Errors.ApiError>
-
 /**
  * `/projects/<id>`, `/projects/<pid>/tasks/<id>`, `/posts/<id>` (CONTRACT "Permalinks"): for a browser, a page of
  * what the request may see (a key in the headers counts; without one, what is public), else a 404 page that says
@@ -60,7 +58,7 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
     const publicUrl = yield* Effect.orDie(PublicUrl)
 
     const serve = <A>(
-      read: Read<A> | undefined,
+      read: ((caller: Auth.Principal) => Effect.Effect<A, Errors.ApiError>) | undefined,
       toJson: (a: A) => Effect.Effect<unknown, unknown>,
       toHtml: (a: A) => string
     ) =>
@@ -93,11 +91,10 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
 
     const id = <A, I>(schema: Schema.Schema<A, I>, value: string | undefined) =>
       Option.getOrUndefined(Schema.decodeUnknownOption(schema)(value))
-    const params = HttpRouter.params
 
     yield* router.get(
       "/projects/:project_id",
-      Effect.flatMap(params, (p) => {
+      Effect.flatMap(HttpRouter.params, (p) => {
         const projectId = id(Ids.ProjectId, p.project_id)
         return serve(
           projectId === undefined ? undefined : (c) => projects.get(c, projectId),
@@ -108,7 +105,7 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
     )
     yield* router.get(
       "/projects/:project_id/tasks/:task_id",
-      Effect.flatMap(params, (p) => {
+      Effect.flatMap(HttpRouter.params, (p) => {
         const projectId = id(Ids.ProjectId, p.project_id)
         const taskId = id(Ids.TaskId, p.task_id)
         return serve(
@@ -128,7 +125,7 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
     )
     yield* router.get(
       "/posts/:post_id",
-      Effect.flatMap(params, (p) => {
+      Effect.flatMap(HttpRouter.params, (p) => {
         const postId = id(Ids.PostId, p.post_id)
         return serve(
           postId === undefined ? undefined : (c) => social.getPost(c, postId),
