@@ -5,7 +5,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Errors, Ids, Projects as ProjectsApi, Social as SocialApi, Tasks as TasksApi } from "@shoal/domain"
 import { Effect, Option, Schema } from "effect"
 import { presentedKey } from "../Auth.js"
-import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
+import { apiErrorResponse, errorResponse } from "../Http/ErrorEnvelope.js"
 import { ok } from "../Http/RequestOf.js"
 import { PublicUrl } from "../Identity/PublicUrl.js"
 import { Projects } from "../Projects.js"
@@ -67,10 +67,7 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
         const json = wantsJson(request.headers["accept"])
         const keyed = presentedKey(request.headers) !== undefined
         const caller = json || keyed ? yield* Effect.either(authenticate) : undefined
-        if (caller !== undefined && caller._tag === "Left") {
-          const e = caller.left
-          return isApiError(e) ? apiErrorResponse(e) : errorResponse(401, "unauthorized", "unauthorized")
-        }
+        if (caller !== undefined && caller._tag === "Left") return apiErrorResponse(caller.left)
         const principal = caller?.right ?? visitor
         if (json) {
           if (read === undefined) return errorResponse(404, "not_found", "no such resource")
