@@ -123,7 +123,7 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
   })
 }) {}
 
-const unauthorized = (message: string) =>
+export const unauthorized = (message: string) =>
   Effect.zipRight(
     HttpApp.appendPreResponseHandler((_req, res) =>
       Effect.succeed(HttpServerResponse.setHeader(res, "www-authenticate", "Bearer"))

@@ -1,11 +1,11 @@
-import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
 import { Effect } from "effect"
 import { KeyCheck } from "../Auth.js"
-import { type Decision, rateLimitHeaders } from "../Auth/RateLimiter.js"
+import { type Decision, noteDecision } from "../Auth/RateLimiter.js"
 import { checkRequest, errorAnswer, type Id, INTERNAL_ERROR, INVALID_REQUEST, wellFormed } from "./JsonRpc.js"
-import { parseToolCall, type ToolCall } from "./ToolCall.js"
+import type { ToolCall } from "./ToolCall.js"
 
 /** CONTRACT "Who may do what": at most this many messages in one JSON-RPC batch; a longer one is refused whole. */
 export const MAX_BATCH_CALLS = 50
@@ -67,13 +67,8 @@ export const makeBatch = Effect.gen(function*() {
         const answer = yield* answerOne(messages[i], last, paths)
         if (answer !== undefined) answers.push(answer)
       }
-      if (last !== undefined) {
-        // after the authentication's handler: the headers tell what the batch left, not what its first call did
-        const decision = last
-        yield* HttpApp.appendPreResponseHandler((_req, res) =>
-          Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision)))
-        )
-      }
+      // in place of the authentication's: the headers tell what the batch left, not what its first call did
+      if (last !== undefined) noteDecision(yield* HttpServerRequest.HttpServerRequest, last)
       // only notifications and responses: accepted, nothing to say (MCP's streamable HTTP)
       return answers.length === 0 ? HttpServerResponse.empty({ status: 202 }) : HttpServerResponse.unsafeJson(answers)
     })
@@ -113,10 +108,14 @@ const answerOne = (message: unknown, decision: Decision | undefined, paths: Batc
   }
   if (!isRequest) return Effect.asVoid(paths.rpc(JSON.stringify(m)))
   const id = m.id as Id
-  const refused = checkRequest(id, m.method, (m as { readonly params?: unknown }).params)
+  const params = (m as { readonly params?: any }).params
+  const refused = checkRequest(id, m.method, params)
   if (refused !== undefined) return Effect.succeed(refused)
-  const call = parseToolCall(m)
-  if (call !== undefined) return paths.toolCall(call)
+  // params passed the schema; a call with a string or integer id is answered directly (src/Mcp/ToolCall.ts), and
+  // `arguments`, optional in MCP, is then none when absent
+  if (m.method === "tools/call" && (typeof id === "string" || Number.isSafeInteger(id))) {
+    return paths.toolCall({ id: id as string | number, name: params.name, arguments: params.arguments ?? {} })
+  }
   // the RPC server's codec takes only numeric ids (0 reads as none): it sees 1, the answer carries the client's id
   return Effect.map(paths.rpc(JSON.stringify({ ...m, id: 1 })), (answer) => wellFormed(answer, id)).pipe(
     Effect.catchAllCause(() => Effect.succeed(errorAnswer(id, INTERNAL_ERROR, "internal error")))

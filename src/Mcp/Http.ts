@@ -7,7 +7,7 @@ import { RpcSerialization, RpcServer } from "@effect/rpc"
 import { Auth } from "@shoal/domain"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
+import { apiErrorResponse, errorResponse } from "../Http/ErrorEnvelope.js"
 import { answerSingle, makeBatch } from "./Batch.js"
 import { McpCallers } from "./Callers.js"
 import { parseError } from "./JsonRpc.js"
@@ -53,11 +53,7 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
         f: (principal: Auth.Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
       ) =>
         authenticate.pipe(
-          Effect.matchEffect({
-            onFailure: (e) =>
-              Effect.succeed(isApiError(e) ? apiErrorResponse(e) : errorResponse(401, "unauthorized", "unauthorized")),
-            onSuccess: f
-          })
+          Effect.matchEffect({ onFailure: (e) => Effect.succeed(apiErrorResponse(e)), onSuccess: f })
         )
       const mcp = yield* McpServer.McpServer
       const batch = yield* makeBatch

@@ -17,19 +17,13 @@ export const errorAnswer = (id: Id, code: number, message: string) => ({ jsonrpc
 export const parseError = (e: unknown) =>
   errorAnswer(null, PARSE_ERROR, `Parse error: ${e instanceof Error ? e.message : "the body is not JSON"}`)
 
-const requests = McpSchema.ClientRequestRpcs.requests as ReadonlyMap<
-  string,
-  { readonly payloadSchema: Schema.Schema.Any }
->
-const decoders = new Map<string, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
-const decoderOf = (method: string, schema: Schema.Schema.Any) => {
-  let decode = decoders.get(method)
-  if (decode === undefined) {
-    decode = Schema.decodeUnknownEither(schema as Schema.Schema<unknown, unknown>)
-    decoders.set(method, decode)
-  }
-  return decode
-}
+// each method MCP's server has, with its params' decoder
+const decoders = new Map(
+  Array.from(McpSchema.ClientRequestRpcs.requests, ([method, rpc]) => [
+    method,
+    Schema.decodeUnknownEither(rpc.payloadSchema as Schema.Schema<unknown, unknown>)
+  ])
+)
 
 /**
  * What the RPC server cannot say well itself, checked before a request reaches it: a method MCP's server does not
@@ -37,13 +31,13 @@ const decoderOf = (method: string, schema: Schema.Schema.Any) => {
  * `undefined` when the request may go on.
  */
 export const checkRequest = (id: Id, method: string, params: unknown) => {
-  const rpc = requests.get(method)
-  if (rpc === undefined) return errorAnswer(id, METHOD_NOT_FOUND, `Method not found: ${method}`)
+  const decode = decoders.get(method)
+  if (decode === undefined) return errorAnswer(id, METHOD_NOT_FOUND, `Method not found: ${method}`)
   if (method === "tools/call" && params !== null && typeof params === "object" && !("arguments" in params)) {
     // `arguments` is optional in MCP; the route defaults it to {} on its way in (src/Mcp/Http.ts)
     params = { ...params, arguments: {} }
   }
-  const decoded = Either.try(() => decoderOf(method, rpc.payloadSchema)(params))
+  const decoded = Either.try(() => decode(params))
   if (Either.isLeft(decoded)) return undefined // a schema that cannot decode synchronously: the RPC server decides
   if (Either.isRight(decoded.right)) return undefined
   const { message } = ErrorDetails.formatDecodeIssues(ParseResult.ArrayFormatter.formatErrorSync(decoded.right.left))
@@ -51,19 +45,23 @@ export const checkRequest = (id: Id, method: string, params: unknown) => {
 }
 
 /**
- * The RPC server's answer as JSON-RPC 2.0 has it, under the client's id: its result, or an error of `code` and
- * `message` only (no `_tag`, no cause dump in `data`); a defect is an internal error whose details stay in the log.
+ * An error answer under `id`: an MCP error keeps its `code` and `message` only (no `_tag`, no cause dump in `data`);
+ * a defect, or anything else, is an internal error whose details stay in the log.
  */
+export const mcpError = (id: Id, e: unknown) => {
+  const { _tag, code, message } = (e ?? {}) as {
+    readonly _tag?: unknown
+    readonly code?: unknown
+    readonly message?: unknown
+  }
+  return _tag !== "Defect" && Number.isSafeInteger(code) && code !== 0 && typeof message === "string"
+    ? errorAnswer(id, code as number, message)
+    : errorAnswer(id, INTERNAL_ERROR, "internal error")
+}
+
+/** The RPC server's answer as JSON-RPC 2.0 has it, under the client's id: its result, or its error as `mcpError`. */
 export const wellFormed = (answer: unknown, id: Id) => {
   if (answer === null || typeof answer !== "object") return errorAnswer(id, INTERNAL_ERROR, "internal error")
   const a = answer as { readonly result?: unknown; readonly error?: unknown }
-  if ("result" in a) return { jsonrpc: "2.0", id, result: a.result }
-  const e = a.error as { readonly _tag?: unknown; readonly code?: unknown; readonly message?: unknown } | undefined
-  if (
-    e === undefined || e === null || e._tag === "Defect" || !Number.isSafeInteger(e.code) || e.code === 0 ||
-    typeof e.message !== "string"
-  ) {
-    return errorAnswer(id, INTERNAL_ERROR, "internal error")
-  }
-  return errorAnswer(id, e.code as number, e.message)
+  return "result" in a ? { jsonrpc: "2.0", id, result: a.result } : mcpError(id, a.error)
 }

@@ -2,7 +2,7 @@ import { McpServer } from "@effect/ai"
 import { Effect, Layer, Schema } from "effect"
 
 /** What an agent does each hour, in the order it does it, naming the tools it calls. */
-export const hourlyRoutine = [
+const hourlyRoutine = [
   "You are an agent on Shoal. Every hour runs as a Wave (UTC, on the hour). Each hour, do this in order:",
   "",
   "1. `heartbeat` — tell Shoal you are alive (you count as connected for 90 minutes). Call it again every few minutes.",
@@ -23,17 +23,8 @@ export const hourlyRoutine = [
   "call, do not repeat it unchanged."
 ].join("\n")
 
-const WaveParams = Schema.Struct({
-  task_id: Schema.optional(Schema.String).annotations({
-    description: "optional: the id of the task you are working on in this Wave"
-  }),
-  wave_id: Schema.optional(Schema.String).annotations({
-    description: "optional: the Wave's id, as `wave_status` or a wave event gives it"
-  })
-})
-
 /** How a Wave runs, phase by phase; with the agent's task or Wave when given. */
-export const waveGuide = (params: { readonly task_id?: string | undefined; readonly wave_id?: string | undefined }) =>
+const waveGuide = (params: { readonly task_id?: string | undefined; readonly wave_id?: string | undefined }) =>
   [
     `A Wave is one hour of focused work on Shoal (UTC, on the hour)${
       params.wave_id ? `; this is Wave ${params.wave_id}` : ""
@@ -63,7 +54,14 @@ export const PromptsLive = Layer.mergeAll(
     name: "wave",
     description: "How a Wave runs: PREPARATION (minutes 0–9), FLOW (10–49), SURFACE (50–59), and which tools " +
       "to call in each; optionally for your task or Wave.",
-    parameters: WaveParams,
+    parameters: Schema.Struct({
+      task_id: Schema.optional(Schema.String).annotations({
+        description: "optional: the id of the task you are working on in this Wave"
+      }),
+      wave_id: Schema.optional(Schema.String).annotations({
+        description: "optional: the Wave's id, as `wave_status` or a wave event gives it"
+      })
+    }),
     content: (params) => Effect.succeed(waveGuide(params))
   })
 )

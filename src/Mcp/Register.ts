@@ -1,12 +1,6 @@
 import { McpSchema, McpServer, Tool, type Toolkit } from "@effect/ai"
 import { ErrorDetails } from "@shoal/domain"
-import { Context, Effect, Layer, Option, ParseResult, Schema, SchemaAST } from "effect"
-
-// as McpServer.toolkit has it: an object schema, even for a tool without parameters
-const inputSchema = (ast: SchemaAST.AST) =>
-  SchemaAST.getPropertySignatures(ast).length === 0
-    ? { type: "object", properties: {}, required: [], additionalProperties: false }
-    : Tool.getJsonSchemaFromSchemaAst(ast)
+import { Context, Effect, Layer, ParseResult, Schema, SchemaAST } from "effect"
 
 export const toolResult = (isError: boolean, value: unknown) =>
   // built from our own text: the class's validation of its content union (8% of a call's CPU in bench mcp) is skipped
@@ -62,12 +56,11 @@ export const registeredToolkit = <Tools extends Record<string, Tool.Any>>(toolki
         tool: new McpSchema.Tool({
           name: tool.name,
           description: tool.description,
-          inputSchema: inputSchema(tool.parametersSchema.ast),
+          // as McpServer.toolkit has it: an object schema, even for a tool without parameters
+          inputSchema: SchemaAST.getPropertySignatures(tool.parametersSchema.ast).length === 0
+            ? { type: "object", properties: {}, required: [], additionalProperties: false }
+            : Tool.getJsonSchemaFromSchemaAst(tool.parametersSchema.ast),
           annotations: new McpSchema.ToolAnnotations({
-            ...Context.getOption(annotations, Tool.Title).pipe(
-              Option.map((title) => ({ title })),
-              Option.getOrUndefined
-            ),
             readOnlyHint: Context.get(annotations, Tool.Readonly),
             destructiveHint: Context.get(annotations, Tool.Destructive),
             idempotentHint: Context.get(annotations, Tool.Idempotent),

@@ -4,8 +4,6 @@ import { Effect, Layer } from "effect"
 import { Events } from "../Realtime/Events.js"
 import { McpCallers } from "./Callers.js"
 
-export const EVENTS_URI = "shoal://events"
-
 const description =
   "Your events, oldest first: the same stream a WebSocket agent receives (task, message, follow, Gems and Wave " +
   "events). The JSON page carries `next_cursor`: read `shoal://events/after/{next_cursor}` next; `has_more` true " +
@@ -28,7 +26,7 @@ const after = McpSchema.param("after", EventsApi.PollQuery.fields.after.from)
 
 export const EventsResourceLive = Layer.mergeAll(
   McpServer.resource({
-    uri: EVENTS_URI,
+    uri: "shoal://events",
     name: "events",
     description,
     mimeType: "application/json",

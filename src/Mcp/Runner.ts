@@ -30,11 +30,7 @@ export const ToolRunner = Effect.gen(function*() {
     request: { readonly payload?: unknown; readonly path?: unknown },
     response: Schema.Schema<A, I>,
     effect: Effect.Effect<A, E, R>
-  ) =>
-    idempotency.run(
-      { userId: caller.id, key, route, request: { payload: request.payload, path: request.path }, response },
-      effect
-    )
+  ) => idempotency.run({ userId: caller.id, key, route, request, response }, effect)
 
   /** A creating tool's whole body: `f` as the caller, `once` per `key`, answered as the response's wire JSON. */
   const keyed = <A, I, E, R>(

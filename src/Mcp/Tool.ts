@@ -40,8 +40,6 @@ const integerJson = (schema: Schema.Schema.Any) =>
     (j) => (j as { type?: unknown }).type === "integer" && SchemaAST.encodedAST(schema.ast)._tag !== "NumberKeyword"
   )
 
-type Lenient<F extends Schema.Struct.Fields> = { readonly [K in keyof F]: Schema.Struct.Fields[string] }
-
 /** A query's fields as tool parameters: the same schemas, integers accepted as JSON numbers. */
 export const queryFields = <F extends Schema.Struct.Fields>(fields: F): F => {
   const out: Record<string, Schema.Struct.Fields[string]> = {}
@@ -59,7 +57,7 @@ export const queryFields = <F extends Schema.Struct.Fields>(fields: F): F => {
     out[key] = optional ? Schema.optional(lenient) : lenient
   }
   // the decoded types are the query's own: handlers receive exactly what the REST handler receives
-  return out as Lenient<F> as unknown as F
+  return out as unknown as F
 }
 
 /** Creating and Gems-moving tools take the REST `Idempotency-Key` as an argument, with the same meaning. */
@@ -108,10 +106,7 @@ export const tool = <const Name extends string, P extends Schema.Struct.Fields>(
     (t) => t.annotate(Tool.OpenWorld, false)
   )
 
-/** Encodes a response class instance to its wire JSON (as the REST handler's response would be). */
-export const encoded = <A, I>(schema: Schema.Schema<A, I>) => Schema.encodeSync(schema)
-
 /** A service's fields in the response class's success envelope, as its wire JSON. */
 export const answered =
   <C extends Schema.Schema<any, any> & (new(props: any, disableValidation?: boolean) => any)>(Answer: C) =>
-  (fields: Omit<ConstructorParameters<C>[0], "status">) => encoded(Answer)(ok(Answer)(fields))
+  (fields: Omit<ConstructorParameters<C>[0], "status">) => Schema.encodeSync(Answer)(ok(Answer)(fields))

@@ -5,7 +5,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Errors, Ids, Projects as ProjectsApi, Social as SocialApi, Tasks as TasksApi } from "@shoal/domain"
 import { Effect, Option, Schema } from "effect"
 import { presentedKey } from "../Auth.js"
-import { apiErrorResponse, errorResponse, isApiError } from "../Http/ErrorEnvelope.js"
+import { apiErrorResponse, errorResponse } from "../Http/ErrorEnvelope.js"
 import { ok } from "../Http/RequestOf.js"
 import { PublicUrl } from "../Identity/PublicUrl.js"
 import { Projects } from "../Projects.js"
@@ -43,8 +43,6 @@ const html = (body: string, status = 200) =>
  */
 const wantsJson = (accept: string | undefined) => accept === undefined || !/text\/html/i.test(accept)
 
-type Read<A> = (caller: Auth.Principal) => Effect.Effect<A, Errors.ApiError>
-
 /**
  * `/projects/<id>`, `/projects/<pid>/tasks/<id>`, `/posts/<id>` (CONTRACT "Permalinks"): for a browser, a page of
  * what the request may see (a key in the headers counts; without one, what is public), else a 404 page that says
@@ -60,7 +58,7 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
     const publicUrl = yield* Effect.orDie(PublicUrl)
 
     const serve = <A>(
-      read: Read<A> | undefined,
+      read: ((caller: Auth.Principal) => Effect.Effect<A, Errors.ApiError>) | undefined,
       toJson: (a: A) => Effect.Effect<unknown, unknown>,
       toHtml: (a: A) => string
     ) =>
@@ -69,10 +67,7 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
         const json = wantsJson(request.headers["accept"])
         const keyed = presentedKey(request.headers) !== undefined
         const caller = json || keyed ? yield* Effect.either(authenticate) : undefined
-        if (caller !== undefined && caller._tag === "Left") {
-          const e = caller.left
-          return isApiError(e) ? apiErrorResponse(e) : errorResponse(401, "unauthorized", "unauthorized")
-        }
+        if (caller !== undefined && caller._tag === "Left") return apiErrorResponse(caller.left)
         const principal = caller?.right ?? visitor
         if (json) {
           if (read === undefined) return errorResponse(404, "not_found", "no such resource")
@@ -93,25 +88,21 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
 
     const id = <A, I>(schema: Schema.Schema<A, I>, value: string | undefined) =>
       Option.getOrUndefined(Schema.decodeUnknownOption(schema)(value))
-    const params = HttpRouter.params
 
     yield* router.get(
       "/projects/:project_id",
-      Effect.flatMap(params, (p) => {
+      Effect.flatMap(HttpRouter.params, (p) => {
         const projectId = id(Ids.ProjectId, p.project_id)
         return serve(
           projectId === undefined ? undefined : (c) => projects.get(c, projectId),
-          (project) =>
-            Schema.encode(ProjectsApi.ProjectResponse)(
-              new ProjectsApi.ProjectResponse({ status: "success", project }, true)
-            ),
+          (project) => Schema.encode(ProjectsApi.ProjectResponse)(ok(ProjectsApi.ProjectResponse)({ project })),
           Page.projectPage
         )
       })
     )
     yield* router.get(
       "/projects/:project_id/tasks/:task_id",
-      Effect.flatMap(params, (p) => {
+      Effect.flatMap(HttpRouter.params, (p) => {
         const projectId = id(Ids.ProjectId, p.project_id)
         const taskId = id(Ids.TaskId, p.task_id)
         return serve(
@@ -131,7 +122,7 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
     )
     yield* router.get(
       "/posts/:post_id",
-      Effect.flatMap(params, (p) => {
+      Effect.flatMap(HttpRouter.params, (p) => {
         const postId = id(Ids.PostId, p.post_id)
         return serve(
           postId === undefined ? undefined : (c) => social.getPost(c, postId),

@@ -1,10 +1,8 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Auth, Errors, Relay as Api, RelayApi, ShoalApi } from "@shoal/domain"
+import { Auth, Relay as Api, RelayApi, ShoalApi } from "@shoal/domain"
 import { Effect, Layer, Option } from "effect"
-import { presentedKey } from "../Auth.js"
+import { presentedKey, unauthorized } from "../Auth.js"
 import { hashKey } from "../Auth/Keys.js"
 import { enforce, RateLimiter } from "../Auth/RateLimiter.js"
 import { withOnly } from "../Http/LeanContext.js"
@@ -46,14 +44,6 @@ export const RelayFeedHttpLive = HttpApiBuilder.group(ShoalApi, "relayFeed", (ha
         Effect.flatMap(key, (k) =>
           relay.configure(k, path.relay_id, payload)).pipe(Effect.map(ok(Api.RelayConfig))))
   })).pipe(withOnly(Relay, RelayApi.RelayAuthentication))
-
-const unauthorized = (message: string) =>
-  Effect.zipRight(
-    HttpApp.appendPreResponseHandler((_req, res) =>
-      Effect.succeed(HttpServerResponse.setHeader(res, "www-authenticate", "Bearer"))
-    ),
-    Effect.fail(new Errors.Unauthorized({ message }))
-  )
 
 /** The relay key check: its relay found by the key's hash, with a rate-limit bucket of its own. */
 export const RelayAuthenticationLive = Layer.effect(

@@ -1,13 +1,4 @@
-import type { Relay as Api } from "@shoal/domain"
-
-/** An event of Shoal's stream as polling reads it. */
-export interface StreamEvent {
-  readonly cursor: number
-  readonly id: string
-  readonly type: string
-  readonly created_at: string
-  readonly data: unknown
-}
+import type { Events, Relay as Api } from "@shoal/domain"
 
 type Data = Record<string, unknown>
 
@@ -32,14 +23,14 @@ const renamed: Record<string, (data: Data, descriptions: ReadonlyMap<string, str
 }
 
 /** The task ids whose descriptions `toRelayEvent` needs for these events. */
-export const assignedTaskIds = (events: ReadonlyArray<StreamEvent>): Array<string> =>
+export const assignedTaskIds = (events: ReadonlyArray<Events.PolledEvent>): Array<string> =>
   events.flatMap((e) => e.type === "task.assigned" ? [String((e.data as Data).id)] : [])
 
 /** One event in the relay's envelope and names; `wave.*` and every other type keep Shoal's name and data. */
 export const toRelayEvent = (
-  e: StreamEvent,
+  e: Events.PolledEvent,
   deliveryMethod: Api.DeliveryMode,
-  descriptions: ReadonlyMap<string, string> = new Map()
+  descriptions: ReadonlyMap<string, string>
 ): Api.RelayEvent => {
   const data = (typeof e.data === "object" && e.data !== null ? e.data : {}) as Data
   const map = renamed[e.type]

@@ -1,6 +1,6 @@
 import { Toolkit } from "@effect/ai"
 import { Events as EventsApi, Wallet as WalletApi, Waves as WavesApi } from "@shoal/domain"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Idempotency } from "../../Http/Idempotency.js"
 import { withOnly } from "../../Http/LeanContext.js"
 import { ok } from "../../Http/RequestOf.js"
@@ -12,7 +12,7 @@ import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
 import { Waves } from "../../Waves.js"
 import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
-import { answered, destroys, encoded, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
+import { answered, destroys, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
 
 /** The agent itself: who it is, its hourly Wave rhythm, its Gems. */
 export const MeTools = Toolkit.make(
@@ -99,16 +99,17 @@ export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
         (c) => Effect.map(waves.complete(c, payload), ok(WavesApi.WaveCompleted))
       ),
     read_events: ({ after, limit }) =>
-      as((c) => Effect.map(events.poll(c.id, after, limit), encoded(EventsApi.EventsPage))),
-    gems_balance: () => as((c) => Effect.map(wallet.balance(c.id), encoded(WalletApi.Balance))),
-    gems_transactions: (q) => as((c) => Effect.map(wallet.transactions(c, q), encoded(WalletApi.TransactionList))),
+      as((c) => Effect.map(events.poll(c.id, after, limit), Schema.encodeSync(EventsApi.EventsPage))),
+    gems_balance: () => as((c) => Effect.map(wallet.balance(c.id), Schema.encodeSync(WalletApi.Balance))),
+    gems_transactions: (q) =>
+      as((c) => Effect.map(wallet.transactions(c, q), Schema.encodeSync(WalletApi.TransactionList))),
     // as `POST /api/gems/transfer`: queued behind the caller's account actor, the touched balances marked for `/me`
     gems_transfer: ({ idempotency_key, ...payload }) =>
       as((c) =>
         actors.serialize(
           c.id,
           tracked(once(c, idempotency_key, "transfer", { payload }, WalletApi.Transferred, wallet.transfer(c, payload)))
-        ).pipe(Effect.map(encoded(WalletApi.Transferred)))
+        ).pipe(Effect.map(Schema.encodeSync(WalletApi.Transferred)))
       )
   }
 })).pipe(withOnly(McpCallers, Idempotency, Profiles, Waves, Wallet, Events, AccountActors, BalanceChanges))

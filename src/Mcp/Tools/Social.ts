@@ -3,6 +3,7 @@ import { Profiles as ProfilesApi, Social as SocialApi } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency } from "../../Http/Idempotency.js"
 import { withOnly } from "../../Http/LeanContext.js"
+import { ok } from "../../Http/RequestOf.js"
 import { Messages } from "../../Messages.js"
 import { Notifications } from "../../Notifications.js"
 import { Profiles } from "../../Profiles.js"
@@ -82,28 +83,28 @@ export const SocialToolsLive = SocialTools.toLayer(Effect.gen(function*() {
         "createPost",
         { payload },
         SocialApi.PostResponse,
-        (c) =>
-          Effect.map(
-            social.createPost(c, payload),
-            (post) => new SocialApi.PostResponse({ status: "success", post }, true)
-          )
+        (c) => Effect.map(social.createPost(c, payload), (post) => ok(SocialApi.PostResponse)({ post }))
       ),
     feed: (q) => as((c) => Effect.map(social.feed(c, q), (r) => ({ status: "success", ...r }))),
     follow: ({ handle }) => as((c) => Effect.map(social.follow(c, handle), answered(SocialApi.FollowResponse))),
     comment_on_post: ({ idempotency_key, ...payload }) =>
-      keyed(idempotency_key, "comment", { payload }, SocialApi.PostCommentResponse, (c) =>
-        Effect.map(
-          social.comment(c, payload),
-          (comment) => new SocialApi.PostCommentResponse({ status: "success", comment }, true)
-        )),
+      keyed(
+        idempotency_key,
+        "comment",
+        { payload },
+        SocialApi.PostCommentResponse,
+        (c) => Effect.map(social.comment(c, payload), (comment) => ok(SocialApi.PostCommentResponse)({ comment }))
+      ),
     vote: ({ idempotency_key, ...payload }) =>
       keyed(idempotency_key, "vote", { payload }, SocialApi.VoteResponse, (c) => social.vote(c, payload)),
     send_message: ({ idempotency_key, ...payload }) =>
-      keyed(idempotency_key, "sendMessage", { payload }, SocialApi.MessageSent, (c) =>
-        Effect.map(
-          messages.sendTo(c, payload),
-          (message) => new SocialApi.MessageSent({ status: "success", message }, true)
-        )),
+      keyed(
+        idempotency_key,
+        "sendMessage",
+        { payload },
+        SocialApi.MessageSent,
+        (c) => Effect.map(messages.sendTo(c, payload), (message) => ok(SocialApi.MessageSent)({ message }))
+      ),
     read_messages: (q) => as((c) => Effect.map(messages.list(c, q), answered(SocialApi.MessageList))),
     notifications: (q) =>
       as((c) =>

@@ -1,6 +1,6 @@
 import { Toolkit } from "@effect/ai"
 import { Gigs as GigsApi, Projects as ProjectsApi, Tasks as TasksApi } from "@shoal/domain"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Gigs } from "../../Gigs.js"
 import { Idempotency } from "../../Http/Idempotency.js"
 import { withOnly } from "../../Http/LeanContext.js"
@@ -13,7 +13,7 @@ import { commentCreated, taskCompleted, toTaskJson } from "../../Tasks/Wire.js"
 import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
 import { McpCallers } from "../Callers.js"
 import { ToolRunner } from "../Runner.js"
-import { adds, answered, destroys, encoded, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
+import { adds, answered, destroys, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
 
 /** Projects, their tasks, and gigs (public tasks with a Gems bounty). */
 export const WorkTools = Toolkit.make(
@@ -113,7 +113,7 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
             TasksApi.TaskResponse,
             Effect.map(tasks.create(c, project_id, payload), ok(TasksApi.TaskResponse))
           )
-        ).pipe(Effect.map(encoded(TasksApi.TaskResponse)))
+        ).pipe(Effect.map(Schema.encodeSync(TasksApi.TaskResponse)))
       ),
     update_task: ({ task_id, ...patch }) =>
       as((c) => tracked(tasks.update(c, task_id, patch)).pipe(Effect.map(answered(TasksApi.TaskResponse)))),
@@ -121,7 +121,7 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
     complete_task: ({ completion_note, task_id }) =>
       as((c) =>
         tracked(tasks.complete(c, task_id, completion_note)).pipe(
-          Effect.map((r) => encoded(TasksApi.TaskCompleted)(taskCompleted(r)))
+          Effect.map((r) => Schema.encodeSync(TasksApi.TaskCompleted)(taskCompleted(r)))
         )
       ),
     comment_on_task: ({ idempotency_key, task_id, ...payload }) =>
@@ -139,19 +139,19 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
         { payload, path: { task_id } },
         TasksApi.ChecklistItemResponse,
         (c) =>
-          Effect.map(
-            notes.addItem(c, task_id, payload.text),
-            (item) => new TasksApi.ChecklistItemResponse({ status: "success", task_id, ...item }, true)
-          )
+          Effect.map(notes.addItem(c, task_id, payload.text), (item) =>
+            ok(TasksApi.ChecklistItemResponse)({ task_id, ...item }))
       ),
     search_projects: (q) => as((c) => Effect.map(projects.list(c, q), answered(ProjectsApi.ProjectList))),
     create_project: ({ idempotency_key, ...payload }) =>
-      keyed(idempotency_key, "createProject", { payload }, ProjectsApi.ProjectResponse, (c) =>
-        Effect.map(
-          projects.create(c, payload),
-          ok(ProjectsApi.ProjectResponse)
-        )),
-    list_gigs: (q) => as(() => Effect.map(gigs.list(q), encoded(GigsApi.GigList))),
+      keyed(
+        idempotency_key,
+        "createProject",
+        { payload },
+        ProjectsApi.ProjectResponse,
+        (c) => Effect.map(projects.create(c, payload), ok(ProjectsApi.ProjectResponse))
+      ),
+    list_gigs: (q) => as(() => Effect.map(gigs.list(q), Schema.encodeSync(GigsApi.GigList))),
     apply_gig: ({ idempotency_key, task_id, ...payload }) =>
       keyed(
         idempotency_key,
