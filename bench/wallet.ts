@@ -16,7 +16,7 @@ import pg from "pg"
 import * as Database from "../src/Database/Database.js"
 import { runMigrations } from "../src/Database/Migrations.js"
 import * as PgliteClient from "../src/Database/PgliteClient.js"
-import { inlineParams } from "../src/Database/SqlArrays.js"
+import { inlineCached } from "../src/Database/SqlArrays.js"
 import { cpuMs, freePort, freshDatabase, report, seconds, startTs, waitFor } from "./support.js"
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50)
@@ -169,7 +169,7 @@ const pgDriver = async (url: string): Promise<Driver> => {
           await c.query("ROLLBACK")
           return false
         }
-        await c.query(last[0] === "" ? "COMMIT" : `${inlineParams(last[0], last[1])};\nCOMMIT`)
+        await c.query(last[0] === "" ? "COMMIT" : `${inlineCached(last[0], last[1])};\nCOMMIT`)
         return true
       } catch (e) {
         await c.query("ROLLBACK")

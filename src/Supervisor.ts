@@ -137,9 +137,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Supervisor", {
       forever,
       every,
       /** actors given up on, oldest first */
-      stopped: () => [...stopped.values()],
-      /** an actor of this kind and key that is running again (a new socket) is no longer reported */
-      forget: (kind: string, key: string) => stopped.delete(`${kind}/${key}`)
+      stopped: () => [...stopped.values()]
     } as const
   })
 }) {}

@@ -8,7 +8,7 @@ import { inlineCached } from "./SqlArrays.js"
  * statement that asks for it (`executeFirst`: one of our repositories' own templates) carries it in one
  * simple-query script, `BEGIN;` and the statement with its values written in as literals: one round trip less per
  * transaction (bench/README.md, "wallet"; without it and the COMMIT script, see CommitScript.ts for the figure).
- * Any other first statement is preceded by BEGIN on its own, as before.
+ * Any other first statement is preceded by BEGIN on its own.
  * Statements started while the first is on its way wait for it, so none can run ahead of the BEGIN.
  */
 export interface LazyBegin extends Connection {

@@ -4,7 +4,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { PGlite } from "@electric-sql/pglite"
-import { Chunk, Context, type Duration, Effect, Layer, Option, type Scope, Stream } from "effect"
+import { Chunk, Context, Effect, Layer, Option, type Scope, Stream } from "effect"
 import { dbPool, poolTotal, poolWaiting, sampler, timeStatement } from "../Metrics/Metrics.js"
 import { FifoLock } from "./FifoLock.js"
 import { initialiseIfNew, startParams } from "./PgliteSettings.js"
@@ -59,7 +59,8 @@ const makeConnection = (db: PGlite): Connection => {
       // timed once it runs, after the lock and the hop (src/Metrics/Metrics.ts)
       Effect.tryPromise({
         try: () => timeStatement(f),
-        catch: (cause) => new SqlError({ cause, message: errorMessage(cause) })
+        catch: (cause) =>
+          new SqlError({ cause, message: cause instanceof Error ? cause.message : "PGlite query failed" })
       })
     )
   const rows = (sql: string, params: ReadonlyArray<unknown>) =>
@@ -83,51 +84,39 @@ const makeConnection = (db: PGlite): Connection => {
   }
 }
 
-const errorMessage = (cause: unknown) => cause instanceof Error ? cause.message : "PGlite query failed"
-
 /**
  * SqlClient over one PGlite session. One statement or one transaction at a time: a transaction holds the
- * FIFO lock to its end, so other fibers queue behind it instead of interleaving into it. With a `deadline`, a
- * statement (or transaction) that waits longer than that for the lock fails with a SqlError: the database is
- * as good as unavailable to it, and the request answers 503 rather than hanging. A statement that has the lock
- * runs to its end: PGlite cannot cancel one.
+ * FIFO lock to its end, so other fibers queue behind it instead of interleaving into it. With a `deadline`
+ * (`DATABASE_TIMEOUT`), a statement (or transaction) that waits longer than that for the lock fails with a SqlError:
+ * the database is as good as unavailable to it, and the request answers 503 rather than hanging. A statement that
+ * has the lock runs to its end: PGlite cannot cancel one.
  */
-export const makeClient = Effect.fn("Pglite.makeClient")(function*(
-  db: PGlite,
-  deadline: Option.Option<Duration.Duration> = Option.none()
-) {
-  const lock = new FifoLock()
-  const connection = makeConnection(db)
-  const acquire = Option.match(deadline, {
-    onNone: () => lock.scoped,
-    // acquireRelease runs its acquisition uninterruptibly: the wait itself is made interruptible for the deadline
-    // (the lock hands itself on if it was granted in the same tick)
-    onSome: (duration) =>
-      Effect.acquireRelease(
-        lock.acquire.pipe(
-          Effect.interruptible,
-          Effect.timeoutFail({
-            duration,
-            onTimeout: () => deadlineError("waiting for the embedded database", duration)
-          })
-        ),
-        () => Effect.sync(() => lock.release())
-      )
-  })
-  const acquirer = Effect.as(acquire, connection)
-  const client = yield* SqlClient.make({
-    acquirer,
-    compiler: makeCompiler(),
-    spanAttributes: [["db.system", "postgresql"], ["db.name", "pglite"]]
-  })
-  return { client, lock }
-})
-
 export const layerFrom = <E>(acquire: Effect.Effect<PGlite, E, Scope.Scope>) =>
   Layer.scopedContext(
     Effect.gen(function*() {
       const db = yield* acquire
-      const { client, lock } = yield* makeClient(db, yield* databaseTimeout)
+      const lock = new FifoLock()
+      const locked = Option.match(yield* databaseTimeout, {
+        onNone: () => lock.scoped,
+        // acquireRelease runs its acquisition uninterruptibly: the wait itself is made interruptible for the deadline
+        // (the lock hands itself on if it was granted in the same tick)
+        onSome: (duration) =>
+          Effect.acquireRelease(
+            lock.acquire.pipe(
+              Effect.interruptible,
+              Effect.timeoutFail({
+                duration,
+                onTimeout: () => deadlineError("waiting for the embedded database", duration)
+              })
+            ),
+            () => Effect.sync(() => lock.release())
+          )
+      })
+      const client = yield* SqlClient.make({
+        acquirer: Effect.as(locked, makeConnection(db)),
+        compiler: makeCompiler(),
+        spanAttributes: [["db.system", "postgresql"], ["db.name", "pglite"]]
+      })
       // one session: the "pool" is one connection, and the lock's queue is who waits for it
       yield* sampler(Effect.sync(() => {
         dbPool.unsafeUpdate(1, poolTotal)

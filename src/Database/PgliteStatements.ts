@@ -4,16 +4,6 @@ const S = protocol.serialize
 // statement texts are the app's templates; a text built per call (an IN list of every length) could grow this
 const MAX_PREPARED = 2_000
 
-const concat = (parts: ReadonlyArray<Uint8Array>) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
-}
-
 interface Prepared {
   readonly name: string
   readonly types: ReadonlyArray<number>
@@ -51,7 +41,7 @@ export const make = (db: PGlite) => {
   const prepare = async (text: string): Promise<Prepared> => {
     const name = `shoal_${++counter}`
     const { messages } = await db.execProtocol(
-      concat([S.parse({ name, text, types: [] }), S.describe({ type: "S", name }), S.sync()]),
+      Buffer.concat([S.parse({ name, text, types: [] }), S.describe({ type: "S", name }), S.sync()]),
       { syncToFs: false }
     )
     const description = messages.find((m) => m.name === "parameterDescription") as
@@ -71,7 +61,7 @@ export const make = (db: PGlite) => {
       return text.length >= BINARY_FROM && TEXT_TYPES.has(type) ? Buffer.from(text, "utf8") : text
     })
     const { messages } = await db.execProtocol(
-      concat([
+      Buffer.concat([
         S.bind({ statement: statement.name, values }),
         S.describe({ type: "P" }),
         S.execute({}),

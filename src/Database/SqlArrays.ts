@@ -29,14 +29,6 @@ export const sqlLiteral = (value: unknown): string => {
 }
 
 /**
- * A compiled statement (text with $1…$n, and its parameters) as one SQL text with the values written in as
- * literals. The statement's own text must hold no `$n` but its placeholders (our templates in repositories).
- * One parser with the templates below: every parameter is its own slot.
- */
-export const inlineParams = (text: string, params: ReadonlyArray<unknown>): string =>
-  fillTemplate(literalTemplate([text, params], params), params)
-
-/**
  * A compiled statement made ready to be filled with literals many times: each parameter that is one of `markers`
  * (by identity) becomes a slot for that argument, every other parameter is written in once as a literal.
  */
@@ -71,7 +63,7 @@ export const literalTemplate = (
   return { pieces, args }
 }
 
-/** The template's text with `args` written in as literals: what inlineParams gives for the same statement. */
+/** The template's text with `args` written in as literals. */
 export const fillTemplate = (template: LiteralTemplate, args: ReadonlyArray<unknown>): string => {
   let text = template.pieces[0]!
   for (let i = 0; i < template.args.length; i++) {
@@ -84,8 +76,9 @@ export const fillTemplate = (template: LiteralTemplate, args: ReadonlyArray<unkn
 const templates = new Map<string, LiteralTemplate>()
 
 /**
- * inlineParams for a statement sent many times with other values: its text is split at its placeholders once, then
- * each call only writes its values between the pieces.
+ * A compiled statement (text with $1…$n, and its parameters) as one SQL text with the values written in as
+ * literals. The statement's own text must hold no `$n` but its placeholders (our templates in repositories). A text
+ * is split at its placeholders once, then each call only writes its values between the pieces.
  */
 export const inlineCached = (text: string, params: ReadonlyArray<unknown>): string => {
   let template = templates.get(text)

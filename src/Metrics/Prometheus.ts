@@ -21,15 +21,15 @@ const labelText = (tags: ReadonlyArray<MetricLabel.MetricLabel>, extra?: readonl
 }
 
 interface Family {
-  type: "counter" | "gauge" | "histogram" | "summary"
+  type: "counter" | "gauge" | "histogram"
   description: string
   readonly samples: Array<string>
 }
 
 /**
  * Effect metrics in the Prometheus text format 0.0.4: one `# HELP` and `# TYPE` per name, then its samples. A
- * histogram's buckets are cumulative in Effect already, its last boundary +Inf; a frequency becomes a counter per
- * word (label `key`).
+ * histogram's buckets are cumulative in Effect already, its last boundary +Inf (MetricBoundaries.fromIterable, which
+ * every histogram here is made with). Shoal defines no summary or frequency, so none is written.
  */
 export const render = (pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>): string => {
   const families = new Map<string, Family>()
@@ -52,26 +52,8 @@ export const render = (pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>): str
       for (const [bound, count] of state.buckets) {
         f.samples.push(`${name}_bucket${labelText(tags, ["le", number(bound)])} ${count}`)
       }
-      // Effect's boundaries end with +Inf (MetricBoundaries.fromIterable); a histogram made without it gets one
-      if (state.buckets.at(-1)?.[0] !== Number.POSITIVE_INFINITY) {
-        f.samples.push(`${name}_bucket${labelText(tags, ["le", "+Inf"])} ${state.count}`)
-      }
       f.samples.push(`${name}_sum${labelText(tags)} ${number(state.sum)}`)
       f.samples.push(`${name}_count${labelText(tags)} ${state.count}`)
-    } else if (MetricState.isSummaryState(state)) {
-      const f = family(name, "summary", key.description)
-      for (const [q, value] of state.quantiles) {
-        if (Option.isSome(value)) {
-          f.samples.push(`${name}${labelText(tags, ["quantile", number(q)])} ${number(value.value)}`)
-        }
-      }
-      f.samples.push(`${name}_sum${labelText(tags)} ${number(state.sum)}`)
-      f.samples.push(`${name}_count${labelText(tags)} ${state.count}`)
-    } else if (MetricState.isFrequencyState(state)) {
-      const f = family(name, "counter", key.description)
-      for (const [word, count] of state.occurrences) {
-        f.samples.push(`${name}${labelText(tags, ["key", word])} ${count}`)
-      }
     }
   }
   let out = ""

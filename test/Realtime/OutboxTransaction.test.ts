@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Random } from "effect"
 import { lazyBegin } from "../../src/Database/LazyBegin.js"
-import { fillTemplate, inlineCached, inlineParams, literalTemplate, sqlLiteral } from "../../src/Database/SqlArrays.js"
+import { fillTemplate, inlineCached, literalTemplate, sqlLiteral } from "../../src/Database/SqlArrays.js"
 import { ORDER_LOCK } from "../../src/Realtime/EventsRepo.js"
 import { Outbox } from "../../src/Realtime/Outbox.js"
 import { emitLoose, RealtimeApp } from "../support/Realtime.js"
@@ -131,12 +131,12 @@ layer(app, { excludeTestServices: true })("events in a transaction", (it) => {
         const read = yield* sql.withTransaction(Effect.gen(function*() {
           yield* sql.unsafe(`SET LOCAL standard_conforming_strings = ${conforming}`)
           return yield* sql.unsafe<{ v: Array<string> }>(
-            inlineParams("SELECT $1::text[] AS v", [HOSTILE])
+            inlineCached("SELECT $1::text[] AS v", [HOSTILE])
           )
         }))
         expect(read[0]!.v).toEqual(HOSTILE)
       }
-      expect(inlineParams("SELECT $1, $2", ["$2", 3])).toBe("SELECT E'$2', 3")
+      expect(inlineCached("SELECT $1, $2", ["$2", 3])).toBe("SELECT E'$2', 3")
       expect(() => sqlLiteral("a\u0000b")).toThrow()
       expect(() => sqlLiteral(Number.NaN)).toThrow()
 
@@ -277,7 +277,9 @@ layer(app, { excludeTestServices: true })("events in a transaction", (it) => {
       })
   )
 
-  it("a literal template writes in what inlineParams does", () => {
+  it("a template with markers writes in what one with every parameter its own slot does", () => {
+    const inlineParams = (text: string, params: ReadonlyArray<unknown>) =>
+      fillTemplate(literalTemplate([text, params], params), params)
     const markers = ["\u0001a", ["\u0001b"]]
     const template = literalTemplate(["SELECT $1, $2::uuid[], $3, $1", [markers[0], markers[1], "it's"]], markers)
     const args = [HOSTILE[0], ["x'y"]]
