@@ -83,7 +83,7 @@ const resolve = (host: string) =>
   Effect.tryPromise(() => lookup(host, { all: true, verbatim: true })).pipe(
     Effect.timeout("2 seconds"),
     Effect.map((r) => r.map((a) => a.address)),
-    Effect.option
+    Effect.orElseSucceed((): ReadonlyArray<string> => [])
   )
 
 /**
@@ -112,8 +112,7 @@ export class UrlGuard extends Effect.Service<UrlGuard>()("Webhooks/UrlGuard", {
         if (!allowPrivate && (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal"))) {
           return { ok: false, reason: `${host} is a local name` }
         }
-        const resolved = yield* resolve(host)
-        const addresses = resolved._tag === "Some" ? resolved.value : []
+        const addresses = yield* resolve(host)
         const bad = allowPrivate ? undefined : addresses.find(isBlockedAddress)
         return bad !== undefined
           ? { ok: false, reason: `${host} resolves to ${bad}: ${blockedReason(bad)}` }
