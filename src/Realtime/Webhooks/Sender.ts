@@ -36,18 +36,10 @@ export const post = (
   options: { readonly allowPrivate: boolean; readonly timeout: Duration.DurationInput }
 ): Effect.Effect<Outcome> =>
   Effect.async<Outcome>((resume) => {
-    let done = false
-    const finish = (o: Outcome) => {
-      if (done) return
-      done = true
-      resume(Effect.succeed(o))
-    }
-    let target: URL
-    try {
-      target = new URL(url)
-    } catch {
-      return finish({ status: null, error: "not a valid URL" })
-    }
+    // only the first answer counts (an error after the response is ignored): Effect resumes once
+    const finish = (o: Outcome) => resume(Effect.succeed(o))
+    if (!URL.canParse(url)) return finish({ status: null, error: "not a valid URL" })
+    const target = new URL(url)
     const client = target.protocol === "https:" ? Https : Http
     const req = client.request(target, {
       method: "POST",
