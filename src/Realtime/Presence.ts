@@ -54,7 +54,8 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     const markConnected = (ids: ReadonlyArray<Ids.UserId>) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        yield* Effect.flatMap(repo.markConnected([...new Set(ids)], now), (changed) => announce(changed, "connected"))
+        yield* Effect.flatMap(repo.markConnected({ ids: [...new Set(ids)], at: now }), (changed) =>
+          announce(changed, "connected"))
           .pipe(sql.withTransaction, Effect.orDie)
       })
 
@@ -88,7 +89,7 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     const offlineResolver = yield* batched<Offline>((ids) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const flipped = yield* repo.markOffline([...new Set(ids)], now, now - window)
+        const flipped = yield* repo.markOffline({ ids: [...new Set(ids)], at: now, cutoff: now - window })
         yield* announce(flipped, "offline")
         const done = new Set<string>(flipped.map((a) => a.id))
         const rest = ids.filter((id) => !done.has(id))
