@@ -98,15 +98,13 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
     const inFlight = new Map<Ids.UserId, number>()
     let active = 0
     const settle = (d: Claimed) =>
-      Effect.zipRight(
-        Effect.sync(() => {
-          active--
-          const left = (inFlight.get(d.user_id) ?? 1) - 1
-          if (left <= 0) inFlight.delete(d.user_id)
-          else inFlight.set(d.user_id, left)
-        }),
-        Queue.offer(ended, undefined)
-      )
+      Effect.sync(() => {
+        active--
+        const left = (inFlight.get(d.user_id) ?? 1) - 1
+        if (left <= 0) inFlight.delete(d.user_id)
+        else inFlight.set(d.user_id, left)
+        ended.unsafeOffer(undefined)
+      })
 
     const round = Effect.gen(function*() {
       const free = concurrency - active
