@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Exit, Queue, type Scope } from "effect"
+import { Array as Arr, Clock, Duration, Effect, Exit, Queue, type Scope } from "effect"
 import { Supervisor } from "../Supervisor.js"
 import { type Agent, tell } from "./AgentActor.js"
 import { lingerWhileMore } from "./Linger.js"
@@ -43,8 +43,7 @@ export const make = (presence: Presence): Effect.Effect<(agent: Agent) => void, 
       let done = 0
       yield* Effect.onError(
         Effect.gen(function*() {
-          for (let i = 0; i < all.length; i += 500) {
-            const batch = all.slice(i, i + 500)
+          for (const batch of Arr.chunksOf(all, 500)) {
             const ids = batch.map((agent) => {
               agent.wantConnected = false
               return agent.userId
