@@ -52,12 +52,12 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
 
     /** Marks these agents connected and stores `presence.changed` for those it turned, in one transaction. */
     const markConnected = (ids: ReadonlyArray<Ids.UserId>) =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        yield* Effect.flatMap(repo.markConnected({ ids: [...new Set(ids)], at: now }), (changed) =>
-          announce(changed, "connected"))
-          .pipe(sql.withTransaction, Effect.orDie)
-      })
+      Clock.currentTimeMillis.pipe(
+        Effect.flatMap((at) => repo.markConnected({ ids: [...new Set(ids)], at })),
+        Effect.flatMap((changed) => announce(changed, "connected")),
+        sql.withTransaction,
+        Effect.orDie
+      )
 
     // one presence transaction at a time: two batches over the same agents never wait on each other's rows
     const serial = yield* Effect.makeSemaphore(1)
