@@ -41,8 +41,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
      * Due deliveries, leased to this worker until `leaseUntil`; SKIP LOCKED lets several nodes share the work.
      * Rows due before `horizon` are left alone: their events are past retention (or were written by a clock that
      * is not ours, as with tests sharing one server). At most `perUser` rows of one account, none of the accounts
-     * in `busy` (their receivers already have all the attempts in flight they may): one receiver that never
-     * answers cannot take every slot from the others.
+     * in `busy` (their receivers already have all the attempts in flight they may; see the worker).
      */
     const claim = (
       now: number,
