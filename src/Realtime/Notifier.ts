@@ -21,7 +21,7 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
     const wake = (channel: Channel) => {
       for (const q of readers.get(channel)!) q.unsafeOffer(undefined)
     }
-    const notified = (channel: Channel) => (payload: string | undefined) => {
+    const notified = (channel: Channel) => (payload: string) => {
       if (channel === EventsChannel) { for (const f of listeners) f(payload) }
       wake(channel)
     }
@@ -29,11 +29,8 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
     const embedded = yield* Effect.serviceOption(Pglite)
     const server = Option.isSome(embedded) ? Option.none() : yield* Effect.serviceOption(PgClient.PgClient)
 
-    /**
-     * Every payload of a channel of its own, while the scope lasts, never coalesced. One sent while a server's
-     * LISTEN connection is down is lost, so a listener also checks the state itself now and then.
-     */
-    const listen = (channel: string, f: (payload: string) => void): Effect.Effect<void, never, Scope.Scope> => {
+    /** `f` with each payload of `channel`, while the scope lasts. */
+    const listenTo = (channel: string, f: (payload: string) => void): Effect.Effect<void, never, Scope.Scope> => {
       if (Option.isSome(embedded)) {
         const { db, lock } = embedded.value
         // under the statement lock: LISTEN inside another fiber's open transaction would vanish with its rollback
@@ -54,12 +51,16 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
       )
     }
 
-    for (const channel of channels) yield* listen(channel, notified(channel))
+    for (const channel of channels) yield* listenTo(channel, notified(channel))
     if (Option.isNone(embedded)) {
       const every = yield* Config.duration("EVENT_POLL_INTERVAL").pipe(Config.withDefault(Duration.seconds(2)))
+      // a poll is a payload of its own (undefined) to the events listeners: a notice may have been lost
+      const poll = () => {
+        for (const f of listeners) f(undefined)
+        channels.forEach(wake)
+      }
       // a listener's defect restarts the polling (never ends it)
-      const poll = Effect.sync(() => channels.forEach((channel) => notified(channel)(undefined)))
-      yield* supervisor.every("notifier", "poll", every, poll)
+      yield* supervisor.every("notifier", "poll", every, Effect.sync(poll))
     }
 
     return {
@@ -77,7 +78,11 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
        */
       onPayload: (f: (payload: string | undefined) => void) =>
         Effect.acquireRelease(Effect.sync(() => listeners.add(f)), () => Effect.sync(() => listeners.delete(f))),
-      listen
+      /**
+       * Every payload of a channel of its own, while the scope lasts, never coalesced. One sent while a server's
+       * LISTEN connection is down is lost, so a listener also checks the state itself now and then.
+       */
+      listen: listenTo
     } as const
   })
 }) {}
