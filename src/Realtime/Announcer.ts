@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Exit, Queue, type Scope } from "effect"
+import { Array as Arr, Clock, Duration, Effect, Exit, Queue, type Scope } from "effect"
 import { Supervisor } from "../Supervisor.js"
 import { type Agent, tell } from "./AgentActor.js"
 import { lingerWhileMore } from "./Linger.js"
@@ -12,42 +12,38 @@ import type { Presence } from "./Presence.js"
 export const make = (presence: Presence): Effect.Effect<(agent: Agent) => void, never, Scope.Scope | Supervisor> =>
   Effect.gen(function*() {
     const supervisor = yield* Supervisor
-    let announcing = new Set<Agent>()
-    const announceSignal = yield* Queue.sliding<void>(1)
+    const waiting = yield* Queue.unbounded<Agent>()
 
     /** synchronous: callable from a socket's callback, outside any fiber */
     const announceConnected = (agent: Agent): void => {
       if (agent.running) return
       agent.running = true
-      if (announcing.size === 0) Queue.unsafeOffer(announceSignal, undefined)
-      announcing.add(agent)
+      waiting.unsafeOffer(agent)
     }
 
     const linger = Duration.toMillis(presence.linger)
     const maxLinger = Math.max(linger, Duration.toMillis(presence.maxLinger))
     yield* Effect.gen(function*() {
-      yield* Queue.take(announceSignal)
+      const first = yield* Queue.take(waiting)
       // lingers again while agents keep coming, up to `maxLinger`: a storm's sockets get their `ready` first, and its
       // presence is written once it calms, in transactions of 500 (bench/README.md, fanout, conn5)
-      let before = announcing.size
+      let before = yield* Queue.size(waiting)
       yield* lingerWhileMore(
         linger,
         maxLinger,
-        Effect.sync(() => {
-          const grew = announcing.size > before
-          before = announcing.size
+        Effect.map(Queue.size(waiting), (size) => {
+          const grew = size > before
+          before = size
           return grew
         })
       )
-      const all = [...announcing]
-      announcing = new Set()
+      const all = [first, ...yield* Queue.takeAll(waiting)]
       // an agent not yet through its transaction when the turn dies goes back in for the restarted turn: left
       // `running`, the hub's clock would never tick it again (offline, eviction)
       let done = 0
       yield* Effect.onError(
         Effect.gen(function*() {
-          for (let i = 0; i < all.length; i += 500) {
-            const batch = all.slice(i, i + 500)
+          for (const batch of Arr.chunksOf(all, 500)) {
             const ids = batch.map((agent) => {
               agent.wantConnected = false
               return agent.userId
@@ -67,11 +63,7 @@ export const make = (presence: Presence): Effect.Effect<(agent: Agent) => void, 
             }
           }
         }),
-        () =>
-          Effect.sync(() => {
-            for (const agent of all.slice(done)) announcing.add(agent)
-            if (announcing.size > 0) Queue.unsafeOffer(announceSignal, undefined)
-          })
+        () => Queue.offerAll(waiting, all.slice(done))
       )
     }).pipe((turn) => supervisor.forever("hub", "announcer", turn), Effect.forkScoped)
 

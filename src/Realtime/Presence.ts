@@ -52,11 +52,12 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
 
     /** Marks these agents connected and stores `presence.changed` for those it turned, in one transaction. */
     const markConnected = (ids: ReadonlyArray<Ids.UserId>) =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        yield* Effect.flatMap(repo.markConnected([...new Set(ids)], now), (changed) => announce(changed, "connected"))
-          .pipe(sql.withTransaction, Effect.orDie)
-      })
+      Clock.currentTimeMillis.pipe(
+        Effect.flatMap((at) => repo.markConnected({ ids: [...new Set(ids)], at })),
+        Effect.flatMap((changed) => announce(changed, "connected")),
+        sql.withTransaction,
+        Effect.orDie
+      )
 
     // one presence transaction at a time: two batches over the same agents never wait on each other's rows
     const serial = yield* Effect.makeSemaphore(1)
@@ -88,7 +89,7 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     const offlineResolver = yield* batched<Offline>((ids) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const flipped = yield* repo.markOffline([...new Set(ids)], now, now - window)
+        const flipped = yield* repo.markOffline({ ids: [...new Set(ids)], at: now, cutoff: now - window })
         yield* announce(flipped, "offline")
         const done = new Set<string>(flipped.map((a) => a.id))
         const rest = ids.filter((id) => !done.has(id))

@@ -24,12 +24,11 @@ export class PresenceRepo extends Effect.Service<PresenceRepo>()("Realtime/Prese
     })
 
     /** The agents among `ids` that this call turned connected (they were offline or had no row). */
-    const markConnected = (ids: ReadonlyArray<Ids.UserId>, at: number) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: Account,
-        execute: () =>
-          sql`WITH changed AS (
+    const markConnected = SqlSchema.findAll({
+      Request: Schema.Struct({ ids: Schema.Array(Ids.UserId), at: Schema.Number }),
+      Result: Account,
+      execute: ({ at, ids }) =>
+        sql`WITH changed AS (
               INSERT INTO presence (user_id, state, changed_at)
               SELECT id, 'connected', ${iso(at)}::timestamptz FROM users
               WHERE id = ANY(${sqlArray(ids)}::uuid[]) AND user_type = 'agent'
@@ -37,33 +36,31 @@ export class PresenceRepo extends Effect.Service<PresenceRepo>()("Realtime/Prese
               WHERE presence.state = 'offline'
               RETURNING user_id)
             SELECT u.id, u.handle, u.owner_id FROM changed c JOIN users u ON u.id = c.user_id`
-      })(undefined)
+    })
 
     /** Those turned offline: connected, and no heartbeat newer than `cutoff` reached the database (any node). */
-    const markOffline = (ids: ReadonlyArray<Ids.UserId>, at: number, cutoff: number) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: Account,
-        execute: () =>
-          sql`UPDATE presence p SET state = 'offline', changed_at = ${iso(at)}::timestamptz
+    const markOffline = SqlSchema.findAll({
+      Request: Schema.Struct({ ids: Schema.Array(Ids.UserId), at: Schema.Number, cutoff: Schema.Number }),
+      Result: Account,
+      execute: ({ at, cutoff, ids }) =>
+        sql`UPDATE presence p SET state = 'offline', changed_at = ${iso(at)}::timestamptz
             FROM users u
             WHERE p.user_id = ANY(${sqlArray(ids)}::uuid[]) AND u.id = p.user_id AND p.state = 'connected'
               AND (u.last_seen_at IS NULL OR u.last_seen_at <= ${iso(cutoff)}::timestamptz)
             RETURNING u.id, u.handle, u.owner_id`
-      })(undefined)
+    })
 
-    const current = (ids: ReadonlyArray<Ids.UserId>) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: Schema.Struct({
-          user_id: Ids.UserId,
-          state: Schema.Literal("connected", "offline"),
-          last_seen_at: Schema.NullOr(Schema.DateFromSelf)
-        }),
-        execute: () =>
-          sql`SELECT p.user_id, p.state, u.last_seen_at FROM presence p JOIN users u ON u.id = p.user_id
+    const current = SqlSchema.findAll({
+      Request: Schema.Array(Ids.UserId),
+      Result: Schema.Struct({
+        user_id: Ids.UserId,
+        state: Schema.Literal("connected", "offline"),
+        last_seen_at: Schema.NullOr(Schema.DateFromSelf)
+      }),
+      execute: (ids) =>
+        sql`SELECT p.user_id, p.state, u.last_seen_at FROM presence p JOIN users u ON u.id = p.user_id
             WHERE p.user_id = ANY(${sqlArray(ids)}::uuid[])`
-      })(undefined)
+    })
 
     /** Agents left connected (by this or a stopped node) whose last sign of life is after `since`. */
     const connectedSince = SqlSchema.findAll({

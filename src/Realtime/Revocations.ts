@@ -1,5 +1,5 @@
 import type { Ids } from "@shoal/domain"
-import { Config, Duration, Effect, Layer, Option, Queue } from "effect"
+import { Array as Arr, Config, Duration, Effect, Layer, Option, Queue } from "effect"
 import { KeyCache } from "../Auth/KeyCache.js"
 import { KeysRepo } from "../Auth/KeysRepo.js"
 import * as Revoked from "../Auth/Revoked.js"
@@ -41,9 +41,7 @@ export const RevocationsLive = Layer.scopedDiscard(
     ))
 
     const check = Effect.gen(function*() {
-      const open = [...hub.keys()]
-      for (let i = 0; i < open.length; i += CHECK_BATCH) {
-        const batch = open.slice(i, i + CHECK_BATCH)
+      for (const batch of Arr.chunksOf([...hub.keys()], CHECK_BATCH)) {
         const live = yield* repo.live(batch.map(([hash]) => hash))
         for (const [hash, userId] of batch) if (!live.has(hash)) yield* revoke(userId, [hash])
       }

@@ -1,39 +1,36 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import { Ids } from "@shoal/domain"
+import { Events, Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
-import { fromRaw, type RawEventRow } from "../EventRow.js"
+import type { RawEventRow } from "../EventRow.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-export interface Claimed {
-  readonly id: string
-  readonly userId: Ids.UserId
-  readonly attemptCount: number
-  readonly webhookUrl: string | null
-  readonly event: ReturnType<typeof fromRaw>
+/** A due delivery as claimed: the event's own columns, then the delivery's. */
+export interface Claimed extends RawEventRow {
+  readonly delivery_id: string
+  readonly user_id: Ids.UserId
+  readonly attempt_count: number
+  readonly webhook_url: string | null
 }
 
-const AttemptRow = Schema.Struct({
-  attempt: Schema.Number,
-  attempted_at: Schema.String,
-  url: Schema.NullOr(Schema.String),
-  status_code: Schema.NullOr(Schema.Number),
-  error: Schema.NullOr(Schema.String),
-  duration_ms: Schema.Number
+// a time as the database gives it (a Date, or text inside json), answered as ISO text
+const Iso = Schema.transform(Schema.Union(Schema.DateFromSelf, Schema.String), Schema.String, {
+  strict: true,
+  decode: (at) => new Date(at).toISOString(),
+  encode: (at) => at
 })
 
-export const DeliveryRow = Schema.Struct({
-  id: Ids.DeliveryId,
-  event_cursor: Schema.NumberFromString,
-  event_id: Schema.String,
-  event_type: Schema.String,
-  state: Schema.Literal("pending", "succeeded", "failed"),
-  attempt_count: Schema.Number,
-  next_attempt_at: Schema.DateFromSelf,
-  created_at: Schema.DateFromSelf,
-  attempts: Schema.Array(AttemptRow)
-})
-export type DeliveryRow = typeof DeliveryRow.Type
+const Delivery = Schema.compose(
+  Schema.Struct({
+    ...Events.WebhookDelivery.fields,
+    event_cursor: Schema.NumberFromString,
+    next_attempt_at: Schema.NullOr(Iso),
+    created_at: Iso,
+    attempts: Schema.Array(Schema.Struct({ ...Events.WebhookAttempt.fields, attempted_at: Iso }))
+  }),
+  Events.WebhookDelivery,
+  { strict: false }
+)
 
 /** Webhook deliveries and their attempt log. Times are the application Clock's, passed in. */
 export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/DeliveriesRepo", {
@@ -44,25 +41,17 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
      * Due deliveries, leased to this worker until `leaseUntil`; SKIP LOCKED lets several nodes share the work.
      * Rows due before `horizon` are left alone: their events are past retention (or were written by a clock that
      * is not ours, as with tests sharing one server). At most `perUser` rows of one account, none of the accounts
-     * in `busy` (their receivers already have all the attempts in flight they may): one receiver that never
-     * answers cannot take every slot from the others.
+     * in `busy` (their receivers already have all the attempts in flight they may; see the worker).
      */
     const claim = (
       now: number,
       horizon: number,
       leaseUntil: number,
       limit: number,
-      perUser: number = limit,
-      busy: ReadonlyArray<Ids.UserId> = []
+      perUser: number,
+      busy: ReadonlyArray<Ids.UserId>
     ) =>
-      sql<
-        RawEventRow & {
-          readonly delivery_id: string
-          readonly user_id: Ids.UserId
-          readonly attempt_count: number
-          readonly webhook_url: string | null
-        }
-      >`
+      sql<Claimed>`
         WITH candidates AS (
           SELECT id, user_id, next_attempt_at FROM webhook_deliveries
           WHERE state = 'pending' AND next_attempt_at <= ${iso(now)}::timestamptz
@@ -84,17 +73,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
         FROM due, events e, users u
         WHERE d.id = due.id AND e.cursor = d.event_cursor AND u.id = d.user_id
         RETURNING d.id AS delivery_id, d.user_id, d.attempt_count, u.webhook_url,
-          e.cursor, e.id, e.recipient_id, e.type, e.created_at, e.data::text AS data`.pipe(
-        Effect.map((rows) =>
-          rows.map((r): Claimed => ({
-            id: r.delivery_id,
-            userId: r.user_id,
-            attemptCount: r.attempt_count,
-            webhookUrl: r.webhook_url,
-            event: fromRaw(r)
-          }))
-        )
-      )
+          e.cursor, e.id, e.recipient_id, e.type, e.created_at, e.data::text AS data`
 
     /** Gives claimed rows back (due as they were) without an attempt. */
     const release = (ids: ReadonlyArray<string>) =>
@@ -146,7 +125,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
 
     const select = (where: Statement.Fragment, limit: number) =>
       sql`SELECT d.id, d.event_cursor::text AS event_cursor, e.id AS event_id, e.type AS event_type, d.state,
-          d.attempt_count, d.next_attempt_at, d.created_at,
+          d.attempt_count, CASE WHEN d.state = 'pending' THEN d.next_attempt_at END AS next_attempt_at, d.created_at,
           coalesce((SELECT json_agg(json_build_object('attempt', a.attempt, 'attempted_at', a.attempted_at,
               'url', a.url, 'status_code', a.status_code, 'error', a.error, 'duration_ms', a.duration_ms)
               ORDER BY a.attempt)
@@ -161,7 +140,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
         state: Schema.optional(Schema.String),
         limit: Schema.Number
       }),
-      Result: DeliveryRow,
+      Result: Delivery,
       execute: ({ limit, state, userId }) =>
         select(
           state === undefined ? sql`d.user_id = ${userId}` : sql`d.user_id = ${userId} AND d.state = ${state}`,
@@ -171,21 +150,16 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
 
     const find = SqlSchema.findOne({
       Request: Schema.Struct({ userId: Ids.UserId, id: Schema.String }),
-      Result: DeliveryRow,
+      Result: Delivery,
       execute: ({ id, userId }) => select(sql`d.user_id = ${userId} AND d.id = ${id}`, 1)
     })
 
-    /** Due now again, whatever its state; false when it is not the caller's. */
+    /** Due now again, whatever its state (only the caller's). */
     const reschedule = (userId: Ids.UserId, id: string, now: number) =>
-      Effect.map(
-        sql`UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${
-          iso(now)
-        }::timestamptz, locked_until = NULL
-          WHERE id = ${id} AND user_id = ${userId} RETURNING id`,
-        (rows) => rows.length > 0
-      )
+      sql`UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${iso(now)}::timestamptz,
+          locked_until = NULL
+        WHERE id = ${id} AND user_id = ${userId}`
 
-    /** The account's webhook URL (for a test delivery). */
     const webhookUrl = (userId: Ids.UserId) =>
       Effect.map(
         sql<{ webhook_url: string | null }>`SELECT webhook_url FROM users WHERE id = ${userId}`,

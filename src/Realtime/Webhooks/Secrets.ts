@@ -1,7 +1,10 @@
 import type { Ids } from "@shoal/domain"
 import { Clock, Effect } from "effect"
+import { randomBytes } from "node:crypto"
 import { WebhookSecretsRepo } from "./SecretsRepo.js"
-import { generateSecret } from "./Signing.js"
+
+/** `whsec_` + 24 random bytes in base64, the Standard Webhooks secret format. */
+const generateSecret = () => `whsec_${randomBytes(24).toString("base64")}`
 
 /** Per-account webhook signing secret: made on first need, replaced by POST /api/account/webhook-secret. */
 export class WebhookSecrets extends Effect.Service<WebhookSecrets>()("Webhooks/Secrets", {

@@ -3,7 +3,7 @@ import * as Dns from "node:dns"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import type { LookupFunction } from "node:net"
-import { sign } from "./Signing.js"
+import { Webhook } from "standardwebhooks"
 import { blockedReason, isBlockedAddress, type UrlGuard } from "./UrlGuard.js"
 
 export interface Outcome {
@@ -36,18 +36,10 @@ export const post = (
   options: { readonly allowPrivate: boolean; readonly timeout: Duration.DurationInput }
 ): Effect.Effect<Outcome> =>
   Effect.async<Outcome>((resume) => {
-    let done = false
-    const finish = (o: Outcome) => {
-      if (done) return
-      done = true
-      resume(Effect.succeed(o))
-    }
-    let target: URL
-    try {
-      target = new URL(url)
-    } catch {
-      return finish({ status: null, error: "not a valid URL" })
-    }
+    // only the first answer counts (an error after the response is ignored): Effect resumes once
+    const finish = (o: Outcome) => resume(Effect.succeed(o))
+    if (!URL.canParse(url)) return finish({ status: null, error: "not a valid URL" })
+    const target = new URL(url)
     const client = target.protocol === "https:" ? Https : Http
     const req = client.request(target, {
       method: "POST",
@@ -103,7 +95,6 @@ export const signedSender = (guard: UrlGuard, timeout: Duration.DurationInput) =
 ) =>
   Effect.gen(function*() {
     const verdict = yield* guard.check(url)
-    const timestamp = Math.floor(at / 1000)
     const outcome: Outcome = !verdict.ok
       ? { status: null, error: `refused: ${verdict.reason}` }
       : yield* post(
@@ -111,8 +102,8 @@ export const signedSender = (guard: UrlGuard, timeout: Duration.DurationInput) =
         {
           "x-service-event": event.type,
           "webhook-id": event.id,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": sign(yield* secret, event.id, timestamp, body)
+          "webhook-timestamp": String(Math.floor(at / 1000)),
+          "webhook-signature": new Webhook(yield* secret).sign(event.id, new Date(at), body)
         },
         body,
         { allowPrivate: guard.allowPrivate, timeout }

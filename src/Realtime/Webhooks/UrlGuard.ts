@@ -2,34 +2,22 @@ import { Config, Effect } from "effect"
 import ipaddr from "ipaddr.js"
 import { lookup } from "node:dns/promises"
 
-const word = (ip: ipaddr.IPv6, i: number) => ip.parts[i]!
-const zeros = (ip: ipaddr.IPv6, from: number, to: number) => ip.parts.slice(from, to).every((p) => p === 0)
-const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff])
-
 /**
- * The IPv4 address an IPv6 address carries, for the one embedding form a webhook may use: IPv4-mapped
- * `::ffff:a.b.c.d`, which is how a dual-stack socket names an IPv4 peer. It is judged as that IPv4 address.
- */
-const mappedIPv4 = (ip: ipaddr.IPv6): ipaddr.IPv4 | undefined =>
-  zeros(ip, 0, 5) && word(ip, 5) === 0xffff ? v4(word(ip, 6), word(ip, 7)) : undefined
-
-/**
- * Every other IPv6 form that embeds an IPv4 address is refused whatever it embeds: IPv4-compatible `::a.b.c.d`
+ * Every IPv6 form that embeds an IPv4 address, other than IPv4-mapped `::ffff:a.b.c.d` (how a dual-stack socket names
+ * an IPv4 peer, judged as that IPv4 address), is refused whatever it embeds: IPv4-compatible `::a.b.c.d`
  * (deprecated by RFC 4291; `::127.0.0.1` reaches loopback on some stacks), IPv4-translated `::ffff:0:a.b.c.d`,
  * NAT64 `64:ff9b::/96` and local-use `64:ff9b:1::/48` (made by a DNS64 inside the deployer's own network, where
  * they reach its private ranges), 6to4 `2002::/16` (deprecated by RFC 7526) and Teredo `2001::/32`. A public
  * receiver has a native address; decoding these to allow some would only widen what the guard must get right.
  */
-const embeddingForm = (ip: ipaddr.IPv6): string | undefined => {
-  if (zeros(ip, 0, 6)) return "an IPv4-compatible IPv6 address"
-  if (zeros(ip, 0, 4) && word(ip, 4) === 0xffff && word(ip, 5) === 0) return "an IPv4-translated IPv6 address"
-  if (word(ip, 0) === 0x64 && word(ip, 1) === 0xff9b && (word(ip, 2) === 1 || zeros(ip, 2, 6))) {
-    return "a NAT64 address"
-  }
-  if (word(ip, 0) === 0x2002) return "a 6to4 address"
-  if (word(ip, 0) === 0x2001 && word(ip, 1) === 0) return "a Teredo address"
-  return undefined
+const embeddingForms: Record<string, string> = {
+  rfc6145: "an IPv4-translated IPv6 address",
+  rfc6052: "a NAT64 address",
+  "6to4": "a 6to4 address",
+  teredo: "a Teredo address"
 }
+const embeddingForm = (ip: ipaddr.IPv6): string | undefined =>
+  ip.parts.slice(0, 6).every((p) => p === 0) ? "an IPv4-compatible IPv6 address" : embeddingForms[ip.range()]
 
 /**
  * IPv6 with a dotted IPv4 tail (`::127.0.0.1`) rewritten to hex words: ipaddr.js reads `::a.b.c.d` as the
@@ -60,8 +48,8 @@ export const blockedReason = (address: string): string | undefined => {
       : `${bare} is a loopback, private, link-local or reserved address (${ip.range()})`
   }
   const ip6 = ip as ipaddr.IPv6
-  const mapped = mappedIPv4(ip6)
-  if (mapped !== undefined) {
+  if (ip6.isIPv4MappedAddress()) {
+    const mapped = ip6.toIPv4Address()
     return mapped.range() === "unicast"
       ? undefined
       : `${bare} is the IPv4-mapped form of ${mapped.toString()}, a loopback, private, link-local or reserved address`
@@ -83,7 +71,7 @@ const resolve = (host: string) =>
   Effect.tryPromise(() => lookup(host, { all: true, verbatim: true })).pipe(
     Effect.timeout("2 seconds"),
     Effect.map((r) => r.map((a) => a.address)),
-    Effect.option
+    Effect.orElseSucceed((): ReadonlyArray<string> => [])
   )
 
 /**
@@ -112,8 +100,7 @@ export class UrlGuard extends Effect.Service<UrlGuard>()("Webhooks/UrlGuard", {
         if (!allowPrivate && (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal"))) {
           return { ok: false, reason: `${host} is a local name` }
         }
-        const resolved = yield* resolve(host)
-        const addresses = resolved._tag === "Some" ? resolved.value : []
+        const addresses = yield* resolve(host)
         const bad = allowPrivate ? undefined : addresses.find(isBlockedAddress)
         return bad !== undefined
           ? { ok: false, reason: `${host} resolves to ${bad}: ${blockedReason(bad)}` }

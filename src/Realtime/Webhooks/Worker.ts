@@ -3,7 +3,7 @@ import type { Ids } from "@shoal/domain"
 import { Clock, Config, Duration, Effect, FiberSet, Layer, Option, Queue } from "effect"
 import { Pglite } from "../../Database/PgliteClient.js"
 import { Supervisor } from "../../Supervisor.js"
-import { envelopeJson } from "../EventRow.js"
+import { envelopeJson, fromRaw } from "../EventRow.js"
 import { WebhooksChannel } from "../EventsRepo.js"
 import { Notifier } from "../Notifier.js"
 import { type Claimed, DeliveriesRepo } from "./DeliveriesRepo.js"
@@ -69,25 +69,28 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
     const send = signedSender(guard, timeout)
     const attempt = (d: Claimed) =>
       Effect.gen(function*() {
-        const attempt = d.attemptCount + 1
+        const attempt = d.attempt_count + 1
         const at = yield* Clock.currentTimeMillis
-        const outcome = d.webhookUrl === null
+        const event = fromRaw(d)
+        const outcome = d.webhook_url === null
           ? { ok: false, status: null, error: "the account has no webhook_url any more" }
-          : yield* send(d.webhookUrl, d.event, envelopeJson(d.event), at, secrets.current(d.userId))
+          : yield* send(d.webhook_url, event, envelopeJson(event), at, secrets.current(d.user_id))
         const end = yield* Clock.currentTimeMillis
-        const delay = d.webhookUrl === null ? undefined : RETRY_DELAYS[attempt - 1]
+        const delay = d.webhook_url === null ? undefined : RETRY_DELAYS[attempt - 1]
         yield* repo.record({
-          id: d.id,
+          id: d.delivery_id,
           attempt,
           at,
-          url: d.webhookUrl,
+          url: d.webhook_url,
           status: outcome.status,
           error: outcome.error,
           durationMs: Math.max(0, end - at),
           state: outcome.ok ? "succeeded" : delay === undefined ? "failed" : "pending",
           nextAt: outcome.ok || delay === undefined ? null : end + delay
         }).pipe(sql.withTransaction)
-      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${d.id} failed to run`, cause)))
+      }).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${d.delivery_id} failed to run`, cause))
+      )
 
     const running = yield* FiberSet.make<void>()
     // an attempt ended: a slot (and maybe an account's share) is free again
@@ -95,15 +98,13 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
     const inFlight = new Map<Ids.UserId, number>()
     let active = 0
     const settle = (d: Claimed) =>
-      Effect.zipRight(
-        Effect.sync(() => {
-          active--
-          const left = (inFlight.get(d.userId) ?? 1) - 1
-          if (left <= 0) inFlight.delete(d.userId)
-          else inFlight.set(d.userId, left)
-        }),
-        Queue.offer(ended, undefined)
-      )
+      Effect.sync(() => {
+        active--
+        const left = (inFlight.get(d.user_id) ?? 1) - 1
+        if (left <= 0) inFlight.delete(d.user_id)
+        else inFlight.set(d.user_id, left)
+        ended.unsafeOffer(undefined)
+      })
 
     const round = Effect.gen(function*() {
       const free = concurrency - active
@@ -114,12 +115,12 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
       // the query caps an account at perReceiver rows; one with attempts already in flight gets what is left
       const release: Array<string> = []
       for (const d of claimed) {
-        const n = inFlight.get(d.userId) ?? 0
+        const n = inFlight.get(d.user_id) ?? 0
         if (n >= perReceiver) {
-          release.push(d.id)
+          release.push(d.delivery_id)
           continue
         }
-        inFlight.set(d.userId, n + 1)
+        inFlight.set(d.user_id, n + 1)
         active++
         yield* FiberSet.run(running, Effect.ensuring(attempt(d), settle(d)))
       }
