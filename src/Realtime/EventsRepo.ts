@@ -57,15 +57,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const eventId = (cursor: string, salt: Statement.Fragment | string) =>
       sql`'evt_' || lpad(to_hex(${sql.literal(cursor)}), 16, '0') || ${salt}`
     const fanoutSalt = sql.literal("f.salt")
-    /** The not yet expanded recipients of the fan-outs ending after `cursor`, as event rows. */
-    const pending = (cursor: number, recipientId?: string) =>
-      sql`SELECT f.lo + x.n - 1 AS cursor, ${
-        eventId("f.lo + x.n - 1", fanoutSalt)
-      } AS id, x.r::uuid AS recipient_id, f.type,
-          f.created_at, f.data::text AS data
-        FROM event_fanouts f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
-        WHERE f.hi > ${cursor} AND x.n > f.expanded AND f.lo + x.n - 1 > ${cursor}
-          ${recipientId === undefined ? sql`` : sql`AND x.r::uuid = ${recipientId}::uuid`}`
 
     /**
      * The start of an insert's CTE: `block` (lo, the first cursor) and `reserved` (hi, the last) for `n` events. In
@@ -160,29 +151,29 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
       )
     }
 
-    // events rows and the unexpanded part of fan-outs, in one statement: one snapshot, so a chunk being expanded
-    // meanwhile is seen on one side or the other, never on both or neither
-
-    /** Every recipient's events after `cursor`, in order: what the dispatcher fans out. */
-    const after = (cursor: number, limit: number) =>
-      Effect.map(
-        sql<RawEventRow>`SELECT * FROM (
-            (SELECT ${columns} FROM events WHERE cursor > ${cursor} ORDER BY cursor LIMIT ${limit})
-            UNION ALL (${pending(cursor)})
-          ) e ORDER BY cursor LIMIT ${limit}`,
-        (rows): Array<EventRow> => rows.map(fromRaw)
-      )
-
-    /** One recipient's events after `cursor`: replay on a socket, and polling. */
-    const forRecipient = (recipientId: string, cursor: number, limit: number) =>
-      Effect.map(
+    /**
+     * The events after `cursor`, in order: every recipient's (what the dispatcher fans out), or one recipient's
+     * (replay on a socket, and polling). Events rows and the not yet expanded recipients of fan-outs in one
+     * statement: one snapshot, so a chunk being expanded meanwhile is seen on one side or the other, never on both
+     * or neither.
+     */
+    const after = (cursor: number, limit: number, recipientId?: string) => {
+      const mine = (column: string) =>
+        recipientId === undefined ? sql`` : sql`AND ${sql.literal(column)} = ${recipientId}::uuid`
+      const id = eventId("f.lo + x.n - 1", fanoutSalt)
+      return Effect.map(
         sql<RawEventRow>`SELECT * FROM (
             (SELECT ${columns} FROM events
-              WHERE recipient_id = ${recipientId} AND cursor > ${cursor} ORDER BY cursor LIMIT ${limit})
-            UNION ALL (${pending(cursor, recipientId)})
+              WHERE cursor > ${cursor} ${mine("recipient_id")} ORDER BY cursor LIMIT ${limit})
+            UNION ALL (
+              SELECT f.lo + x.n - 1 AS cursor, ${id} AS id, x.r::uuid AS recipient_id, f.type,
+                f.created_at, f.data::text AS data
+              FROM event_fanouts f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
+              WHERE f.hi > ${cursor} AND x.n > f.expanded AND f.lo + x.n - 1 > ${cursor} ${mine("x.r::uuid")})
           ) e ORDER BY cursor LIMIT ${limit}`,
         (rows): Array<EventRow> => rows.map(fromRaw)
       )
+    }
 
     const head = Effect.map(
       sql<{ readonly head: string | null }>`SELECT greatest(
@@ -277,7 +268,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
       fanoutScript,
       expandChunk,
       after,
-      forRecipient,
       head,
       newest,
       prune,
