@@ -2,7 +2,7 @@ import { SqlClient, type Statement } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
 import { Effect } from "effect"
 import { fillTemplate, inlineCached, type LiteralTemplate, literalTemplate, sqlArray } from "../Database/SqlArrays.js"
-import { type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
+import { type BlockRows, type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
 
 /**
  * NOTIFY channels: "a block of events starting at this cursor committed", "webhook deliveries are due", and "a
@@ -40,13 +40,6 @@ interface FanoutRows {
   readonly recipients: ReadonlyArray<Ids.UserId>
   readonly type: string
   readonly data: string
-}
-
-/** The rows of one emit: recipients, and one type and JSON text for all of them or one each. */
-export interface BlockRows {
-  readonly recipients: ReadonlyArray<Ids.UserId>
-  readonly types: ReadonlyArray<string> | string
-  readonly datas: ReadonlyArray<string> | string
 }
 
 export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRepo", {

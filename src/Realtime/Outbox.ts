@@ -5,7 +5,8 @@ import { Clock, Config, Effect, FiberRef, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import * as CommitScript from "../Database/CommitScript.js"
 import { Blocks } from "./Blocks.js"
-import { blockHead, type BlockRows, EventsRepo, LOCK_ORDER } from "./EventsRepo.js"
+import type { BlockRows } from "./EventRow.js"
+import { blockHead, EventsRepo, LOCK_ORDER } from "./EventsRepo.js"
 
 /** One event of `emitMany`: a catalog member's type and its data, for these recipients. */
 export type OutboxEvent = {
@@ -26,6 +27,21 @@ const newSalt = () => {
   }
   taken += 8
   return entropy.toString("hex", taken - 8, taken)
+}
+
+/** Several emits' rows as one block's, each row with its own type and data. */
+const concat = (emits: ReadonlyArray<BlockRows>): BlockRows => {
+  const recipients: Array<Ids.UserId> = []
+  const types: Array<string> = []
+  const datas: Array<string> = []
+  for (const rows of emits) {
+    rows.recipients.forEach((r, i) => {
+      recipients.push(r)
+      types.push(typeof rows.types === "string" ? rows.types : rows.types[i]!)
+      datas.push(typeof rows.datas === "string" ? rows.datas : rows.datas[i]!)
+    })
+  }
+  return { recipients, types, datas }
 }
 
 // set by Outbox.gathered for its body: where emits at the transaction's top level leave their blocks
@@ -82,9 +98,9 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
               ? repo.fanoutScript({ recipients, type: types, data: datas }, salt, now)
               : repo.blockScript(rows, salt, now),
             // its commit notice may come before the answer: Blocks then knows the salt as this node's
-            sending: () => blocks.sending([salt]),
+            sending: () => blocks.sending(salt),
             committed: (result) => added(blockHead(result)),
-            abandoned: () => blocks.abandoned([salt])
+            abandoned: () => blocks.abandoned(salt)
           })
           return
         }
@@ -95,38 +111,21 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
       })
 
     /** One catalog event to each of `recipientIds`; `data` is encoded to JSON once, whatever the fan-out. */
-    const emit: <T extends EventCatalog.EventType>(
+    const emit = Effect.fn("Outbox.emit")(function*<T extends EventCatalog.EventType>(
       recipientIds: ReadonlyArray<Ids.UserId>,
       type: T,
       data: EventCatalog.EventData<T>
-    ) => Effect.Effect<void> = Effect.fn("Outbox.emit")(
-      function*(
-        recipientIds: ReadonlyArray<Ids.UserId>,
-        type: EventCatalog.EventType,
-        data: EventCatalog.EventData<EventCatalog.EventType>
-      ) {
-        yield* write({
-          recipients: [...new Set(recipientIds)],
-          types: type,
-          datas: EventCatalog.encodeData(type, data)
-        })
-      }
-    )
+    ) {
+      yield* write({ recipients: [...new Set(recipientIds)], types: type, datas: EventCatalog.encodeData(type, data) })
+    })
 
     /** Several events, each with its own recipients, type and data, in one statement; same rules as `emit`. */
     const emitMany = Effect.fn("Outbox.emitMany")(function*(events: ReadonlyArray<OutboxEvent>) {
-      const recipients: Array<Ids.UserId> = []
-      const types: Array<string> = []
-      const datas: Array<string> = []
-      for (const e of events) {
-        const data = EventCatalog.encodeData(e.type, e.data)
-        for (const r of new Set(e.recipients)) {
-          recipients.push(r)
-          types.push(e.type)
-          datas.push(data)
-        }
-      }
-      yield* write({ recipients, types, datas })
+      yield* write(concat(events.map((e) => ({
+        recipients: [...new Set(e.recipients)],
+        types: e.type,
+        datas: EventCatalog.encodeData(e.type, e.data)
+      }))))
     })
 
     /**
@@ -138,19 +137,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
     const gathered = <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.suspend(() => {
         const held: Array<BlockRows> = []
-        return Effect.flatMap(Effect.locally(body, heldBlocks, held), (value) => {
-          const recipients: Array<Ids.UserId> = []
-          const types: Array<string> = []
-          const datas: Array<string> = []
-          for (const rows of held) {
-            rows.recipients.forEach((r, i) => {
-              recipients.push(r)
-              types.push(typeof rows.types === "string" ? rows.types : rows.types[i]!)
-              datas.push(typeof rows.datas === "string" ? rows.datas : rows.datas[i]!)
-            })
-          }
-          return Effect.as(write({ recipients, types, datas }), value)
-        })
+        return Effect.flatMap(Effect.locally(body, heldBlocks, held), (value) => Effect.as(write(concat(held)), value))
       })
 
     return { emit, emitMany, gathered } as const
