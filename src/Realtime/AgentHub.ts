@@ -234,9 +234,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       position: () => position,
       /** accounts with an actor on this node (tests, metrics) */
       size: () => agents.size,
-      /** the account has an actor on this node */
       has: (userId: Ids.UserId) => agents.has(userId),
-      /** actor fibers running on this node */
       fibers: FiberMap.size(fibers),
       /** open sockets on this node, and the agents holding at least one (`GET /metrics`, at each scrape) */
       connected: () => {
