@@ -91,7 +91,7 @@ export class Relay extends Effect.Service<Relay>()("Relay/Relay", {
         const m = eventCursor.exec(eventId)
         if (m === null) return yield* notInFeed(eventId)
         const cursor = parseInt(m[1]!, 16)
-        const rows = yield* Effect.orDie(stream.forRecipient(userId, cursor - 1, 1))
+        const rows = yield* Effect.orDie(stream.after(cursor - 1, 1, userId))
         if (rows[0]?.id !== eventId) return yield* notInFeed(eventId)
         return cursor
       })

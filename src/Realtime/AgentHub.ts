@@ -169,8 +169,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       "wakes",
       heartbeat.wakes.pipe(Stream.runForEach(({ userId, userType }) => {
         // known from the caller's key: no lookup (10,000 agents calling in after a restart are no 10,000 queries)
-        if (userType !== undefined) return userType === "agent" ? touch(userId) : Effect.void
-        const kind = agents.get(userId)?.kind ?? "unknown"
+        const kind = userType ?? agents.get(userId)?.kind ?? "unknown"
         if (kind !== "unknown") return kind === "agent" ? touch(userId) : Effect.void
         return Effect.flatMap(presence.isAgent(userId), (agent) => agent ? touch(userId) : Effect.void)
       }))
@@ -235,9 +234,7 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       position: () => position,
       /** accounts with an actor on this node (tests, metrics) */
       size: () => agents.size,
-      /** the account has an actor on this node */
       has: (userId: Ids.UserId) => agents.has(userId),
-      /** actor fibers running on this node */
       fibers: FiberMap.size(fibers),
       /** open sockets on this node, and the agents holding at least one (`GET /metrics`, at each scrape) */
       connected: () => {

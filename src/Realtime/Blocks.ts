@@ -25,17 +25,16 @@ export class Blocks extends Effect.Service<Blocks>()("Realtime/Blocks", {
         byLo.set(block.lo, noticed ? { ...block, committed: true } : block)
         if (noticed) arrival()
       },
-      /** Blocks with these salts are being committed here; `add` or `abandoned` follows for each. */
-      sending: (salts: ReadonlyArray<string>) => salts.forEach((salt) => sending.set(salt, false)),
-      /** These blocks' commits gave no answer: committed or not, they must be read from the table. */
-      abandoned: (salts: ReadonlyArray<string>) =>
-        salts.forEach((salt) => {
-          if (sending.get(salt) === true) {
-            lost = true
-            arrival()
-          }
-          sending.delete(salt)
-        }),
+      /** The block with this salt is being committed here; `add` or `abandoned` follows. */
+      sending: (salt: string) => void sending.set(salt, false),
+      /** The block's commit gave no answer: committed or not, it must be read from the table. */
+      abandoned: (salt: string) => {
+        if (sending.get(salt) === true) {
+          lost = true
+          arrival()
+        }
+        sending.delete(salt)
+      },
       /**
        * Marks a block committed; false if this node does not know it (another node emitted it). A block of this
        * node's still being committed (`salt` among those `sending`) counts as known: it arrives once its commit

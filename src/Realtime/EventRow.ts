@@ -55,13 +55,17 @@ export const eventId = (cursor: number, salt: string) => `evt_${cursorHex(cursor
 /** An event id's cursor part: 16 hex digits. */
 export const cursorHex = (cursor: number) => cursor.toString(16).padStart(16, "0")
 
+/** The rows of one emit: recipients, and one type and JSON text for all of them or one each. */
+export interface BlockRows {
+  readonly recipients: ReadonlyArray<Ids.UserId>
+  readonly types: ReadonlyArray<string> | string
+  readonly datas: ReadonlyArray<string> | string
+}
+
 /** The rows of one emit as inserted: cursors `lo`, `lo + 1`, … in recipient order. */
-export interface Block {
+export interface Block extends BlockRows {
   readonly lo: number
   readonly hi: number
   readonly salt: string
   readonly createdAt: string
-  readonly recipients: ReadonlyArray<Ids.UserId>
-  readonly types: ReadonlyArray<string> | string
-  readonly datas: ReadonlyArray<string> | string
 }

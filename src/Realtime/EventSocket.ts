@@ -81,7 +81,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
     const replay = (conn: Connection) =>
       Effect.gen(function*() {
         while (!conn.closed) {
-          const rows = yield* Effect.orDie(repo.forRecipient(conn.userId, conn.lastSent, PAGE))
+          const rows = yield* Effect.orDie(repo.after(conn.lastSent, PAGE, conn.userId))
           for (const row of rows) conn.replay(row)
           if (rows.length === PAGE) yield* drained(conn, maxBuffered)
           else if (conn.goLive()) return

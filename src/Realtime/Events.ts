@@ -25,7 +25,7 @@ export class Events extends Effect.Service<Events>()("Realtime/Events", {
     /** After `after` (default: the oldest event still retained), at most `limit` (default 100). */
     const page = Effect.fn("Events.page")(function*(userId: Ids.UserId, after = 0, limit = 100) {
       // one more than asked says whether there is more without a count
-      const rows = yield* Effect.orDie(repo.forRecipient(userId, after, limit + 1))
+      const rows = yield* Effect.orDie(repo.after(after, limit + 1, userId))
       // an empty page is the only one that may come from a cursor nobody was ever sent
       if (rows.length === 0 && after > 0) {
         const newest = yield* Effect.orDie(repo.newest)

@@ -1,8 +1,8 @@
-import { SqlClient, type SqlError, type Statement } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { fillTemplate, inlineCached, type LiteralTemplate, literalTemplate, sqlArray } from "../Database/SqlArrays.js"
-import { type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
+import { type BlockRows, type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
 
 /**
  * NOTIFY channels: "a block of events starting at this cursor committed", "webhook deliveries are due", and "a
@@ -15,12 +15,11 @@ export const FanoutsChannel = "shoal_fanouts"
 // any constant: the one advisory lock that orders event inserts on a real server (see Outbox.ts)
 export const ORDER_LOCK = 0x5e0a1
 /**
- * The order lock as a statement of its own, ahead of the inserts in the same script (one round trip; on a server
- * the COMMIT script of the emits' transaction, src/Database/CommitScript.ts, sends it as their prelude). An insert
- * that reads users (`hooked`: who has a webhook_url) must take its snapshot AFTER the lock: a statement's snapshot
- * is taken when it starts, so one that waited for the lock inside itself would not see what the transactions
- * ordered before it committed meanwhile, and an event after the PATCH that set a webhook_url in the stream would
- * have no delivery (test/Realtime/Webhooks/Webhooks.test.ts, "ordered after").
+ * The order lock as a statement of its own: the prelude of a server's COMMIT script (src/Database/CommitScript.ts),
+ * ahead of its inserts. An insert that reads users (`hooked`: who has a webhook_url) must take its snapshot AFTER
+ * the lock: a statement's snapshot is taken when it starts, so one that waited for the lock inside itself would not
+ * see what the transactions ordered before it committed meanwhile, and an event after the PATCH that set a
+ * webhook_url in the stream would have no delivery (test/Realtime/Webhooks/Webhooks.test.ts, "ordered after").
  */
 export const LOCK_ORDER = `SELECT pg_advisory_xact_lock(${ORDER_LOCK})`
 
@@ -43,13 +42,6 @@ interface FanoutRows {
   readonly data: string
 }
 
-/** The rows of one emit: recipients, and one type and JSON text for all of them or one each. */
-export interface BlockRows {
-  readonly recipients: ReadonlyArray<Ids.UserId>
-  readonly types: ReadonlyArray<string> | string
-  readonly datas: ReadonlyArray<string> | string
-}
-
 export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -58,29 +50,13 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const eventId = (cursor: string, salt: Statement.Fragment | string) =>
       sql`'evt_' || lpad(to_hex(${sql.literal(cursor)}), 16, '0') || ${salt}`
     const fanoutSalt = sql.literal("f.salt")
-    /** The not yet expanded recipients of the fan-outs ending after `cursor`, as event rows. */
-    const pending = (cursor: number, recipientId?: string) =>
-      sql`SELECT f.lo + x.n - 1 AS cursor, ${
-        eventId("f.lo + x.n - 1", fanoutSalt)
-      } AS id, x.r::uuid AS recipient_id, f.type,
-          f.created_at, f.data::text AS data
-        FROM event_fanouts f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
-        WHERE f.hi > ${cursor} AND x.n > f.expanded AND f.lo + x.n - 1 > ${cursor}
-          ${recipientId === undefined ? sql`` : sql`AND x.r::uuid = ${recipientId}::uuid`}`
 
     /**
-     * The start of an insert's CTE: `block` (lo, the first cursor) and `reserved` (hi, the last) for `n` events,
-     * taken after the order lock when `ordered` (a server; see Outbox.ts). In one statement with the insert, so
-     * an emit costs one round trip, not two. Only for an insert that reads no other table (a fan-out's): a block's
-     * insert reads users, and takes the lock in a statement of its own before it (LOCK_ORDER).
+     * The start of an insert's CTE: `block` (lo, the first cursor) and `reserved` (hi, the last) for `n` events. In
+     * one statement with the insert, so an emit costs one round trip, not two.
      */
-    const reserve = (n: number, ordered: boolean) =>
-      sql`${
-        ordered
-          ? sql`WITH ordered AS (SELECT pg_advisory_xact_lock(${ORDER_LOCK})),
-            block AS (SELECT nextval('events_cursor_seq') AS lo FROM ordered)`
-          : sql`WITH block AS (SELECT nextval('events_cursor_seq') AS lo)`
-      },
+    const reserve = (n: number) =>
+      sql`WITH block AS (SELECT nextval('events_cursor_seq') AS lo),
         reserved AS (SELECT setval('events_cursor_seq', lo + ${n}::bigint - 1) AS hi FROM block)`
 
     /**
@@ -105,7 +81,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      * One statement: a contiguous block of cursors reserved for these rows (nextval, then setval past the block:
      * emits are serialized, see Outbox.ts), the events, a webhook delivery for each recipient with a webhook_url,
      * and a NOTIFY carrying the block's first cursor and its salt ("12 3f…", see Blocks), which PostgreSQL sends
-     * only if the transaction commits. It takes no lock: on a server it runs after LOCK_ORDER (see `insertBlock`).
+     * only if the transaction commits. It takes no lock: on a server it runs after LOCK_ORDER (see `blockScript`).
      * Ids are the cursor in hex plus a random salt per emit: unique, and cheap to compute here and in memory.
      */
     const blockStatement = (rows: BlockRows, salt: string, now: Date, n = rows.recipients.length) => {
@@ -117,8 +93,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         : sql`SELECT lo + x.n - 1 AS c, x.r, x.t, x.d::json AS d
             FROM block, unnest(${sqlArray(rows.recipients)}::uuid[], ${rows.types as Array<string>}::text[],
               ${rows.datas as Array<string>}::text[]) WITH ORDINALITY AS x(r, t, d, n)`
-      return sql<{ readonly lo: string; readonly created_at: Date | string }>`
-        ${reserve(n, false)},
+      return sql<BlockHead>`
+        ${reserve(n)},
         input AS (${input}),
         inserted AS (
           INSERT INTO events (cursor, id, recipient_id, type, data)
@@ -130,38 +106,15 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           ${wakeWebhooks}
         FROM block`
     }
-    /**
-     * One block of events in the current transaction (`blockStatement`). On a server (`ordered`) it goes in one
-     * simple-query script after LOCK_ORDER: still one round trip, and the insert's snapshot is taken once the
-     * transactions ordered before it have committed, so it sees the webhook_url they set.
-     */
-    const insertBlock = (
-      rows: BlockRows,
-      salt: string,
-      now: Date,
-      ordered: boolean
-    ): Effect.Effect<{ lo: number; createdAt: string }, SqlError.SqlError> =>
-      ordered
-        ? Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (tx) =>
-          // the lock is held to the end of a transaction: the caller's, or its own
-          Option.isNone(tx)
-            ? sql.withTransaction(insertBlock(rows, salt, now, ordered))
-            : Effect.suspend(() =>
-              tx.value[0].execute(`${LOCK_ORDER};\n${blockScript(rows, salt, now)}`, [], undefined)
-            )
-              .pipe(
-                // two statements: pg answers one array of rows per statement
-                Effect.map((results) => (results as ReadonlyArray<ReadonlyArray<BlockHead>>)[1]!),
-                started
-              ))
-        : blockStatement(rows, salt, now).pipe(started)
+    /** One block of events in the current transaction, embedded (no order lock: see Outbox.ts). */
+    const insertBlock = (rows: BlockRows, salt: string, now: Date) => blockStatement(rows, salt, now).pipe(started)
 
     /**
-     * `blockStatement` as SQL text with its values written in as literals (sqlLiteral), for a script (after
-     * LOCK_ORDER: it takes no lock itself); its rows as `insertBlock`'s. The
-     * statement's text depends only on whether the rows share one payload, so it is compiled once per shape, with
-     * a marker in each argument's place: the constants are written in then, and each call only puts its own
-     * values' literals between the pieces (no fragments built, compiled and searched for `$n` per call).
+     * `blockStatement` as SQL text with its values written in as literals (sqlLiteral), for a server's COMMIT
+     * script after LOCK_ORDER; its rows as `insertBlock`'s. The statement's text depends only on whether the rows
+     * share one payload, so it is compiled once per shape, with a marker in each argument's place: the constants
+     * are written in then, and each call only puts its own values' literals between the pieces (no fragments
+     * built, compiled and searched for `$n` per call).
      */
     const blockScript = (rows: BlockRows, salt: string, now: Date) => {
       const shared = typeof rows.types === "string" && typeof rows.datas === "string"
@@ -191,29 +144,29 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
       )
     }
 
-    // events rows and the unexpanded part of fan-outs, in one statement: one snapshot, so a chunk being expanded
-    // meanwhile is seen on one side or the other, never on both or neither
-
-    /** Every recipient's events after `cursor`, in order: what the dispatcher fans out. */
-    const after = (cursor: number, limit: number) =>
-      Effect.map(
-        sql<RawEventRow>`SELECT * FROM (
-            (SELECT ${columns} FROM events WHERE cursor > ${cursor} ORDER BY cursor LIMIT ${limit})
-            UNION ALL (${pending(cursor)})
-          ) e ORDER BY cursor LIMIT ${limit}`,
-        (rows): Array<EventRow> => rows.map(fromRaw)
-      )
-
-    /** One recipient's events after `cursor`: replay on a socket, and polling. */
-    const forRecipient = (recipientId: string, cursor: number, limit: number) =>
-      Effect.map(
+    /**
+     * The events after `cursor`, in order: every recipient's (what the dispatcher fans out), or one recipient's
+     * (replay on a socket, and polling). Events rows and the not yet expanded recipients of fan-outs in one
+     * statement: one snapshot, so a chunk being expanded meanwhile is seen on one side or the other, never on both
+     * or neither.
+     */
+    const after = (cursor: number, limit: number, recipientId?: string) => {
+      const mine = (column: string) =>
+        recipientId === undefined ? sql`` : sql`AND ${sql.literal(column)} = ${recipientId}::uuid`
+      const id = eventId("f.lo + x.n - 1", fanoutSalt)
+      return Effect.map(
         sql<RawEventRow>`SELECT * FROM (
             (SELECT ${columns} FROM events
-              WHERE recipient_id = ${recipientId} AND cursor > ${cursor} ORDER BY cursor LIMIT ${limit})
-            UNION ALL (${pending(cursor, recipientId)})
+              WHERE cursor > ${cursor} ${mine("recipient_id")} ORDER BY cursor LIMIT ${limit})
+            UNION ALL (
+              SELECT f.lo + x.n - 1 AS cursor, ${id} AS id, x.r::uuid AS recipient_id, f.type,
+                f.created_at, f.data::text AS data
+              FROM event_fanouts f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
+              WHERE f.hi > ${cursor} AND x.n > f.expanded AND f.lo + x.n - 1 > ${cursor} ${mine("x.r::uuid")})
           ) e ORDER BY cursor LIMIT ${limit}`,
         (rows): Array<EventRow> => rows.map(fromRaw)
       )
+    }
 
     const head = Effect.map(
       sql<{ readonly head: string | null }>`SELECT greatest(
@@ -237,9 +190,9 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      * migrations/0004_event_fanouts.ts), and a NOTIFY for the dispatcher (with the salt, as a block's) and one for
      * the expander.
      */
-    const fanoutStatement = (rows: FanoutRows, salt: string, now: Date, ordered: boolean) =>
+    const fanoutStatement = (rows: FanoutRows, salt: string, now: Date) =>
       sql<BlockHead>`
-        ${reserve(rows.recipients.length, ordered)},
+        ${reserve(rows.recipients.length)},
         inserted AS (
           INSERT INTO event_fanouts (lo, hi, salt, type, data, recipients, due_at)
           SELECT lo, hi, ${salt}, ${rows.type}, ${rows.data}::json, ${rows.recipients.join(",")},
@@ -250,13 +203,12 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           pg_notify(${FanoutsChannel}, lo::text)
         FROM block`
 
-    /** A fan-out in the current transaction, taking the order lock in the same statement when `ordered`. */
-    const insertFanout = (rows: FanoutRows, salt: string, now: Date, ordered: boolean) =>
-      fanoutStatement(rows, salt, now, ordered).pipe(started)
+    /** A fan-out in the current transaction, embedded (as `insertBlock`). */
+    const insertFanout = (rows: FanoutRows, salt: string, now: Date) => fanoutStatement(rows, salt, now).pipe(started)
 
     /** `fanoutStatement` as SQL text with its values written in, for a script after LOCK_ORDER (as `blockScript`). */
     const fanoutScript = (rows: FanoutRows, salt: string, now: Date) =>
-      inlineCached(...fanoutStatement(rows, salt, now, false).compile())
+      inlineCached(...fanoutStatement(rows, salt, now).compile())
 
     /**
      * Expands the next chunk of the oldest fan-out into events rows (and webhook deliveries), in one statement; a
@@ -309,7 +261,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
       fanoutScript,
       expandChunk,
       after,
-      forRecipient,
       head,
       newest,
       prune,

@@ -1,12 +1,12 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
 import { EventCatalog } from "@shoal/domain"
 import { Clock, Config, Effect, FiberRef, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import * as CommitScript from "../Database/CommitScript.js"
-import { Pglite } from "../Database/PgliteClient.js"
 import { Blocks } from "./Blocks.js"
-import { blockHead, type BlockRows, EventsRepo, LOCK_ORDER } from "./EventsRepo.js"
+import type { BlockRows } from "./EventRow.js"
+import { blockHead, EventsRepo, LOCK_ORDER } from "./EventsRepo.js"
 
 /** One event of `emitMany`: a catalog member's type and its data, for these recipients. */
 export type OutboxEvent = {
@@ -17,12 +17,6 @@ export type OutboxEvent = {
   }
 }[EventCatalog.EventType]
 
-/** A block held back by `Outbox.gathered` until its body ends: the emit's rows, salt and time. */
-interface Held {
-  readonly rows: BlockRows
-  readonly salt: string
-  readonly now: Date
-}
 // salts (16 hex digits) cut from one random buffer: one call for crypto per 512 emits, not one each
 let entropy = Buffer.alloc(0)
 let taken = 0
@@ -35,8 +29,23 @@ const newSalt = () => {
   return entropy.toString("hex", taken - 8, taken)
 }
 
+/** Several emits' rows as one block's, each row with its own type and data. */
+const concat = (emits: ReadonlyArray<BlockRows>): BlockRows => {
+  const recipients: Array<Ids.UserId> = []
+  const types: Array<string> = []
+  const datas: Array<string> = []
+  for (const rows of emits) {
+    rows.recipients.forEach((r, i) => {
+      recipients.push(r)
+      types.push(typeof rows.types === "string" ? rows.types : rows.types[i]!)
+      datas.push(typeof rows.datas === "string" ? rows.datas : rows.datas[i]!)
+    })
+  }
+  return { recipients, types, datas }
+}
+
 // set by Outbox.gathered for its body: where emits at the transaction's top level leave their blocks
-const heldBlocks = FiberRef.unsafeMake<Array<Held> | undefined>(undefined)
+const heldBlocks = FiberRef.unsafeMake<Array<BlockRows> | undefined>(undefined)
 
 /**
  * The transactional outbox. `emit` stores one event per recipient in the caller's transaction (call it from the
@@ -61,29 +70,24 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* EventsRepo
     const blocks = yield* Blocks
-    const embedded = Option.isSome(yield* Effect.serviceOption(Pglite))
     const fanoutAt = yield* Config.integer("EVENT_FANOUT_AT").pipe(Config.withDefault(256), Effect.orDie)
 
-    const write = (rows: {
-      readonly recipients: ReadonlyArray<Ids.UserId>
-      readonly types: ReadonlyArray<string> | string
-      readonly datas: ReadonlyArray<string> | string
-    }): Effect.Effect<void> =>
+    const write = (rows: BlockRows): Effect.Effect<void> =>
       Effect.gen(function*() {
         if (rows.recipients.length === 0) return
         const tx = yield* Effect.serviceOption(SqlClient.TransactionConnection)
         // outside a transaction it still gets one: on a server its insert then goes with the COMMIT
         if (Option.isNone(tx)) return yield* Effect.orDie(sql.withTransaction(write(rows)))
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const salt = newSalt()
         const { datas, recipients, types } = rows
         const fanout = typeof types === "string" && typeof datas === "string" && recipients.length >= fanoutAt
         const gathering = yield* FiberRef.get(heldBlocks)
         // inside Outbox.gathered, not in a savepoint (a savepoint rolled back must take its events with it)
         if (gathering !== undefined && !fanout && tx.value[1] === 0) {
-          gathering.push({ rows, salt, now })
+          gathering.push(rows)
           return
         }
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const salt = newSalt()
         const added = ({ createdAt, lo }: { readonly lo: number; readonly createdAt: string }) =>
           blocks.add({ ...rows, lo, hi: lo + recipients.length - 1, salt, createdAt })
         const server = CommitScript.holding(tx.value[0])
@@ -94,86 +98,46 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
               ? repo.fanoutScript({ recipients, type: types, data: datas }, salt, now)
               : repo.blockScript(rows, salt, now),
             // its commit notice may come before the answer: Blocks then knows the salt as this node's
-            sending: () => blocks.sending([salt]),
+            sending: () => blocks.sending(salt),
             committed: (result) => added(blockHead(result)),
-            abandoned: () => blocks.abandoned([salt])
+            abandoned: () => blocks.abandoned(salt)
           })
           return
         }
         const stored = fanout
-          ? repo.insertFanout({ recipients, type: types, data: datas }, salt, now, !embedded)
-          : repo.insertBlock(rows, salt, now, !embedded)
+          ? repo.insertFanout({ recipients, type: types, data: datas }, salt, now)
+          : repo.insertBlock(rows, salt, now)
         yield* Effect.orDie(Effect.map(stored, added))
       })
 
     /** One catalog event to each of `recipientIds`; `data` is encoded to JSON once, whatever the fan-out. */
-    const emit: <T extends EventCatalog.EventType>(
+    const emit = Effect.fn("Outbox.emit")(function*<T extends EventCatalog.EventType>(
       recipientIds: ReadonlyArray<Ids.UserId>,
       type: T,
       data: EventCatalog.EventData<T>
-    ) => Effect.Effect<void> = Effect.fn("Outbox.emit")(
-      function*(
-        recipientIds: ReadonlyArray<Ids.UserId>,
-        type: EventCatalog.EventType,
-        data: EventCatalog.EventData<EventCatalog.EventType>
-      ) {
-        yield* write({
-          recipients: [...new Set(recipientIds)],
-          types: type,
-          datas: EventCatalog.encodeData(type, data)
-        })
-      }
-    )
+    ) {
+      yield* write({ recipients: [...new Set(recipientIds)], types: type, datas: EventCatalog.encodeData(type, data) })
+    })
 
     /** Several events, each with its own recipients, type and data, in one statement; same rules as `emit`. */
     const emitMany = Effect.fn("Outbox.emitMany")(function*(events: ReadonlyArray<OutboxEvent>) {
-      const recipients: Array<Ids.UserId> = []
-      const types: Array<string> = []
-      const datas: Array<string> = []
-      for (const e of events) {
-        const data = EventCatalog.encodeData(e.type, e.data)
-        for (const r of new Set(e.recipients)) {
-          recipients.push(r)
-          types.push(e.type)
-          datas.push(data)
-        }
-      }
-      yield* write({ recipients, types, datas })
+      yield* write(concat(events.map((e) => ({
+        recipients: [...new Set(e.recipients)],
+        types: e.type,
+        datas: EventCatalog.encodeData(e.type, e.data)
+      }))))
     })
 
     /**
      * For a body running at the top level of a transaction that writes for several requests at once (a group
      * commit, src/Database/GroupCommit.ts): its emits are held and stored at its end as ONE block, in one
      * statement, instead of one insert each (bench/README.md, "writes"). Still in the transaction: if the body or
-     * the insert fails, the caller rolls back with nothing stored. Fails with the insert's SqlError.
+     * the insert fails, the caller rolls back with nothing stored.
      */
-    const gathered = <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+    const gathered = <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.suspend(() => {
-        const held: Array<Held> = []
-        return Effect.flatMap(
-          Effect.locally(body, heldBlocks, held),
-          (value) => held.length === 0 ? Effect.succeed(value) : Effect.as(storeHeld(held), value)
-        )
-      })
-
-    const storeHeld = (held: ReadonlyArray<Held>) =>
-      Effect.suspend(() => {
-        const recipients: Array<Ids.UserId> = []
-        const types: Array<string> = []
-        const datas: Array<string> = []
-        let now = held[0]!.now
-        for (const h of held) {
-          if (h.now > now) now = h.now
-          h.rows.recipients.forEach((r, i) => {
-            recipients.push(r)
-            types.push(typeof h.rows.types === "string" ? h.rows.types : h.rows.types[i]!)
-            datas.push(typeof h.rows.datas === "string" ? h.rows.datas : h.rows.datas[i]!)
-          })
-        }
-        const rows = { recipients, types, datas }
-        const salt = newSalt()
-        return Effect.map(repo.insertBlock(rows, salt, now, !embedded), ({ createdAt, lo }) =>
-          blocks.add({ ...rows, lo, hi: lo + recipients.length - 1, salt, createdAt }))
+        const held: Array<BlockRows> = []
+        return Effect.flatMap(Effect.locally(body, heldBlocks, held), (value) => Effect.as(write(concat(held)), value))
       })
 
     return { emit, emitMany, gathered } as const

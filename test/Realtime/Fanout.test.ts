@@ -109,7 +109,7 @@ layer(app, { excludeTestServices: true })("large fan-outs", (it) => {
       const lo = Number(row!.lo)
       const snapshot = Effect.gen(function*() {
         const all = (yield* repo.after(lo - 1, 100)).filter((r) => r.cursor >= lo && r.cursor <= lo + 4)
-        const mine = yield* Effect.forEach(ids, (id) => repo.forRecipient(id, lo - 1, 100))
+        const mine = yield* Effect.forEach(ids, (id) => repo.after(lo - 1, 100, id))
         return { all, mine }
       })
       const before = yield* snapshot
