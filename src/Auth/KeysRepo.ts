@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Effect } from "effect"
+import { toPrincipal } from "../Accounts/Repo.js"
 
 /** CONTRACT "API calls": `extended_rate_limits_30d` multiplies the caller's bucket by 10 while it lasts. */
 export const EXTENDED_RATE_LIMITS = "extended_rate_limits_30d"
@@ -40,7 +41,7 @@ export class KeysRepo extends Effect.Service<KeysRepo>()("Auth/KeysRepo", {
           AND (p.expires_at IS NULL OR p.expires_at > ${now})`.pipe(
         Effect.map((rows) =>
           new Map(rows.map((r): [string, KeyHolder] => [r.key_hash, {
-            principal: { id: r.id, handle: r.handle, userType: r.user_type, ownerId: r.owner_id, keyHash: r.key_hash },
+            principal: toPrincipal(r, r.key_hash),
             extendedUntil: !r.held ? 0 : r.expires_at === null ? Infinity : r.expires_at.getTime()
           }]))
         )

@@ -2,6 +2,7 @@ import * as Cookies from "@effect/platform/Cookies"
 import { Accounts as Api, type Auth } from "@shoal/domain"
 import { Clock, Config, Effect, Option } from "effect"
 import { hash, randomBytes } from "node:crypto"
+import { toPrincipal } from "../Accounts/Repo.js"
 import { SessionsRepo } from "./SessionsRepo.js"
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>
@@ -79,14 +80,7 @@ export class ConsoleSessions extends Effect.Service<ConsoleSessions>()("Auth/Con
           onNone: () => ended,
           onSome: (row): SessionCheck => ({
             _tag: "Found",
-            principal: {
-              id: row.id,
-              handle: row.handle,
-              userType: row.user_type,
-              ownerId: row.owner_id,
-              keyHash: row.key_hash,
-              sessionHash
-            }
+            principal: { ...toPrincipal(row, row.key_hash), sessionHash }
           })
         }))
     }
