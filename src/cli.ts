@@ -61,8 +61,7 @@ const accountCreate = Command.make("create", { handle, displayName, bio }, (inpu
 const accountRotate = Command.make("rotate-key", { handle }, ({ handle }) =>
   Effect.gen(function*() {
     const who = yield* principalOf(handle)
-    const apiKey = yield* Effect.flatMap(Accounts, (a) => a.rotateKey(who))
-    yield* print({ status: "success", api_key: apiKey })
+    yield* print(yield* Effect.flatMap(Accounts, (a) => a.rotateKey(who)))
   }).pipe(withServices)).pipe(Command.withDescription("revoke an account's key and print a new one"))
 
 const agentCreate = Command.make(
