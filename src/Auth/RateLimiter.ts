@@ -90,14 +90,6 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
   })
 }) {}
 
-/** The contract's `RateLimit-Limit/Remaining/Reset` headers of a decision, and `Retry-After` past the limit. */
-export const rateLimitHeaders = (decision: Decision): Record<string, string> => ({
-  "ratelimit-limit": String(decision.limit),
-  "ratelimit-remaining": String(decision.remaining),
-  "ratelimit-reset": String(decision.reset),
-  ...(decision.allowed ? {} : { "retry-after": String(decision.retryAfter) })
-})
-
 // the decision each request in flight was given, by its source (the Node request: the same object behind every copy
 // the router and the body checks make of the request), for the API's wrapper to put on the answer; gone with it
 const decisions = new WeakMap<object, Decision>()

@@ -1,9 +1,9 @@
-import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
 import { Effect } from "effect"
 import { KeyCheck } from "../Auth.js"
-import { type Decision, rateLimitHeaders } from "../Auth/RateLimiter.js"
+import { type Decision, noteDecision } from "../Auth/RateLimiter.js"
 import { checkRequest, errorAnswer, type Id, INTERNAL_ERROR, INVALID_REQUEST, wellFormed } from "./JsonRpc.js"
 import { parseToolCall, type ToolCall } from "./ToolCall.js"
 
@@ -67,13 +67,8 @@ export const makeBatch = Effect.gen(function*() {
         const answer = yield* answerOne(messages[i], last, paths)
         if (answer !== undefined) answers.push(answer)
       }
-      if (last !== undefined) {
-        // after the authentication's handler: the headers tell what the batch left, not what its first call did
-        const decision = last
-        yield* HttpApp.appendPreResponseHandler((_req, res) =>
-          Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision)))
-        )
-      }
+      // in place of the authentication's: the headers tell what the batch left, not what its first call did
+      if (last !== undefined) noteDecision(yield* HttpServerRequest.HttpServerRequest, last)
       // only notifications and responses: accepted, nothing to say (MCP's streamable HTTP)
       return answers.length === 0 ? HttpServerResponse.empty({ status: 202 }) : HttpServerResponse.unsafeJson(answers)
     })
