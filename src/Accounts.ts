@@ -93,7 +93,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
         )
         // this node at once, before answering: the old key must not work for the caller's next request
         yield* keys.invalidate(revoked)
-        return apiKey
+        return new Api.KeyRotated({ status: "success", api_key: apiKey })
       })
 
     const sameKeys = (seen: ReadonlyArray<string>) => (live: ReadonlyArray<string>) =>

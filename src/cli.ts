@@ -3,7 +3,7 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Accounts as Api, Errors } from "@shoal/domain"
 import { Console, Effect, Layer, Option, ParseResult, Schema } from "effect"
 import { Accounts } from "./Accounts.js"
-import { AccountsRepo } from "./Accounts/Repo.js"
+import { AccountsRepo, toPrincipal } from "./Accounts/Repo.js"
 import * as Database from "./Database/Database.js"
 import { Services, Singletons } from "./main.js"
 import { Profiles } from "./Profiles.js"
@@ -45,13 +45,7 @@ const principalOf = (h: string) =>
   Effect.gen(function*() {
     const row = yield* Effect.orDie(Effect.flatMap(AccountsRepo, (r) => r.byHandle(h.toLowerCase())))
     if (Option.isNone(row)) return yield* new Errors.NotFound({ message: `no account with handle "${h}"` })
-    return {
-      id: row.value.id,
-      handle: row.value.handle,
-      userType: row.value.user_type,
-      ownerId: row.value.owner_id,
-      keyHash: ""
-    }
+    return toPrincipal(row.value)
   })
 
 const accountCreate = Command.make("create", { handle, displayName, bio }, (input) =>
@@ -67,8 +61,7 @@ const accountCreate = Command.make("create", { handle, displayName, bio }, (inpu
 const accountRotate = Command.make("rotate-key", { handle }, ({ handle }) =>
   Effect.gen(function*() {
     const who = yield* principalOf(handle)
-    const apiKey = yield* Effect.flatMap(Accounts, (a) => a.rotateKey(who))
-    yield* print({ status: "success", api_key: apiKey })
+    yield* print(yield* Effect.flatMap(Accounts, (a) => a.rotateKey(who)))
   }).pipe(withServices)).pipe(Command.withDescription("revoke an account's key and print a new one"))
 
 const agentCreate = Command.make(

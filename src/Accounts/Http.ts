@@ -75,10 +75,7 @@ export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (hand
           }), { redact: (created) => created.redacted() })
       )
       .handle("rotateAgentKey", ({ path }) =>
-        Effect.flatMap(Auth.CurrentUser, (owner) =>
-          accounts.rotateAgentKey(owner, path.handle)).pipe(
-            Effect.map((apiKey) => new Api.KeyRotated({ status: "success", api_key: apiKey }))
-          ))
+        Effect.flatMap(Auth.CurrentUser, (owner) => accounts.rotateAgentKey(owner, path.handle)))
       .handle("agentKeys", ({ path }) =>
         Effect.flatMap(Auth.CurrentUser, (caller) =>
           accounts.listKeys(caller, path.handle)))
@@ -94,11 +91,7 @@ export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (hand
       .handle("createSession", () =>
         createSession)
       .handle("rotateKey", () =>
-        Effect.flatMap(Auth.CurrentUser, accounts.rotateKey).pipe(
-          Effect.map((apiKey) =>
-            new Api.KeyRotated({ status: "success", api_key: apiKey })
-          )
-        ))
+        Effect.flatMap(Auth.CurrentUser, accounts.rotateKey))
   })).pipe(withOnly(Accounts, Profiles, ConsoleSessions, Idempotency, Auth.Authentication))
 
 /** Signing out: the cookie's session ended and the cookie cleared, whether or not it was still live. */

@@ -1,19 +1,14 @@
 import type { Auth } from "@shoal/domain"
 import { OwnerReads as Api } from "@shoal/domain"
 import { Clock, Effect } from "effect"
+import { cursorParam, pageOf } from "../Social/Cursor.js"
 import { OwnerReadsRepo } from "./OwnerReadsRepo.js"
-import * as PageCursor from "./PageCursor.js"
 import * as Policy from "./Policy.js"
 import { AccountsRepo } from "./Repo.js"
 
 const ACTIVITY_DAYS = 30
 
 const num = (n: number | string | null) => n === null ? null : Number(n)
-
-const page = <R extends { readonly at_key: string; readonly id: string }>(rows: ReadonlyArray<R>, limit: number) => ({
-  rows: rows.slice(0, limit),
-  next_cursor: rows.length > limit ? PageCursor.encode({ at: rows[limit - 1]!.at_key, id: rows[limit - 1]!.id }) : null
-})
 
 /** An instant to the millisecond, as every other timestamp of the API. */
 const at = (key: string) => `${key.slice(0, 23)}Z`
@@ -28,21 +23,20 @@ export class OwnerReads extends Effect.Service<OwnerReads>()("Accounts/OwnerRead
     const repo = yield* OwnerReadsRepo
 
     const agent = Effect.fn("OwnerReads.agent")(function*(caller: Auth.Principal, handle: string) {
-      yield* Policy.requireHuman(caller, "reading an agent")
       return yield* Policy.requireOwnerOf(caller, handle, yield* accounts.byHandle(handle).pipe(Effect.orDie))
     })
 
     const activity = Effect.fn("OwnerReads.activity")(
       function*(caller: Auth.Principal, handle: string, q: Api.ActivityQuery) {
         const subject = yield* agent(caller, handle)
-        const position = yield* PageCursor.decode(q.cursor)
+        const position = yield* cursorParam(q.cursor)
         const limit = q.limit ?? 30
         const since = new Date((yield* Clock.currentTimeMillis) - ACTIVITY_DAYS * 86_400_000)
-        const { next_cursor, rows } = page(yield* repo.activity(subject.id, since, position, limit + 1), limit)
+        const { next_cursor, page } = pageOf(yield* repo.activity(subject.id, since, position, limit + 1), limit)
         return new Api.Activity({
           status: "success",
           handle: subject.handle,
-          items: rows.map((r) => new Api.ActivityItem({ ...r, at: at(r.at_key), amount: num(r.amount) })),
+          items: page.map((r) => new Api.ActivityItem({ ...r, at: at(r.created_at), amount: num(r.amount) })),
           next_cursor
         })
       }
@@ -50,16 +44,16 @@ export class OwnerReads extends Effect.Service<OwnerReads>()("Accounts/OwnerRead
 
     const inbox = Effect.fn("OwnerReads.inbox")(function*(caller: Auth.Principal, q: Api.InboxQuery) {
       yield* Policy.requireHuman(caller, "the inbox")
-      const position = yield* PageCursor.decode(q.cursor)
+      const position = yield* cursorParam(q.cursor)
       const limit = q.limit ?? 50
       const [found, counts] = yield* Effect.all(
         [repo.inbox(caller.id, position, limit + 1), repo.inboxCounts(caller.id)],
         { concurrency: 2 }
       )
-      const { next_cursor, rows } = page(found, limit)
+      const { next_cursor, page } = pageOf(found, limit)
       return new Api.Inbox({
         status: "success",
-        items: rows.map((r) => new Api.InboxItem({ ...r, at: at(r.at_key), amount: num(r.amount) })),
+        items: page.map((r) => new Api.InboxItem({ ...r, at: at(r.created_at), amount: num(r.amount) })),
         counts: new Api.InboxCounts(counts),
         next_cursor
       })

@@ -1,13 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import type { Ids, OwnerReads as Api } from "@shoal/domain"
 import { Effect } from "effect"
-import type { Position } from "./PageCursor.js"
+import type { Position } from "../Social/Cursor.js"
 
 /** The instant as text, to the microsecond: the cursor compares what the database holds, not a rounding of it. */
 const AT_KEY = `to_char(x.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
 /** A list's row: the item's fields, with its instant as the cursor's key and the amount as the driver gives a bigint. */
-type Row<Item> = Omit<Item, "at" | "amount"> & { readonly at_key: string; readonly amount: number | string | null }
+type Row<Item> = Omit<Item, "at" | "amount"> & { readonly created_at: string; readonly amount: number | string | null }
 
 /** The owner's reads that span features: each one statement, whatever the number of projects or agents. */
 export class OwnerReadsRepo extends Effect.Service<OwnerReadsRepo>()("Accounts/OwnerReadsRepo", {
@@ -15,12 +15,12 @@ export class OwnerReadsRepo extends Effect.Service<OwnerReadsRepo>()("Accounts/O
     const sql = yield* SqlClient.SqlClient
 
     const after = (p: Position | undefined) =>
-      p === undefined ? sql`` : sql`WHERE (x.at, x.id) < (${p.at}::timestamptz, ${p.id})`
+      p === undefined ? sql`` : sql`WHERE (x.at, x.id) < (${p.createdAt}::timestamptz, ${p.id})`
 
     /** An agent's tasks, posts, sent messages and Gems movements since `since`, newest first. */
     const activity = (agent: Ids.UserId, since: Date, p: Position | undefined, limit: number) =>
       sql<Row<Api.ActivityItem>>`
-        SELECT x.type, x.id, ${sql.literal(AT_KEY)} AS at_key, x.summary, x.project_id, x.to_handle, x.amount FROM (
+        SELECT x.type, x.id, ${sql.literal(AT_KEY)} AS created_at, x.summary, x.project_id, x.to_handle, x.amount FROM (
           SELECT 'task' AS type, t.id::text AS id, t.updated_at AS at, t.title || ' (' || t.status || ')' AS summary,
                  t.project_id::text AS project_id, NULL::text AS to_handle, NULL::bigint AS amount
             FROM tasks t WHERE (t.assigned_to_id = ${agent} OR t.created_by = ${agent}) AND t.updated_at >= ${since}
@@ -66,8 +66,8 @@ export class OwnerReadsRepo extends Effect.Service<OwnerReadsRepo>()("Accounts/O
 
     const inbox = (owner: Ids.UserId, p: Position | undefined, limit: number) =>
       sql<Row<Api.InboxItem>>`
-        SELECT x.type, x.id, ${sql.literal(AT_KEY)} AS at_key, COALESCE(x.from_handle, '') AS from_handle, x.to_handle,
-               x.summary, x.task_id, x.project_id, x.amount
+        SELECT x.type, x.id, ${sql.literal(AT_KEY)} AS created_at, COALESCE(x.from_handle, '') AS from_handle,
+               x.to_handle, x.summary, x.task_id, x.project_id, x.amount
           FROM (${awaiting(owner)}) x ${after(p)}
          ORDER BY x.at DESC, x.id DESC LIMIT ${limit}`.pipe(Effect.orDie)
 

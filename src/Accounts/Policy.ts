@@ -1,7 +1,7 @@
 import type { Auth } from "@shoal/domain"
 import { Errors } from "@shoal/domain"
 import { Effect, Option } from "effect"
-import type { PrincipalRow } from "./Repo.js"
+import { type PrincipalRow, toPrincipal } from "./Repo.js"
 
 type Row = typeof PrincipalRow.Type
 
@@ -25,12 +25,5 @@ export const requireOwnerOf = (caller: Auth.Principal, handle: string, found: Op
     if (agent.owner_id !== caller.id) {
       return yield* new Errors.Forbidden({ message: `only the owner of "${handle}" can read it` })
     }
-    const subject: Auth.Principal = {
-      id: agent.id,
-      handle: agent.handle,
-      userType: agent.user_type,
-      ownerId: agent.owner_id,
-      keyHash: ""
-    }
-    return subject
+    return toPrincipal(agent)
   })

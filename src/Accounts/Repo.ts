@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import type { Auth } from "@shoal/domain"
 import { Accounts, Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
-import { sqlArray } from "../Database/SqlArrays.js"
 import { IsoFromDate } from "../Projects/Times.js"
 
 export const PrincipalRow = Schema.Struct({
@@ -9,6 +9,15 @@ export const PrincipalRow = Schema.Struct({
   handle: Ids.Handle,
   user_type: Ids.UserType,
   owner_id: Schema.NullOr(Ids.UserId)
+})
+
+/** The account a row names, acting with the key `keyHash` ("": none presented, as for the offline CLI). */
+export const toPrincipal = (row: typeof PrincipalRow.Type, keyHash = ""): Auth.Principal => ({
+  id: row.id,
+  handle: row.handle,
+  userType: row.user_type,
+  ownerId: row.owner_id,
+  keyHash
 })
 
 const KeyRow = Schema.Struct({
@@ -49,14 +58,6 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
         sql<{ key_hash: string }>`SELECT key_hash FROM api_keys WHERE user_id = ${userId} AND revoked_at IS NULL
                                   ORDER BY key_hash`,
         (rows) => rows.map((r) => r.key_hash)
-      )
-
-    /** Which of `hashes` are live keys: the key cache's bulk recheck. */
-    const liveKeys = (hashes: ReadonlyArray<string>) =>
-      Effect.map(
-        sql<{ key_hash: string }>`SELECT key_hash FROM api_keys
-                                  WHERE key_hash = ANY(${sqlArray(hashes)}::text[]) AND revoked_at IS NULL`,
-        (rows) => new Set(rows.map((r) => r.key_hash))
       )
 
     /** True when one of the user's keys was revoked (by a rotation) after `since`. */
@@ -117,7 +118,6 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
       byHandle,
       insertUser,
       liveKeyHashes,
-      liveKeys,
       lockUser,
       replaceKey,
       keysOf,

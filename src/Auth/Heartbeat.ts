@@ -44,8 +44,9 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     const woken = yield* PubSub.unbounded<Wake>()
 
     /**
-     * A touch at `now`. `userType` when the caller knows it (the key named the account): presence then need not look it up. A first sighting, or one after a
-     * quiet minute, may be a return from offline: presence listens for these (an unbounded hub: never suspends).
+     * A touch at `now`. `userType` when the caller knows it (the key named the account): presence then need not look
+     * it up. A first sighting, or one after a quiet minute, may be a return from offline: presence listens for these
+     * (an unbounded hub: never suspends).
      */
     const touchAt = (userId: Ids.UserId, userType: Ids.UserType | undefined, now: number): void => {
       // offered, not published through a fiber of its own (Effect.runSync): a connect storm wakes once per account
@@ -53,14 +54,10 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     }
 
     /**
-     * A touch whose presence the caller has already seen to (the event socket's start tells AgentHub itself): no
-     * wake, which would only ask AgentHub again what it was just told.
+     * Records a touch; the account's touch before it (-Infinity for none this node remembers). As `seenAt`, a touch
+     * whose presence the caller has already seen to (the event socket's start tells AgentHub itself): no wake, which
+     * would only ask AgentHub again what it was just told.
      */
-    const seenAt = (userId: Ids.UserId, now: number): void => {
-      record(userId, now)
-    }
-
-    /** Records a touch; the account's touch before it (-Infinity for none this node remembers). */
     const record = (userId: Ids.UserId, now: number): number => {
       const seen = latest.get(userId)
       if (seen === undefined) {
@@ -120,30 +117,23 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
         )
       })
 
-    const flushWith = (all: boolean) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => write(now, all)).pipe(
-        Effect.catchAll((e) => Effect.logWarning("heartbeat flush failed; will retry", e)),
-        Effect.asVoid
-      )
+    const writeDue = (all: boolean) => Effect.flatMap(Clock.currentTimeMillis, (now) => write(now, all))
     /** Writes every pending time now, due or not (the shutdown's flush; tests). */
-    const flush = flushWith(true)
+    const flush = Effect.catchAll(writeDue(true), (e) => Effect.logWarning("heartbeat flush failed; will retry", e))
 
-    yield* Effect.forkScoped(supervisor.forever("heartbeat", "flush", Effect.delay(flushWith(false), interval)))
+    yield* supervisor.every("heartbeat", "flush", interval, writeDue(false))
     yield* Effect.addFinalizer(() => flush)
     // bounded memory: forget what was written long ago (the database has it; a pending account is kept)
-    yield* Effect.forkScoped(supervisor.forever(
-      "heartbeat",
-      "forget",
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.sync(() => {
-          for (const [k, seen] of latest) if (!seen.pending && now - seen.at > 3 * 60 * 60_000) latest.delete(k)
-        })).pipe(Effect.delay("10 minutes"))
-    ))
+    const forget = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.sync(() => {
+        for (const [k, seen] of latest) if (!seen.pending && now - seen.at > 3 * 60 * 60_000) latest.delete(k)
+      }))
+    yield* supervisor.every("heartbeat", "forget", "10 minutes", forget)
 
     /** Accounts heard from after a quiet spell (not every call). */
     const wakes = Stream.fromPubSub(woken)
 
-    return { touch, touchAt, seenAt, lastSeen, flush, wakes } as const
+    return { touch, touchAt, seenAt: record, lastSeen, flush, wakes } as const
   }),
   dependencies: [HeartbeatRepo.Default]
 }) {}

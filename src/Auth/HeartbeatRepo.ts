@@ -1,5 +1,4 @@
 import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import type { Ids } from "@shoal/domain"
 import { Effect } from "effect"
 import { sqlArray } from "../Database/SqlArrays.js"
@@ -9,7 +8,7 @@ export class HeartbeatRepo extends Effect.Service<HeartbeatRepo>()("Auth/Heartbe
     const sql = yield* SqlClient.SqlClient
 
     /** Last-seen times, one statement for the batch; a time never moves back. */
-    const saveLastSeen = (seen: ReadonlyMap<Ids.UserId, number>): Effect.Effect<void, SqlError> => {
+    const saveLastSeen = (seen: ReadonlyMap<Ids.UserId, number>) => {
       const ids = [...seen.keys()]
       const times = ids.map((id) => new Date(seen.get(id)!).toISOString())
       return Effect.asVoid(sql`

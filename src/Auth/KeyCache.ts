@@ -1,9 +1,9 @@
-import { Clock, Config, Deferred, Duration, Effect, Exit, FiberId, Option, Queue, Schedule } from "effect"
+import { Clock, Config, Deferred, Duration, Effect, Exit, FiberId, Option, Queue } from "effect"
 import { Supervisor } from "../Supervisor.js"
 import { type KeyHolder, KeysRepo } from "./KeysRepo.js"
 
 /** An unknown key is remembered briefly: a flood of bad keys does not reach the database with every request. */
-const UNKNOWN = Duration.seconds(2)
+const UNKNOWN_MS = 2_000
 /** A key unused this long is no longer read again ahead of its expiry. */
 const IDLE_MS = 10 * 60_000
 /** key reads at once, and keys a read at most */
@@ -31,10 +31,8 @@ interface Read {
  * next read: up to READERS reads run at once, each of up to MAX_BATCH keys, so a lone miss is read at once and a
  * connect storm's keys (each new to this node) are read hundreds a statement while the reads before them run. Each
  * waiting check is completed with its read's outcome, a failed read's cause included (under a database outage: the
- * contract's 503). Keys in use are read again in bulk before they expire, so only a key new to this node waits on
- * the database. Rotation on this node invalidates at once, other nodes when its notice arrives
- * (src/Realtime/Revocations.ts); a read is trusted for `KEY_CACHE_TTL` should a notice be lost. A read under way
- * when its key is invalidated answers its callers but is not kept.
+ * contract's 503). Rotation on this node invalidates at once, other nodes when its notice arrives
+ * (src/Realtime/Revocations.ts).
  */
 export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
   scoped: Effect.gen(function*() {
@@ -43,11 +41,10 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
     const valid = Duration.toMillis(
       yield* Config.duration("KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(30)))
     )
-    const unknownMs = Duration.toMillis(UNKNOWN)
     const settled = new Map<string, { readonly holder: Option.Option<KeyHolder>; readonly until: number }>()
     const settle = (hash: string, holder: Option.Option<KeyHolder>, now: number) => {
       if (settled.size >= CAPACITY) settled.clear()
-      settled.set(hash, { holder, until: now + (Option.isSome(holder) ? valid : unknownMs) })
+      settled.set(hash, { holder, until: now + (Option.isSome(holder) ? valid : UNKNOWN_MS) })
     }
 
     // each key missed and not yet settled, with the read its callers wait on, from the miss until that read ends;
@@ -157,15 +154,8 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
       for (const [hash, entry] of settled) if (entry.until < now) settled.delete(hash)
     })
     const tick = Duration.divide(every, REFRESH_SLICES).pipe(Option.getOrElse(() => every))
-    yield* refresh.pipe(
-      // the database failing (SqlError): tried again at the next slice; a defect restarts the loop
-      Effect.catchAll((e) => Effect.logWarning("key cache refresh failed", e)),
-      Effect.repeat(Schedule.spaced(tick)),
-      Effect.delay(tick),
-      (loop) => supervisor.supervise("key-cache", "refresh", loop),
-      Effect.withClock(Clock.make()),
-      Effect.forkScoped
-    )
+    // the database failing (SqlError): tried again at the next slice; a defect restarts the loop
+    yield* supervisor.every("key-cache", "refresh", tick, refresh).pipe(Effect.withClock(Clock.make()))
 
     return {
       /** the holder of a key, `now` being the caller's clock reading (the key counts as in use) */

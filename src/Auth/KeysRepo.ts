@@ -1,9 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Effect } from "effect"
-
-/** CONTRACT "API calls": `extended_rate_limits_30d` multiplies the caller's bucket by 10 while it lasts. */
-export const EXTENDED_RATE_LIMITS = "extended_rate_limits_30d"
+import { toPrincipal } from "../Accounts/Repo.js"
 
 /** What a live key stands for: its account, and until when the account's rate limit is extended (ms; 0: not). */
 export interface KeyHolder {
@@ -36,17 +34,16 @@ export class KeysRepo extends Effect.Service<KeysRepo>()("Auth/KeysRepo", {
           WHERE k.key_hash = h.key_hash AND k.revoked_at IS NULL LIMIT 1) k
         CROSS JOIN LATERAL (SELECT u.id, u.handle, u.user_type, u.owner_id FROM users u
           WHERE u.id = k.user_id LIMIT 1) u
-        LEFT JOIN premium_features p ON p.user_id = u.id AND p.feature_id = ${EXTENDED_RATE_LIMITS}
+        LEFT JOIN premium_features p ON p.user_id = u.id AND p.feature_id = 'extended_rate_limits_30d'
           AND (p.expires_at IS NULL OR p.expires_at > ${now})`.pipe(
         Effect.map((rows) =>
           new Map(rows.map((r): [string, KeyHolder] => [r.key_hash, {
-            principal: { id: r.id, handle: r.handle, userType: r.user_type, ownerId: r.owner_id, keyHash: r.key_hash },
+            principal: toPrincipal(r, r.key_hash),
             extendedUntil: !r.held ? 0 : r.expires_at === null ? Infinity : r.expires_at.getTime()
           }]))
         )
       )
 
-    /** Of `hashes`, those of keys not revoked. */
     /** Of these hashes, those of live keys and of live console sessions (src/Auth/Sessions.ts). */
     const live = (hashes: ReadonlyArray<string>) =>
       Effect.map(

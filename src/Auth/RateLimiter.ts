@@ -84,9 +84,9 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
         for (const [k, b] of buckets) if (now - b.at > MINUTE) buckets.delete(k)
         for (const [k, b] of signUpBuckets) if (now - b.at > HOUR) signUpBuckets.delete(k)
       }))
-    yield* Effect.forkScoped(supervisor.forever("rate-limiter", "sweep", Effect.delay(sweep, "1 minute")))
+    yield* supervisor.every("rate-limiter", "sweep", "1 minute", sweep)
 
-    return { take, takeAt, takeSignUp, perMinute } as const
+    return { take, takeAt, takeSignUp } as const
   })
 }) {}
 

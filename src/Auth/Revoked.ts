@@ -2,8 +2,9 @@ import { Ids } from "@shoal/domain"
 import { Schema } from "effect"
 
 /**
- * NOTIFY channel: "these keys (or console sessions) of this account were revoked". A rotation sends it inside its transaction, so it goes
- * out only if the rotation commits; every node then closes the sockets opened with those keys and uncaches them.
+ * NOTIFY channel: "these keys (or console sessions) of this account were revoked". A rotation sends it inside its
+ * transaction, so it goes out only if the rotation commits; every node then closes the sockets opened with those keys
+ * and uncaches them.
  */
 export const KeysChannel = "shoal_keys"
 
@@ -13,7 +14,6 @@ export const KeysChannel = "shoal_keys"
  * opened close like a revoked key's.
  */
 export const RevokedKeys = Schema.Struct({ user_id: Ids.UserId, key_hashes: Schema.Array(Schema.String) })
-export type RevokedKeys = typeof RevokedKeys.Type
 
 const Json = Schema.parseJson(RevokedKeys)
 export const encode = Schema.encodeSync(Json)

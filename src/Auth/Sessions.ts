@@ -1,7 +1,9 @@
 import * as Cookies from "@effect/platform/Cookies"
 import { Accounts as Api, type Auth } from "@shoal/domain"
 import { Clock, Config, Effect, Option } from "effect"
-import { hash, randomBytes } from "node:crypto"
+import { randomBytes } from "node:crypto"
+import { toPrincipal } from "../Accounts/Repo.js"
+import { hashKey } from "./Keys.js"
 import { SessionsRepo } from "./SessionsRepo.js"
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>
@@ -16,7 +18,7 @@ export const sessionToken = (headers: Headers): string | undefined => {
   return token !== undefined && /^[A-Za-z0-9_-]{20,100}$/.test(token) ? token : undefined
 }
 
-const hostnameOf = (host: string) =>
+export const hostnameOf = (host: string) =>
   host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.replace(/:\d+$/, "")
 
 /**
@@ -42,9 +44,6 @@ export type SessionCheck =
 const none: SessionCheck = { _tag: "None" }
 const ended: SessionCheck = { _tag: "Ended" }
 
-// per console request, like `hashKey` (src/Auth/Keys.ts): the one-shot digest
-const hashToken = (token: string) => hash("sha256", token, "hex")
-
 /**
  * Console sessions (issue 44): the browser holds a random token in an HttpOnly, SameSite=Strict cookie instead of
  * the key. A session stands for the key it was made from (the principal's `keyHash` is that key's, so a rotation
@@ -62,31 +61,24 @@ export class ConsoleSessions extends Effect.Service<ConsoleSessions>()("Auth/Con
       Effect.gen(function*() {
         const token = randomBytes(32).toString("base64url")
         const expiresAt = new Date((yield* Clock.currentTimeMillis) + maxAgeSeconds * 1000).toISOString()
-        yield* repo.insert({ token_hash: hashToken(token), key_hash: keyHash, expires_at: expiresAt })
+        yield* repo.insert({ token_hash: hashKey(token), key_hash: keyHash, expires_at: expiresAt })
         return { token, expiresAt, maxAgeSeconds }
       }).pipe(Effect.orDie)
 
     /** Ends the session a request's cookie names; false when it named none that was live. */
     const end = (headers: Headers) => {
       const token = sessionToken(headers)
-      return token === undefined ? Effect.succeed(false) : Effect.orDie(repo.revoke(hashToken(token)))
+      return token === undefined ? Effect.succeed(false) : Effect.orDie(repo.revoke(hashKey(token)))
     }
 
     const lookup = (token: string): Effect.Effect<SessionCheck> => {
-      const sessionHash = hashToken(token)
+      const sessionHash = hashKey(token)
       return Effect.map(Effect.orDie(repo.principal(sessionHash)), (found) =>
         Option.match(found, {
           onNone: () => ended,
           onSome: (row): SessionCheck => ({
             _tag: "Found",
-            principal: {
-              id: row.id,
-              handle: row.handle,
-              userType: row.user_type,
-              ownerId: row.owner_id,
-              keyHash: row.key_hash,
-              sessionHash
-            }
+            principal: { ...toPrincipal(row, row.key_hash), sessionHash }
           })
         }))
     }

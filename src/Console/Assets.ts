@@ -6,12 +6,7 @@ import { fileURLToPath } from "node:url"
  * The console's built files (scripts/build-console.mjs). Beside the sources they are `console/dist/`; in the
  * compiled tree (`npm run build`) `dist/console/dist/`: the same path relative to this module either way.
  */
-export const assetsDir = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../console/dist")
-
-export interface Asset {
-  readonly body: Uint8Array
-  readonly contentType: string
-}
+const dir = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../console/dist")
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -22,8 +17,8 @@ const TYPES: Record<string, string> = {
 }
 
 /** Every file of the build, read once: a few hundred kilobytes, served from memory. Empty when it was not built. */
-export const loadAssets = (dir: string = assetsDir): ReadonlyMap<string, Asset> => {
-  const assets = new Map<string, Asset>()
+export const loadAssets = () => {
+  const assets = new Map<string, { readonly body: Uint8Array; readonly contentType: string }>()
   if (!Fs.existsSync(dir)) return assets
   for (const name of Fs.readdirSync(dir)) {
     const type = TYPES[Path.extname(name)]

@@ -2,16 +2,11 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Config, Effect } from "effect"
+import { hostnameOf } from "../Auth/Sessions.js"
 import { compress, IMMUTABLE, respond as compressed } from "../Http/Compressed.js"
 import { loadAssets } from "./Assets.js"
 
 const NOT_BUILT = "The console is not built: run `npm install` (or `node scripts/build-console.mjs`) and restart."
-
-/** The host a browser reached us by, without the port: the wallet is on the same host, on its own port. */
-const hostname = (host: string | undefined) => {
-  if (host === undefined || !/^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host)) return "localhost"
-  return host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.replace(/:\d+$/, "")
-}
 
 /**
  * The page may talk only to this server and its wallet: the browser refuses anything else, so nothing the console
@@ -19,7 +14,8 @@ const hostname = (host: string | undefined) => {
  */
 const policy = (host: string | undefined, walletPort: number) => {
   const self = host !== undefined && /^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host) ? host : "localhost"
-  const wallet = `${hostname(host)}:${walletPort}`
+  // the wallet is on the host the browser reached us by, on its own port
+  const wallet = `${hostnameOf(self)}:${walletPort}`
   return [
     "default-src 'self'",
     `connect-src 'self' ws://${self} wss://${self} http://${wallet} https://${wallet}`,
@@ -50,29 +46,24 @@ export const ConsoleLive = HttpApiBuilder.Router.use((router) =>
       )
     )
 
-    const respond = (name: string | undefined, request: HttpServerRequest.HttpServerRequest) => {
+    const page = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+      const url = new URL(request.url, "http://x")
+      const name = url.pathname.replace(/^\/console\/?/, "")
+      const asset = name.includes("/") || name === "index.html" ? undefined : assets.get(name)
+      // a file name that is not one of ours is missing, not a page: a stale tab asking for an old bundle learns so
+      if (asset === undefined && name.includes(".")) return HttpServerResponse.text("not found", { status: 404 })
       const headers = {
         "x-content-type-options": "nosniff",
         "content-security-policy": policy(request.headers["host"], walletPort),
         "referrer-policy": "no-referrer"
       }
-      const asset = name === undefined ? undefined : assets.get(name)
-      const body = name === undefined ? undefined : encoded.get(name)
+      const body = encoded.get(name)
       if (asset !== undefined && body !== undefined) {
-        const versioned = new URL(request.url, "http://x").searchParams.get("v") === body.hash
-        const cacheControl = versioned ? IMMUTABLE : "no-cache"
+        const cacheControl = url.searchParams.get("v") === body.hash ? IMMUTABLE : "no-cache"
         return compressed(request, body, { contentType: asset.contentType, cacheControl, headers })
       }
       if (html === undefined) return HttpServerResponse.text(NOT_BUILT, { status: 503 })
       return compressed(request, html, { contentType: "text/html; charset=utf-8", cacheControl: "no-cache", headers })
-    }
-
-    const page = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-      const name = new URL(request.url, "http://x").pathname.replace(/^\/console\/?/, "")
-      const asset = name.includes("/") || name === "index.html" ? undefined : assets.get(name)
-      // a file name that is not one of ours is missing, not a page: a stale tab asking for an old bundle learns so
-      if (asset === undefined && name.includes(".")) return HttpServerResponse.text("not found", { status: 404 })
-      return respond(asset === undefined ? undefined : name, request)
     })
     yield* router.get("/", page)
     yield* router.get("/console", page)

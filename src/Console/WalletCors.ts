@@ -8,7 +8,7 @@ import { PublicUrl } from "../Identity/PublicUrl.js"
  * signed in by its session's cookie sends it here too (same host), with credentials, which only that origin may; the
  * cookie counts only with `X-Shoal-Console: 1`, a header no other page can get past this policy (src/Auth/Sessions.ts).
  */
-export const consoleCorsOptions = Effect.gen(function*() {
+export const ConsoleCorsLive = Layer.unwrapEffect(Effect.gen(function*() {
   const port = yield* Config.port("PORT").pipe(Config.withDefault(8080))
   const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
   const publicUrl = yield* PublicUrl
@@ -19,14 +19,12 @@ export const consoleCorsOptions = Effect.gen(function*() {
     `http://[::1]:${port}`,
     host.includes(":") ? `http://[${host}]:${port}` : `http://${host}:${port}`
   ])
-  return {
+  return HttpApiBuilder.middlewareCors({
     allowedOrigins: (origin: string) => origins.has(origin),
     allowedMethods: ["GET", "POST"],
     allowedHeaders: ["authorization", "content-type", "idempotency-key", "x-api-key", "x-shoal-console"],
     exposedHeaders: ["idempotent-replayed", "retry-after", "ratelimit-remaining"],
     credentials: true,
     maxAge: 600
-  }
-})
-
-export const ConsoleCorsLive = Layer.unwrapEffect(Effect.map(consoleCorsOptions, HttpApiBuilder.middlewareCors))
+  })
+}))

@@ -25,8 +25,10 @@ export const decodeCursor = (cursor: string): Effect.Effect<Position, Errors.Inv
   const text = Buffer.from(cursor, "base64url").toString("utf8")
   const [createdAt, id, ...rest] = text.split("|")
   if (createdAt === undefined || id === undefined || rest.length > 0 || !uuid.test(id)) return Effect.fail(invalid())
-  const at = new Date(createdAt)
-  if (Number.isNaN(at.getTime()) || at.toISOString() !== createdAt) return Effect.fail(invalid())
+  // an owner read's instant is to the microsecond (src/Accounts/OwnerReadsRepo.ts): checked as its millisecond
+  const millis = createdAt.replace(/^(.{23})\d{3}Z$/, "$1Z")
+  const at = new Date(millis)
+  if (Number.isNaN(at.getTime()) || at.toISOString() !== millis) return Effect.fail(invalid())
   return Effect.succeed({ createdAt, id })
 }
 
