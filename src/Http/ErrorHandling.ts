@@ -54,31 +54,6 @@ const nestedDeeperThan = (text: string, max: number): boolean => {
   return false
 }
 
-const tooDeep = () =>
-  errorResponse(
-    400,
-    "invalid_request",
-    `the request body is nested more than ${MAX_JSON_DEPTH} levels deep`
-  )
-
-/** Every schema decode failure (body, path, query, headers) through the one formatter: the field and the fix. */
-const decodeErrorResponse = (e: HttpApiDecodeError) => {
-  const { details, message } = ErrorDetails.formatDecodeIssues(e.issues)
-  return errorResponse(400, "invalid_request", message, details)
-}
-
-const requestErrorResponse = (e: HttpServerError.RequestError) => {
-  const cause = e.cause as { message?: string } | undefined
-  if (cause?.message === "maxBytes exceeded") return tooLarge()
-  return errorResponse(
-    400,
-    "invalid_request",
-    e.reason === "Decode"
-      ? "the request body is not valid JSON"
-      : "the request could not be read"
-  )
-}
-
 /** Turns every failure or defect into the contract's JSON error body, so no route answers with an empty 4xx/5xx. */
 export const toResponse = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function*() {
@@ -86,12 +61,19 @@ export const toResponse = (cause: Cause.Cause<unknown>) =>
     const candidates = [...Option.toArray(failure), ...Cause.defects(cause)]
     for (const e of candidates) {
       if (isApiError(e)) return apiErrorResponse(e)
-      if (e instanceof HttpApiDecodeError) return decodeErrorResponse(e)
+      if (e instanceof HttpApiDecodeError) {
+        // every schema decode failure (body, path, query, headers) through the one formatter: the field and the fix
+        const { details, message } = ErrorDetails.formatDecodeIssues(e.issues)
+        return errorResponse(400, "invalid_request", message, details)
+      }
       if (HttpServerError.isServerError(e)) {
         if (e._tag === "RouteNotFound") {
           return errorResponse(404, "not_found", `no route for ${e.request.method} ${e.request.url.split("?")[0]}`)
         }
-        if (e._tag === "RequestError") return requestErrorResponse(e)
+        if (e._tag === "RequestError") {
+          const message = e.reason === "Decode" ? "the request body is not valid JSON" : "the request could not be read"
+          return errorResponse(400, "invalid_request", message)
+        }
       }
       // the database down or too slow is not a bug in this request: 503, come back later
       const reason = unavailableReason(e)
@@ -138,7 +120,11 @@ export const guarded = (app: HttpApp.Default, request: HttpServerRequest.HttpSer
   // a failed read (the client went away) is a RequestError: the envelope maps it
   return Effect.flatMap(Effect.orDie(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES)), (body) => {
     if (body._tag === "TooLarge") return Effect.succeed(tooLarge())
-    if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return Effect.succeed(tooDeep())
+    if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) {
+      return Effect.succeed(
+        errorResponse(400, "invalid_request", `the request body is nested more than ${MAX_JSON_DEPTH} levels deep`)
+      )
+    }
     const inBody = nulFieldsInJson(body.text)
     if (inBody.length > 0) return Effect.succeed(nulResponse(inBody))
     const surrogates = surrogateFieldsInJson(body.text)
