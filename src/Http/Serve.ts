@@ -15,7 +15,7 @@ import { withWriteAdmission, WriteAdmission } from "../Edge/WriteAdmission.js"
 import { httpTracing } from "../Metrics/Tracing.js"
 import { ApiMiddlewareLive } from "./ApiMiddleware.js"
 import { DocsLive } from "./Docs.js"
-import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
+import { createHoldingServer, serverDefaults } from "./HoldingServer.js"
 import { OpenApiLive } from "./OpenApiRoute.js"
 
 const serverServices = [
@@ -116,16 +116,14 @@ export const listen = (name: string, portVariable: string, defaultPort: number) 
   Layer.unwrapEffect(Effect.gen(function*() {
     const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
     const port = yield* Config.port(portVariable).pipe(Config.withDefault(defaultPort))
-    const timeouts = {
-      headersTimeoutMs: yield* millis("HTTP_HEADERS_TIMEOUT", defaultTimeouts.headersTimeoutMs),
-      requestTimeoutMs: yield* millis("HTTP_REQUEST_TIMEOUT", defaultTimeouts.requestTimeoutMs),
-      handlerTimeoutMs: yield* millis("HTTP_HANDLER_TIMEOUT", defaultTimeouts.handlerTimeoutMs)
-    }
-    const limits = {
+    const options = {
+      headersTimeoutMs: yield* millis("HTTP_HEADERS_TIMEOUT", serverDefaults.headersTimeoutMs),
+      requestTimeoutMs: yield* millis("HTTP_REQUEST_TIMEOUT", serverDefaults.requestTimeoutMs),
+      handlerTimeoutMs: yield* millis("HTTP_HANDLER_TIMEOUT", serverDefaults.handlerTimeoutMs),
       maxConnections: yield* Config.integer("HTTP_MAX_CONNECTIONS").pipe(
-        Config.withDefault(defaultLimits.maxConnections)
+        Config.withDefault(serverDefaults.maxConnections)
       ),
-      keepAliveTimeoutMs: yield* millis("HTTP_KEEP_ALIVE_TIMEOUT", defaultLimits.keepAliveTimeoutMs)
+      keepAliveTimeoutMs: yield* millis("HTTP_KEEP_ALIVE_TIMEOUT", serverDefaults.keepAliveTimeoutMs)
     }
     const backlog = yield* Config.integer("HTTP_LISTEN_BACKLOG").pipe(Config.withDefault(defaultListenBacklog))
     const edge = Option.getOrUndefined(yield* Effect.serviceOption(ConnectionGate))
@@ -133,7 +131,7 @@ export const listen = (name: string, portVariable: string, defaultPort: number) 
     const server = Layer.scoped(
       HttpServer.HttpServer,
       Effect.gen(function*() {
-        const node = createHoldingServer(timeouts, limits, edge?.strike)
+        const node = createHoldingServer(options, edge?.strike)
         const gate = edge?.install(node, backlog)
         const server = yield* NodeHttpServer.make(() => node, { host, port, backlog })
         // added after the server's own close, so it runs before it (src/Edge/ConnectionGate.ts)
