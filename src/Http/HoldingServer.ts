@@ -102,13 +102,11 @@ const answerInTime = (server: Server, ms: number) => {
   }
 }
 
-type Wire = readonly [code: string, status: number]
-
 /** a protocol violation from a client address, for whoever keeps count */
 export type Strike = (address: string | undefined) => void
 
 /** What node's parser or timers report, as the contract's error (Errors.ts has the codes). */
-const clientErrorFor = (code: string | undefined): readonly [Wire, string] => {
+const clientErrorFor = (code: string | undefined): readonly [readonly [code: string, status: number], string] => {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
       return [Errors.errorCodes.HeadersTooLarge, "the request headers are larger than the server accepts (16 KB)"]
