@@ -12,21 +12,20 @@ import { Supervisor } from "./Supervisor.js"
 /** However slow the database, `/health` answers within this. */
 const deadline = Duration.seconds(1)
 
-const down = (e: unknown) =>
-  Effect.zipRight(
+const down = (e: unknown) => {
+  const reason = unavailableReason(e)
+  const message = reason === "timeout"
+    ? `the database did not answer within ${Duration.format(deadline)}`
+    : reason === "unreachable"
+    ? describeReason(reason)
+    : "the database failed to answer"
+  return Effect.zipRight(
     HttpApp.appendPreResponseHandler((_req, res) =>
       Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(retryAfterSeconds)))
     ),
-    Effect.suspend(() => {
-      const reason = unavailableReason(e)
-      const message = reason === "timeout"
-        ? `the database did not answer within ${Duration.format(deadline)}`
-        : reason === "unreachable"
-        ? describeReason(reason)
-        : "the database failed to answer"
-      return Effect.fail(new Errors.Unavailable({ message, details: { database: "down", reason: reason ?? "error" } }))
-    })
+    new Errors.Unavailable({ message, details: { database: "down", reason: reason ?? "error" } })
   )
+}
 
 /**
  * `/health` answers 200 only while the database answers, and 503 saying why within a second when it does not. It

@@ -108,17 +108,6 @@ export class AdmissionQueue {
     }
   }
 
-  /**
-   * A request that can run at once without overtaking anyone takes a slot (`release` it when done); otherwise
-   * nothing changes (no queue place, no count): for a caller that has another path to queue on.
-   */
-  tryRun(): boolean {
-    if (this.live > 0 || this.inFlight >= this.slots()) return false
-    this.inFlight++
-    this.admittedCount++
-    return true
-  }
-
   /** A running request finished at `now`: its slot goes to the next waiter still in time, if any. */
   release(now: number): void {
     // releases while every slot is taken pace the queue: their mean interval (a moving average) is what one place

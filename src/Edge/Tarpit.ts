@@ -1,4 +1,5 @@
 import type { Socket } from "node:net"
+import { AddressCap } from "./AddressCap.js"
 import type { Strikes } from "./PenaltyBox.js"
 
 const ignore = () => {}
@@ -11,22 +12,24 @@ const ignore = () => {}
  * (a client that reconnects at once then loops on connect and reset).
  */
 export class Tarpit {
-  private readonly heldPer = new Map<string, number>()
   private readonly held = new Set<Socket>()
+  private readonly cap: AddressCap | undefined
 
-  constructor(private readonly strikes: Strikes, private readonly perIp: number) {}
+  constructor(private readonly strikes: Strikes, perIp: number) {
+    this.cap = perIp > 0 ? new AddressCap(perIp) : undefined
+  }
 
   /** Whether `socket` is kept from the server, held or reset; false when its address is not boxed. */
   takes(socket: Socket): boolean {
     const address = socket.remoteAddress ?? ""
     const left = address === "" ? 0 : this.strikes.boxedFor(address)
     if (left === 0) return false
-    const count = this.heldPer.get(address) ?? 0
-    if (this.strikes.options.mode === "refuse" || (this.perIp > 0 && count >= this.perIp)) {
+    if (this.strikes.options.mode === "refuse") {
       socket.destroy()
       return true
     }
-    this.heldPer.set(address, count + 1)
+    // past the address's cap, reset
+    if (this.cap !== undefined && !this.cap.admits(socket)) return true
     this.held.add(socket)
     socket.on("error", ignore)
     const timer = setTimeout(() => socket.destroy(), left)
@@ -34,9 +37,6 @@ export class Tarpit {
     socket.once("close", () => {
       clearTimeout(timer)
       this.held.delete(socket)
-      const rest = (this.heldPer.get(address) ?? 1) - 1
-      if (rest <= 0) this.heldPer.delete(address)
-      else this.heldPer.set(address, rest)
     })
     return true
   }

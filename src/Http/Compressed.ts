@@ -36,10 +36,8 @@ export const compress = (body: Uint8Array | string): Compressed => {
   }
 }
 
-type Encoding = "br" | "gzip" | "identity"
-
 /** The best encoding the client accepts (`q=0` refuses one); identity when it names none. */
-export const negotiate = (accept: string | undefined): Encoding => {
+export const negotiate = (accept: string | undefined): "br" | "gzip" | "identity" => {
   if (accept === undefined) return "identity"
   const allowed = new Map<string, number>()
   for (const part of accept.toLowerCase().split(",")) {

@@ -12,12 +12,8 @@ export class DependencyUnavailable extends Data.TaggedError("DependencyUnavailab
   readonly cause?: unknown
 }> {
   override get message() {
-    return describeDependency(this)
+    return this.reason === "timeout"
+      ? `the ${this.dependency} did not answer in time`
+      : `the ${this.dependency} is unreachable`
   }
 }
-
-export const isDependencyUnavailable = (u: unknown): u is DependencyUnavailable =>
-  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "DependencyUnavailable"
-
-export const describeDependency = (e: DependencyUnavailable) =>
-  e.reason === "timeout" ? `the ${e.dependency} did not answer in time` : `the ${e.dependency} is unreachable`

@@ -1,7 +1,6 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Errors } from "@shoal/domain"
-import { describeReason, type Reason, retryAfterSeconds } from "../Database/Unavailable.js"
-import { type DependencyUnavailable, describeDependency } from "./DependencyUnavailable.js"
+import { retryAfterSeconds } from "../Database/Unavailable.js"
 
 /** The contract's error body, for errors written outside HttpApi's encoder. */
 export const errorResponse = (
@@ -24,22 +23,15 @@ export const apiErrorResponse = (e: Errors.ApiError) => {
   return errorResponse(status, code, e.message, e.details)
 }
 
-/** 503 `unavailable` for a request that met the database down or past its deadline; details say which. */
-export const unavailableResponse = (reason: Reason) =>
+/**
+ * 503 `unavailable` for a request that met the database, or a dependency of this process (the wallet over RPC), down
+ * or past its deadline; details say which and why.
+ */
+export const unavailableResponse = (message: string, details: Record<string, string>) =>
   errorResponse(
     503,
     "unavailable",
-    `${describeReason(reason)}; retry after ${retryAfterSeconds} s`,
-    { database: "down", reason },
-    { "retry-after": String(retryAfterSeconds) }
-  )
-
-/** The same 503 for a dependency of this process (the wallet over RPC) that is down; details name it. */
-export const dependencyUnavailableResponse = (e: DependencyUnavailable) =>
-  errorResponse(
-    503,
-    "unavailable",
-    `${describeDependency(e)}; retry after ${retryAfterSeconds} s`,
-    { [e.dependency]: "down", reason: e.reason },
+    `${message}; retry after ${retryAfterSeconds} s`,
+    details,
     { "retry-after": String(retryAfterSeconds) }
   )

@@ -1,19 +1,13 @@
-import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
+import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMethod from "@effect/platform/HttpMethod"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { ErrorDetails } from "@shoal/domain"
 import { Cause, Effect, Option } from "effect"
-import { unavailableReason } from "../Database/Unavailable.js"
-import { isDependencyUnavailable } from "./DependencyUnavailable.js"
-import {
-  apiErrorResponse,
-  dependencyUnavailableResponse,
-  errorResponse,
-  isApiError,
-  unavailableResponse
-} from "./ErrorEnvelope.js"
+import { describeReason, unavailableReason } from "../Database/Unavailable.js"
+import { DependencyUnavailable } from "./DependencyUnavailable.js"
+import { apiErrorResponse, errorResponse, isApiError, unavailableResponse } from "./ErrorEnvelope.js"
 import {
   declaresBody,
   isJsonMediaType,
@@ -26,7 +20,7 @@ import {
   withBody
 } from "./RequestChecks.js"
 
-export const MAX_BODY_BYTES = 1024 * 1024
+const MAX_BODY_BYTES = 1024 * 1024
 
 const tooLarge = () =>
   // the rest of the body is not read: close the connection so the client sees this answer, not a reset
@@ -41,10 +35,10 @@ const tooLarge = () =>
   )
 
 /** Deeper JSON is refused before decoding: no request needs it, and decoding it overflowed the stack. */
-export const MAX_JSON_DEPTH = 64
+const MAX_JSON_DEPTH = 64
 
 /** Whether `text`, read as JSON, opens more than `max` arrays or objects inside each other (strings skipped). */
-export const nestedDeeperThan = (text: string, max: number): boolean => {
+const nestedDeeperThan = (text: string, max: number): boolean => {
   let depth = 0
   let inString = false
   for (let i = 0; i < text.length; i++) {
@@ -60,34 +54,6 @@ export const nestedDeeperThan = (text: string, max: number): boolean => {
   return false
 }
 
-const tooDeep = () =>
-  errorResponse(
-    400,
-    "invalid_request",
-    `the request body is nested more than ${MAX_JSON_DEPTH} levels deep`
-  )
-
-const isDecodeError = (u: unknown): u is HttpApiDecodeError =>
-  typeof u === "object" && u !== null && (u as { _tag?: string })._tag === "HttpApiDecodeError"
-
-/** Every schema decode failure (body, path, query, headers) through the one formatter: the field and the fix. */
-const decodeErrorResponse = (e: HttpApiDecodeError) => {
-  const { details, message } = ErrorDetails.formatDecodeIssues(e.issues)
-  return errorResponse(400, "invalid_request", message, details)
-}
-
-const requestErrorResponse = (e: HttpServerError.RequestError) => {
-  const cause = e.cause as { message?: string } | undefined
-  if (cause?.message === "maxBytes exceeded") return tooLarge()
-  return errorResponse(
-    400,
-    "invalid_request",
-    e.reason === "Decode"
-      ? "the request body is not valid JSON"
-      : "the request could not be read"
-  )
-}
-
 /** Turns every failure or defect into the contract's JSON error body, so no route answers with an empty 4xx/5xx. */
 export const toResponse = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function*() {
@@ -95,22 +61,29 @@ export const toResponse = (cause: Cause.Cause<unknown>) =>
     const candidates = [...Option.toArray(failure), ...Cause.defects(cause)]
     for (const e of candidates) {
       if (isApiError(e)) return apiErrorResponse(e)
-      if (isDecodeError(e)) return decodeErrorResponse(e)
+      if (e instanceof HttpApiDecodeError) {
+        // every schema decode failure (body, path, query, headers) through the one formatter: the field and the fix
+        const { details, message } = ErrorDetails.formatDecodeIssues(e.issues)
+        return errorResponse(400, "invalid_request", message, details)
+      }
       if (HttpServerError.isServerError(e)) {
         if (e._tag === "RouteNotFound") {
           return errorResponse(404, "not_found", `no route for ${e.request.method} ${e.request.url.split("?")[0]}`)
         }
-        if (e._tag === "RequestError") return requestErrorResponse(e)
+        if (e._tag === "RequestError") {
+          const message = e.reason === "Decode" ? "the request body is not valid JSON" : "the request could not be read"
+          return errorResponse(400, "invalid_request", message)
+        }
       }
       // the database down or too slow is not a bug in this request: 503, come back later
       const reason = unavailableReason(e)
       if (reason !== undefined) {
         yield* Effect.logWarning("database unavailable", cause)
-        return unavailableResponse(reason)
+        return unavailableResponse(describeReason(reason), { database: "down", reason })
       }
-      if (isDependencyUnavailable(e)) {
+      if (e instanceof DependencyUnavailable) {
         yield* Effect.logWarning(`${e.dependency} unavailable`, cause)
-        return dependencyUnavailableResponse(e)
+        return unavailableResponse(e.message, { [e.dependency]: "down", reason: e.reason })
       }
     }
     yield* Effect.logError("unhandled failure", cause)
@@ -118,16 +91,19 @@ export const toResponse = (cause: Cause.Cause<unknown>) =>
   })
 
 /** How much of a body past the limit is read and dropped so the 413 reaches the client (see `readBody`). */
-export const DRAIN_BYTES = 8 * MAX_BODY_BYTES
+const DRAIN_BYTES = 8 * MAX_BODY_BYTES
 
 /**
- * The body, read here once for every route: refused if it is not JSON (415) or too large (413, also when chunked)
- * or too deep (400); NUL characters are refused in it and in the URL (400 naming the field: PostgreSQL text
- * cannot hold them, and checking here, not per field schema, covers every string of every future route). An
- * empty body is the empty JSON body whatever its declared type (HttpApi's multipart parser
- * would wait forever for an empty one). No generator: most requests take one of the early returns.
+ * `app` behind the body's checks, read here once for every route (src/Http/ApiMiddleware.ts puts the error envelope
+ * around it): refused if it is not JSON (415) or too large (413, also when chunked; a declared length past the
+ * limit before anything is read) or too deep (400); NUL characters are refused in it and in the URL (400 naming the
+ * field: PostgreSQL text cannot hold them, and checking here, not per field schema, covers every string of every
+ * future route). An empty body is the empty JSON body whatever its declared type (HttpApi's multipart parser would
+ * wait forever for an empty one). No generator: most requests take one of the early returns.
  */
-const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest): HttpApp.Default => {
+export const guarded = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest): HttpApp.Default => {
+  const length = request.headers["content-length"]
+  if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Effect.succeed(tooLarge())
   const inUrl = nulFieldsInUrl(request.url)
   if (inUrl.length > 0) return Effect.succeed(nulResponse(inUrl))
   // the hot path (GET, DELETE …) goes straight on
@@ -144,25 +120,15 @@ const checked = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequ
   // a failed read (the client went away) is a RequestError: the envelope maps it
   return Effect.flatMap(Effect.orDie(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES)), (body) => {
     if (body._tag === "TooLarge") return Effect.succeed(tooLarge())
-    if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) return Effect.succeed(tooDeep())
+    if (nestedDeeperThan(body.text, MAX_JSON_DEPTH)) {
+      return Effect.succeed(
+        errorResponse(400, "invalid_request", `the request body is nested more than ${MAX_JSON_DEPTH} levels deep`)
+      )
+    }
     const inBody = nulFieldsInJson(body.text)
     if (inBody.length > 0) return Effect.succeed(nulResponse(inBody))
     const surrogates = surrogateFieldsInJson(body.text)
     if (surrogates.length > 0) return Effect.succeed(nulResponse(surrogates))
     return Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.text, asJson))
   })
-}
-
-/** A failure or defect as the contract's JSON error (interruption stays one): what every route answers for it. */
-export const answerFailure = <E>(cause: Cause.Cause<E>) =>
-  Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : toResponse(cause)
-
-/**
- * `app` behind the body's size, type and nesting limits (src/Http/ApiMiddleware.ts puts the error envelope around
- * it): a declared length past the limit is answered 413 before anything is read.
- */
-export const guarded = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest): HttpApp.Default => {
-  const length = request.headers["content-length"]
-  if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Effect.succeed(tooLarge())
-  return checked(app, request)
 }

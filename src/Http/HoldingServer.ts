@@ -4,23 +4,24 @@ import { createServer, type Server, STATUS_CODES } from "node:http"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 
-export interface ServerTimeouts {
+export interface ServerOptions {
   /** a client must have sent its whole request head within this many ms (408 after) */
   readonly headersTimeoutMs: number
   /** …and its whole request, body included, within this many ms (408 after) */
   readonly requestTimeoutMs: number
   /** a request not answered within this many ms gets a JSON 503 (0: never) */
   readonly handlerTimeoutMs: number
-}
-
-export interface ServerLimits {
   /** open connections at most (reset past it); 0: no cap */
   readonly maxConnections: number
   /** an idle keep-alive connection is closed after this many ms */
   readonly keepAliveTimeoutMs: number
 }
 
-export const defaultLimits: ServerLimits = {
+/** Node's defaults are 60 s / 300 s, checked every 30 s: a client dripping its headers held a socket ~90 s. */
+export const serverDefaults: ServerOptions = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  handlerTimeoutMs: 30_000,
   maxConnections: 10_000,
   keepAliveTimeoutMs: 5_000
 }
@@ -54,13 +55,6 @@ const capConnections = (server: Server, total: number) => {
     open++
     socket.once("close", keepOnUpgrade(() => void open--))
   })
-}
-
-/** Node's defaults are 60 s / 300 s, checked every 30 s: a client dripping its headers held a socket ~90 s. */
-export const defaultTimeouts: ServerTimeouts = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  handlerTimeoutMs: 30_000
 }
 
 /**
@@ -108,13 +102,11 @@ const answerInTime = (server: Server, ms: number) => {
   }
 }
 
-type Wire = readonly [code: string, status: number]
-
 /** a protocol violation from a client address, for whoever keeps count */
 export type Strike = (address: string | undefined) => void
 
 /** What node's parser or timers report, as the contract's error (Errors.ts has the codes). */
-const clientErrorFor = (code: string | undefined): readonly [Wire, string] => {
+const clientErrorFor = (code: string | undefined): readonly [readonly [code: string, status: number], string] => {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
       return [Errors.errorCodes.HeadersTooLarge, "the request headers are larger than the server accepts (16 KB)"]
@@ -168,23 +160,19 @@ const onClientError = (
  * slow clients, and errors node answers itself carry the JSON envelope. `strike` is told the address of each
  * client answered 408 (the penalty box's, when the edge has one).
  */
-export const createHoldingServer = (
-  timeouts: ServerTimeouts = defaultTimeouts,
-  limits: ServerLimits = defaultLimits,
-  strike?: Strike
-) => {
+export const createHoldingServer = (options: ServerOptions = serverDefaults, strike?: Strike) => {
   const server = createServer({
-    headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
-    requestTimeout: timeouts.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    headersTimeout: Math.min(options.headersTimeoutMs, options.requestTimeoutMs),
+    requestTimeout: options.requestTimeoutMs,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
     // how often node looks for connections past those timeouts (30 s by default, which makes 10 s up to 40)
-    connectionsCheckingInterval: Math.max(100, Math.min(1_000, timeouts.headersTimeoutMs / 4))
+    connectionsCheckingInterval: Math.max(100, Math.min(1_000, options.headersTimeoutMs / 4))
   })
-  if (limits.maxConnections > 0) capConnections(server, limits.maxConnections)
+  if (options.maxConnections > 0) capConnections(server, options.maxConnections)
   // each socket's latest response, for onClientError: what Node's own handler reads from a private field
   const responses = new WeakMap<Duplex, ServerResponse>()
   server.on("clientError", onClientError(strike, responses))
-  const timed = timeouts.handlerTimeoutMs > 0 ? answerInTime(server, timeouts.handlerTimeoutMs) : undefined
+  const timed = options.handlerTimeoutMs > 0 ? answerInTime(server, options.handlerTimeoutMs) : undefined
   // one listener for both (each listener of "request" is a call, and more than one a copy of the list, per request)
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     responses.set(req.socket, res)

@@ -8,21 +8,26 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpPlatform from "@effect/platform/HttpPlatform"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
-import { Config, Context, Data, Duration, Effect, Layer, Option, Scope } from "effect"
+import { Config, Context, Data, Effect, Layer, Option, Scope } from "effect"
 import { ConnectionGate } from "../Edge/ConnectionGate.js"
+import { millis } from "../Edge/Switch.js"
 import { withWriteAdmission, WriteAdmission } from "../Edge/WriteAdmission.js"
 import { httpTracing } from "../Metrics/Tracing.js"
 import { ApiMiddlewareLive } from "./ApiMiddleware.js"
 import { DocsLive } from "./Docs.js"
-import { createHoldingServer, defaultLimits, defaultTimeouts } from "./HoldingServer.js"
+import { createHoldingServer, serverDefaults } from "./HoldingServer.js"
 import { OpenApiLive } from "./OpenApiRoute.js"
 
-/**
- * One HttpApi as an app over whatever HttpServer is provided: its groups, extra routes (`Router.use` layers such as
- * the event socket), `/openapi.json`, `/docs` and the error envelope. Fresh, because HttpApiBuilder keeps its
- * router in a shared tag: two APIs in one process each need their own router, or both would answer on both ports.
- * The services the groups call come from outside, so both APIs share one of each.
- */
+const serverServices = [
+  HttpServer.HttpServer,
+  HttpPlatform.HttpPlatform,
+  Etag.Generator,
+  FileSystem.FileSystem,
+  Path.Path,
+  Scope.Scope
+] as const
+type ServerService = (typeof serverServices)[number]
+
 /**
  * `HttpApiBuilder.serve()`, except that each request starts from a small context: only the server's own services.
  * Node's handler forks every request from the context the server was started in, and Effect copies that whole
@@ -36,25 +41,16 @@ const serveLean = () =>
     const admission = Option.flatMapNullable(yield* Effect.serviceOption(WriteAdmission), (a) => a.queue)
     const app = withWriteAdmission(Option.getOrUndefined(admission), yield* HttpApiBuilder.httpApp)
     const server = yield* HttpServer.HttpServer
-    const context = yield* Effect.context<
-      | HttpServer.HttpServer
-      | HttpPlatform.HttpPlatform
-      | Etag.Generator
-      | FileSystem.FileSystem
-      | Path.Path
-      | Scope.Scope
-    >()
-    const lean = Context.pick(
-      HttpServer.HttpServer,
-      HttpPlatform.HttpPlatform,
-      Etag.Generator,
-      FileSystem.FileSystem,
-      Path.Path,
-      Scope.Scope
-    )(context)
+    const lean = Context.pick(...serverServices)(yield* Effect.context<Context.Tag.Identifier<ServerService>>())
     yield* Effect.mapInputContext(server.serve(app), (_: Context.Context<never>) => lean)
   })).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
 
+/**
+ * One HttpApi as an app over whatever HttpServer is provided: its groups, extra routes (`Router.use` layers such as
+ * the event socket), `/openapi.json`, `/docs` and the error envelope. Fresh, because HttpApiBuilder keeps its
+ * router in a shared tag: two APIs in one process each need their own router, or both would answer on both ports.
+ * The services the groups call come from outside, so both APIs share one of each.
+ */
 export const apiApp = <
   Id extends string,
   Groups extends HttpApiGroup.HttpApiGroup.Any,
@@ -120,37 +116,24 @@ export const listen = (name: string, portVariable: string, defaultPort: number) 
   Layer.unwrapEffect(Effect.gen(function*() {
     const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
     const port = yield* Config.port(portVariable).pipe(Config.withDefault(defaultPort))
-    const headers = yield* Config.duration("HTTP_HEADERS_TIMEOUT").pipe(
-      Config.withDefault(Duration.millis(defaultTimeouts.headersTimeoutMs))
-    )
-    const request = yield* Config.duration("HTTP_REQUEST_TIMEOUT").pipe(
-      Config.withDefault(Duration.millis(defaultTimeouts.requestTimeoutMs))
-    )
-    const handler = yield* Config.duration("HTTP_HANDLER_TIMEOUT").pipe(
-      Config.withDefault(Duration.millis(defaultTimeouts.handlerTimeoutMs))
-    )
-    const maxConnections = yield* Config.integer("HTTP_MAX_CONNECTIONS").pipe(
-      Config.withDefault(defaultLimits.maxConnections)
-    )
-    const keepAlive = yield* Config.duration("HTTP_KEEP_ALIVE_TIMEOUT").pipe(
-      Config.withDefault(Duration.millis(defaultLimits.keepAliveTimeoutMs))
-    )
-    const backlog = yield* Config.integer("HTTP_LISTEN_BACKLOG").pipe(Config.withDefault(defaultListenBacklog))
-    const limits = { maxConnections, keepAliveTimeoutMs: Duration.toMillis(keepAlive) }
-    const timeouts = {
-      headersTimeoutMs: Duration.toMillis(headers),
-      requestTimeoutMs: Duration.toMillis(request),
-      handlerTimeoutMs: Duration.toMillis(handler)
+    const options = {
+      headersTimeoutMs: yield* millis("HTTP_HEADERS_TIMEOUT", serverDefaults.headersTimeoutMs),
+      requestTimeoutMs: yield* millis("HTTP_REQUEST_TIMEOUT", serverDefaults.requestTimeoutMs),
+      handlerTimeoutMs: yield* millis("HTTP_HANDLER_TIMEOUT", serverDefaults.handlerTimeoutMs),
+      maxConnections: yield* Config.integer("HTTP_MAX_CONNECTIONS").pipe(
+        Config.withDefault(serverDefaults.maxConnections)
+      ),
+      keepAliveTimeoutMs: yield* millis("HTTP_KEEP_ALIVE_TIMEOUT", serverDefaults.keepAliveTimeoutMs)
     }
+    const backlog = yield* Config.integer("HTTP_LISTEN_BACKLOG").pipe(Config.withDefault(defaultListenBacklog))
     const edge = Option.getOrUndefined(yield* Effect.serviceOption(ConnectionGate))
-    const options = { host, port, backlog }
     // NodeHttpServer.layer, with the edge's gate put in front of the server it listens on
     const server = Layer.scoped(
       HttpServer.HttpServer,
       Effect.gen(function*() {
-        const node = createHoldingServer(timeouts, limits, edge?.strike)
+        const node = createHoldingServer(options, edge?.strike)
         const gate = edge?.install(node, backlog)
-        const server = yield* NodeHttpServer.make(() => node, options)
+        const server = yield* NodeHttpServer.make(() => node, { host, port, backlog })
         // added after the server's own close, so it runs before it (src/Edge/ConnectionGate.ts)
         if (gate !== undefined) yield* Effect.addFinalizer(() => gate.close)
         return server

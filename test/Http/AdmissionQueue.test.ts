@@ -173,20 +173,4 @@ describe("AdmissionQueue", () => {
     }
     expect([...seen]).toEqual([64])
   })
-
-  it("tryRun takes a free slot when no one waits, and otherwise changes nothing", () => {
-    const { arrive, queue } = setup()
-    expect(queue.tryRun()).toBe(true)
-    expect(queue.tryRun()).toBe(true)
-    expect(queue.tryRun()).toBe(false)
-    arrive(0)
-    queue.release(5)
-    // the slot went to the waiter: one is free for no one, as the queue is empty again
-    expect(queue.stats()).toMatchObject({ inFlight: 2, queued: 0, admitted: 3 })
-    queue.release(6)
-    expect(queue.tryRun()).toBe(true)
-    arrive(7)
-    queue.release(8)
-    expect(queue.stats()).toMatchObject({ inFlight: 2, queued: 0, admitted: 5, shed: 0 })
-  })
 })

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net"
 import * as Net from "node:net"
 import { gate } from "../../src/Edge/ConnectionGate.js"
 import { defaultPenalty, type PenaltyOptions, Strikes } from "../../src/Edge/PenaltyBox.js"
-import { createHoldingServer, defaultLimits, defaultTimeouts } from "../../src/Http/HoldingServer.js"
+import { createHoldingServer, serverDefaults } from "../../src/Http/HoldingServer.js"
 
 /** A box on a hand-driven clock. */
 const boxAt = (options: Partial<PenaltyOptions> = {}) => {
@@ -84,7 +84,7 @@ describe("the penalty box's bookkeeping", () => {
 
 /** A holding server behind a gate with `strikes` and a cap of 5 per address, answering every request 200. */
 const serve = async (strikes: Strikes) => {
-  const server = createHoldingServer(defaultTimeouts, defaultLimits, (address) => strikes.strike(address))
+  const server = createHoldingServer(serverDefaults, (address) => strikes.strike(address))
   const front = gate(server, { perIp: 5, strikes })
   server.on("request", (_req, res) => res.writeHead(200, { "content-length": 2 }).end("ok"))
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -165,8 +165,7 @@ describe("a boxed address's connections", () => {
   it("a 408 for a slow request is a strike against its address", async () => {
     const { strikes } = boxAt({ threshold: 1 })
     const server = createHoldingServer(
-      { ...defaultTimeouts, headersTimeoutMs: 200, requestTimeoutMs: 200 },
-      defaultLimits,
+      { ...serverDefaults, headersTimeoutMs: 200, requestTimeoutMs: 200 },
       (address) => strikes.strike(address)
     )
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
