@@ -64,7 +64,6 @@ import { RevocationsLive } from "./Realtime/Revocations.js"
 import { SweeperLive } from "./Realtime/Sweeper.js"
 import { Deliveries } from "./Realtime/Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Realtime/Webhooks/Secrets.js"
-import { TestDelivery } from "./Realtime/Webhooks/TestDelivery.js"
 import { WebhookWorkerLive } from "./Realtime/Webhooks/Worker.js"
 import { WebSocketLive } from "./Realtime/WebSocket.js"
 import { Relay } from "./Relay.js"
@@ -131,7 +130,6 @@ export const Services = Layer.mergeAll(
   Events.Default,
   Deliveries.Default,
   WebhookSecrets.Default,
-  TestDelivery.Default.pipe(Layer.provide(WebhookSecrets.Default)),
   // the event socket's sessions, behind its route
   EventSocket.Default,
   Wallet.Default,

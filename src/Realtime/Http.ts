@@ -6,14 +6,12 @@ import { withOnly } from "../Http/LeanContext.js"
 import { Events } from "./Events.js"
 import { Deliveries } from "./Webhooks/Deliveries.js"
 import { WebhookSecrets } from "./Webhooks/Secrets.js"
-import { TestDelivery } from "./Webhooks/TestDelivery.js"
 
 export const EventsHttpLive = HttpApiBuilder.group(ShoalApi, "events", (handlers) =>
   Effect.gen(function*() {
     const events = yield* Events
     const deliveries = yield* Deliveries
     const secrets = yield* WebhookSecrets
-    const tests = yield* TestDelivery
     return handlers
       .handle("poll", ({ urlParams }) =>
         Effect.flatMap(Auth.CurrentUser, (caller) =>
@@ -36,9 +34,9 @@ export const EventsHttpLive = HttpApiBuilder.group(ShoalApi, "events", (handlers
             )
           ))
       .handle("testWebhook", () =>
-        Effect.flatMap(Auth.CurrentUser, tests.send))
+        Effect.flatMap(Auth.CurrentUser, deliveries.test))
       .handle("rotateWebhookSecret", () =>
         Effect.flatMap(Auth.CurrentUser, (caller) => secrets.rotate(caller.id)).pipe(
           Effect.map((secret) => new Api.WebhookSecret({ status: "success", secret }))
         ))
-  })).pipe(withOnly(Events, Deliveries, WebhookSecrets, TestDelivery, Auth.Authentication))
+  })).pipe(withOnly(Events, Deliveries, WebhookSecrets, Auth.Authentication))

@@ -1,8 +1,7 @@
 import { Clock, Config, Duration, Effect, Layer } from "effect"
 import { EventsChannel } from "../Realtime/EventsRepo.js"
 import { Notifier } from "../Realtime/Notifier.js"
-import { post } from "../Realtime/Webhooks/Sender.js"
-import { UrlGuard } from "../Realtime/Webhooks/UrlGuard.js"
+import { WebhookSender } from "../Realtime/Webhooks/Sender.js"
 import { RETRY_DELAYS } from "../Realtime/Webhooks/Worker.js"
 import { Relay } from "../Relay.js"
 import { Supervisor } from "../Supervisor.js"
@@ -26,17 +25,16 @@ export const RelayPusherLive = Layer.scopedDiscard(
     if (!(yield* Config.boolean("WEBHOOK_WORKER").pipe(Config.withDefault(true)))) return
     const repo = yield* RelayRepo
     const relay = yield* Relay
-    const guard = yield* UrlGuard
+    const sender = yield* WebhookSender
     const supervisor = yield* Supervisor
     const signals = yield* (yield* Notifier).subscribe(EventsChannel)
-    const timeout = yield* Config.duration("WEBHOOK_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
     // one page of events, each bounded by the timeout, fits in the lease
-    const leaseMs = Duration.toMillis(timeout) * 10 + 30_000
+    const leaseMs = Duration.toMillis(sender.timeout) * 10 + 30_000
 
     const deliver = (r: PushClaim) =>
       Effect.gen(function*() {
         const url = r.webhookUrl!
-        const verdict = yield* guard.check(url)
+        const verdict = yield* sender.check(url)
         let error: string | null = verdict.ok ? null : `refused: ${verdict.reason}`
         let delivered = 0
         if (error === null) {
@@ -44,12 +42,9 @@ export const RelayPusherLive = Layer.scopedDiscard(
           for (const event of page.events) {
             const body = JSON.stringify(event)
             const at = yield* Clock.currentTimeMillis
-            const outcome = yield* post(url, pushHeaders(r.webhookSecret, at, body), body, {
-              allowPrivate: guard.allowPrivate,
-              timeout
-            })
-            if (outcome.status === null || outcome.status < 200 || outcome.status >= 300) {
-              error = outcome.error ?? `HTTP ${outcome.status}`
+            const outcome = yield* sender.send(url, pushHeaders(r.webhookSecret, at, body), body)
+            if (!outcome.ok) {
+              error = outcome.error
               break
             }
             yield* repo.advance(r.id, event.payload._meta.cursor)
@@ -83,4 +78,4 @@ export const RelayPusherLive = Layer.scopedDiscard(
 
     yield* Effect.forkScoped(supervisor.forever("relay", "pusher", round))
   })
-).pipe(Layer.provide([RelayRepo.Default, UrlGuard.Default]))
+).pipe(Layer.provide([RelayRepo.Default, WebhookSender.Default]))

@@ -1,15 +1,20 @@
 import { Errors, Events, Ids } from "@shoal/domain"
 import { Clock, Effect, Option, Schema } from "effect"
+import { randomBytes } from "node:crypto"
 import { EventsRepo, WebhooksChannel } from "../EventsRepo.js"
 import { DeliveriesRepo } from "./DeliveriesRepo.js"
+import { WebhookSecrets } from "./Secrets.js"
+import { WebhookSender } from "./Sender.js"
 
 const isDeliveryId = Schema.is(Ids.DeliveryId)
 
-/** The caller's webhook deliveries with every attempt, and manual redelivery. */
+/** The caller's webhook deliveries with every attempt, manual redelivery, and a test delivery on demand. */
 export class Deliveries extends Effect.Service<Deliveries>()("Webhooks/Deliveries", {
   effect: Effect.gen(function*() {
     const repo = yield* DeliveriesRepo
     const events = yield* EventsRepo
+    const secrets = yield* WebhookSecrets
+    const sender = yield* WebhookSender
 
     const list = Effect.fn("Deliveries.list")((userId: Ids.UserId, query: typeof Events.DeliveriesQuery.Type) =>
       Effect.orDie(repo.list({ userId, state: query.state, limit: query.limit ?? 50 }))
@@ -28,7 +33,41 @@ export class Deliveries extends Effect.Service<Deliveries>()("Webhooks/Deliverie
       return row.value
     })
 
-    return { list, redeliver } as const
+    /**
+     * "Send test event" (issue 44): one `webhook.test` delivery now, signed with the account's current secret and
+     * sent through the same guard and sender as real deliveries, so a receiver that verifies it will verify the real
+     * ones. It is answered, not stored: it is no event of the account's stream and is never retried.
+     */
+    const test = Effect.fn("Deliveries.test")(function*(caller: { id: Ids.UserId; handle: string }) {
+      const url = yield* Effect.orDie(repo.webhookUrl(caller.id))
+      if (url === null) {
+        return yield* new Errors.Unprocessable({
+          message: "no webhook_url to test: set one first (PATCH /api/agent/profile)",
+          details: { field: "webhook_url" }
+        })
+      }
+      const at = yield* Clock.currentTimeMillis
+      const id = `evt_test_${randomBytes(12).toString("hex")}`
+      const body = JSON.stringify({
+        id,
+        type: "webhook.test",
+        created_at: new Date(at).toISOString(),
+        data: { handle: caller.handle, message: "a test event sent from the console or the API; nothing happened" }
+      })
+      const outcome = yield* sender.signed(url, { id, type: "webhook.test" }, body, at, secrets.current(caller.id))
+      const end = yield* Clock.currentTimeMillis
+      return new Events.WebhookTestResult({
+        status: "success",
+        delivered: outcome.ok,
+        url,
+        event_id: id,
+        status_code: outcome.status,
+        error: outcome.error,
+        duration_ms: Math.max(0, Math.round(end - at))
+      })
+    })
+
+    return { list, redeliver, test } as const
   }),
-  dependencies: [DeliveriesRepo.Default, EventsRepo.Default]
+  dependencies: [DeliveriesRepo.Default, EventsRepo.Default, WebhookSecrets.Default, WebhookSender.Default]
 }) {}

@@ -1,10 +1,10 @@
-import { Duration, Effect } from "effect"
+import { Config, Duration, Effect } from "effect"
 import * as Dns from "node:dns"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import type { LookupFunction } from "node:net"
 import { Webhook } from "standardwebhooks"
-import { blockedReason, isBlockedAddress, type UrlGuard } from "./UrlGuard.js"
+import { blockedReason, isBlockedAddress, UrlGuard } from "./UrlGuard.js"
 
 export interface Outcome {
   readonly status: number | null
@@ -81,33 +81,46 @@ export const post = (
     })
   )
 
+/** What a webhook POST came to: `ok` for a 2xx, else `error` says why. */
+export interface Result extends Outcome {
+  readonly ok: boolean
+}
+
 /**
- * Webhooks POSTed as receivers verify them (Standard Webhooks headers, signed with the account's current secret), to
- * URLs the guard accepts; `ok` for a 2xx, else `error` says why.
+ * Webhooks and relay pushes as they are POSTed: to URLs the guard accepts, each bounded by `WEBHOOK_TIMEOUT`.
  */
-export const signedSender = (guard: UrlGuard, timeout: Duration.DurationInput) =>
-(
-  url: string,
-  event: { readonly id: string; readonly type: string },
-  body: string,
-  at: number,
-  secret: Effect.Effect<string>
-) =>
-  Effect.gen(function*() {
-    const verdict = yield* guard.check(url)
-    const outcome: Outcome = !verdict.ok
-      ? { status: null, error: `refused: ${verdict.reason}` }
-      : yield* post(
-        url,
-        {
+export class WebhookSender extends Effect.Service<WebhookSender>()("Webhooks/Sender", {
+  effect: Effect.gen(function*() {
+    const guard = yield* UrlGuard
+    const timeout = yield* Config.duration("WEBHOOK_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
+
+    /** One POST to a URL the guard has accepted. */
+    const send = (url: string, headers: Record<string, string>, body: string): Effect.Effect<Result> =>
+      Effect.map(post(url, headers, body, { allowPrivate: guard.allowPrivate, timeout }), (outcome) => {
+        const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300
+        return { ok, status: outcome.status, error: outcome.error ?? (ok ? null : `HTTP ${outcome.status}`) }
+      })
+
+    /** A webhook as receivers verify it: Standard Webhooks headers, signed with the account's current secret. */
+    const signed = (
+      url: string,
+      event: { readonly id: string; readonly type: string },
+      body: string,
+      at: number,
+      secret: Effect.Effect<string>
+    ) =>
+      Effect.gen(function*() {
+        const verdict = yield* guard.check(url)
+        if (!verdict.ok) return { ok: false, status: null, error: `refused: ${verdict.reason}` } satisfies Result
+        return yield* send(url, {
           "x-service-event": event.type,
           "webhook-id": event.id,
           "webhook-timestamp": String(Math.floor(at / 1000)),
           "webhook-signature": new Webhook(yield* secret).sign(event.id, new Date(at), body)
-        },
-        body,
-        { allowPrivate: guard.allowPrivate, timeout }
-      )
-    const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300
-    return { ok, status: outcome.status, error: outcome.error ?? (ok ? null : `HTTP ${outcome.status}`) }
-  })
+        }, body)
+      })
+
+    return { timeout, check: guard.check, send, signed } as const
+  }),
+  dependencies: [UrlGuard.Default]
+}) {}

@@ -8,8 +8,7 @@ import { WebhooksChannel } from "../EventsRepo.js"
 import { Notifier } from "../Notifier.js"
 import { type Claimed, DeliveriesRepo } from "./DeliveriesRepo.js"
 import { WebhookSecrets } from "./Secrets.js"
-import { signedSender } from "./Sender.js"
-import { UrlGuard } from "./UrlGuard.js"
+import { WebhookSender } from "./Sender.js"
 
 /** After the first attempt fails: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is failed. */
 export const RETRY_DELAYS: ReadonlyArray<number> = [
@@ -44,11 +43,10 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
     const sql = yield* SqlClient.SqlClient
     const repo = yield* DeliveriesRepo
     const secrets = yield* WebhookSecrets
-    const guard = yield* UrlGuard
+    const sender = yield* WebhookSender
     const notifier = yield* Notifier
     const supervisor = yield* Supervisor
     const signals = yield* notifier.subscribe(WebhooksChannel)
-    const timeout = yield* Config.duration("WEBHOOK_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10)))
     const concurrency = Math.max(1, yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(8)))
     const perReceiver = Math.max(
       1,
@@ -56,7 +54,7 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
     )
     const leaseMs = Math.max(
       Duration.toMillis(yield* Config.duration("WEBHOOK_LEASE").pipe(Config.withDefault(LEASE))),
-      Duration.toMillis(timeout) + 5_000
+      Duration.toMillis(sender.timeout) + 5_000
     )
     if (Option.isSome(yield* Effect.serviceOption(Pglite))) {
       // not fatal: a lease left is still taken over when it runs out
@@ -66,7 +64,6 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
       yield* Config.integer("EVENT_RETENTION_DAYS").pipe(Config.withDefault(30))
     ))
 
-    const send = signedSender(guard, timeout)
     const attempt = (d: Claimed) =>
       Effect.gen(function*() {
         const attempt = d.attempt_count + 1
@@ -74,7 +71,7 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
         const event = fromRaw(d)
         const outcome = d.webhook_url === null
           ? { ok: false, status: null, error: "the account has no webhook_url any more" }
-          : yield* send(d.webhook_url, event, envelopeJson(event), at, secrets.current(d.user_id))
+          : yield* sender.signed(d.webhook_url, event, envelopeJson(event), at, secrets.current(d.user_id))
         const end = yield* Clock.currentTimeMillis
         const delay = d.webhook_url === null ? undefined : RETRY_DELAYS[attempt - 1]
         yield* repo.record({
@@ -144,4 +141,4 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
 
     yield* Effect.forkScoped(supervisor.forever("webhooks", "worker", round))
   })
-).pipe(Layer.provide([DeliveriesRepo.Default, UrlGuard.Default]))
+).pipe(Layer.provide([DeliveriesRepo.Default, WebhookSender.Default]))
