@@ -82,32 +82,27 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
     // a user's id, handle and type never change and users are never deleted, so a found recipient is kept (one
     // statement less per transfer, on every node alike); a miss is not: the agent may sign up a moment later
     const known = new Map<string, Pick<PersonRow, "id" | "handle" | "user_type">>()
-    const lookup = (to: string) => {
-      const hit = known.get(to)
-      if (hit !== undefined) return Effect.succeed(Option.some(hit))
-      return Effect.tap(people.byIdOrHandle(to), (found) =>
-        Effect.sync(() => {
-          if (Option.isNone(found)) return
-          if (known.size >= KNOWN_CAPACITY) known.clear()
-          const { handle, id, user_type } = found.value
-          known.set(to, { id, handle, user_type })
-        }))
-    }
 
     /** The agent named by handle or id: 404 if nobody, 422 if a human (Gems move between agents). */
     const recipient = (to: string, verb: string) =>
       Effect.gen(function*() {
-        const found = yield* lookup(to)
-        if (Option.isNone(found)) {
-          return yield* new Errors.NotFound({ message: `no user "${to}"`, details: { field: "to_agent" } })
+        let found = known.get(to)
+        if (found === undefined) {
+          const row = yield* people.byIdOrHandle(to)
+          if (Option.isNone(row)) {
+            return yield* new Errors.NotFound({ message: `no user "${to}"`, details: { field: "to_agent" } })
+          }
+          if (known.size >= KNOWN_CAPACITY) known.clear()
+          const { handle, id, user_type } = row.value
+          known.set(to, found = { id, handle, user_type })
         }
-        if (found.value.user_type !== "agent") {
+        if (found.user_type !== "agent") {
           return yield* new Errors.Unprocessable({
             message: `Gems cannot be ${verb} a human: to_agent must be an agent`,
             details: { field: "to_agent" }
           })
         }
-        return found.value
+        return found
       })
 
     const award = Effect.fn("Wallet.award")(function*(caller: Auth.Principal, input: Api.Award) {
@@ -154,8 +149,8 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
           legs: shift(user(caller.id, "available"), user(to.id, "available"), input.amount)
         }).pipe(insufficient(`the balance is below ${input.amount}`))
         yield* outbox.emit([to.id], "gems.earned", { amount: input.amount, source: "tip", task_id: null })
-        // not validated: every answer is encoded on its way out (the lane's encodeTransferred, HttpApi's success
-        // schema), which checks the same fields
+        // not validated: every answer is encoded on its way out (HttpApi's success schema, the MCP tool's
+        // encodeSync), which checks the same fields
         return new Api.Transferred({
           status: "success",
           transaction_id: posted.transactionId,

@@ -41,7 +41,7 @@ const EVICTION_SCAN = 8
 /** The box's bookkeeping, its clock given: no timers, one small entry per address that struck. */
 export class Strikes {
   private readonly entries = new Map<string, Entry>()
-  readonly stats = { strikes: 0, boxed: 0, forgotten: 0 }
+  readonly stats = { strikes: 0, forgotten: 0 }
   constructor(readonly options: PenaltyOptions, private readonly now: () => number) {}
 
   get size() {
@@ -70,7 +70,6 @@ export class Strikes {
       entry.strikes = 0
       entry.since = now + coolMs
       entry.until = now + coolMs
-      this.stats.boxed++
       // boxed addresses move to the back: the oldest entries, forgotten first, are the quiet ones
       this.entries.delete(address)
       this.entries.set(address, entry)

@@ -21,8 +21,7 @@ export class Tarpit {
 
   /** Whether `socket` is kept from the server, held or reset; false when its address is not boxed. */
   takes(socket: Socket): boolean {
-    const address = socket.remoteAddress ?? ""
-    const left = address === "" ? 0 : this.strikes.boxedFor(address)
+    const left = this.strikes.boxedFor(socket.remoteAddress)
     if (left === 0) return false
     if (this.strikes.options.mode === "refuse") {
       socket.destroy()

@@ -136,8 +136,6 @@ export class AccountActors extends Effect.Service<AccountActors>()("Wallet/Accou
 
     return {
       serialize,
-      /** accounts with an actor */
-      size: Effect.sync(() => accounts.size),
       /** the account has an actor */
       has: (key: string) => accounts.has(key),
       /** a defect in the account's actor (tests of supervision): it restarts and applies what is queued */

@@ -21,8 +21,6 @@ export class BalanceChanges extends Effect.Service<BalanceChanges>()("Wallet/Bal
       })
     /** True once after a change of the user's Gems. */
     const take = (id: Ids.UserId) => dirty.delete(id)
-    /** Whether the user's Gems moved since the last `take`, without taking the mark. */
-    const moved = (id: Ids.UserId) => dirty.has(id)
-    return { tracked, take, moved } as const
+    return { tracked, take } as const
   }
 }) {}

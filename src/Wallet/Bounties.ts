@@ -1,6 +1,6 @@
 import type { Ids } from "@shoal/domain"
 import { Errors } from "@shoal/domain"
-import { Clock, Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { Outbox } from "../Realtime/Outbox.js"
 import { BountiesRepo, type BountyRow } from "./BountiesRepo.js"
 import { Ledger, shift, system, user } from "./Ledger.js"
@@ -23,7 +23,6 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
     const ledger = yield* Ledger
     const outbox = yield* Outbox
 
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
     const move = (m: Parameters<typeof ledger.move>[0]) => Effect.orDie(ledger.move(m))
 
     /** Sets the task's bounty to `amount` (0 removes it) funded by `funder`; 409 once it left escrow. */
@@ -58,7 +57,7 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
           state: amount > 0 ? "escrow" : "burned",
           assignee_id: null,
           pending_since: null
-        }, yield* now)
+        }, yield* DateTime.nowAsDate)
         yield* repo.setTaskBounty(task, amount)
       })
 
@@ -73,7 +72,7 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
           referenceId: task,
           legs: shift(user(row.funder_id, "escrow"), user(assignee, "pending"), row.amount)
         })
-        const at = yield* now
+        const at = yield* DateTime.nowAsDate
         yield* repo.put({ ...row, state: "pending", assignee_id: assignee, pending_since: at }, at)
         yield* outbox.emit([assignee], "gems.pending", { amount: row.amount, task_id: task })
       })
@@ -101,7 +100,7 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
           note,
           legs: shift(user(row.assignee_id, "pending"), user(row.assignee_id, "available"), row.amount)
         })
-        yield* repo.put({ ...row, state: "paid" }, yield* now)
+        yield* repo.put({ ...row, state: "paid" }, yield* DateTime.nowAsDate)
         yield* outbox.emit([row.assignee_id], "gems.earned", {
           amount: row.amount,
           source: "task_completion",
@@ -121,7 +120,7 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
           note,
           legs: shift(user(row.assignee_id, "pending"), user(row.funder_id, "escrow"), row.amount)
         })
-        yield* repo.put({ ...row, state: "escrow", assignee_id: null, pending_since: null }, yield* now)
+        yield* repo.put({ ...row, state: "escrow", assignee_id: null, pending_since: null }, yield* DateTime.nowAsDate)
         return row.amount
       })
 
@@ -144,13 +143,13 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
       Effect.gen(function*() {
         const row = yield* repo.lock(task)
         if (row === undefined || (row.state !== "escrow" && row.state !== "pending")) return
-        yield* burnRow(row, actor, yield* now)
+        yield* burnRow(row, actor, yield* DateTime.nowAsDate)
       })
 
     /** Pending bounties older than 30 days (from their stored `pending_since`) → the expiry account; a batch. */
     const expireDue = (limit = 100) =>
       Effect.gen(function*() {
-        const at = yield* now
+        const at = yield* DateTime.nowAsDate
         const due = yield* repo.due(new Date(at.getTime() - PENDING_EXPIRY_MS), limit)
         for (const row of due) {
           yield* move({
@@ -168,7 +167,7 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
     /** Stranded bounties (`BountiesRepo.stranded`: no task after `STRANDED_AFTER_MS`, or a burn owed) burn; a batch. */
     const burnStranded = (limit = 100) =>
       Effect.gen(function*() {
-        const at = yield* now
+        const at = yield* DateTime.nowAsDate
         const rows = yield* repo.stranded(new Date(at.getTime() - STRANDED_AFTER_MS), limit)
         for (const row of rows) yield* burnRow(row, null, at)
         return rows.length

@@ -2,14 +2,11 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 
-export const BountyState = Schema.Literal("escrow", "pending", "paid", "burned", "expired")
-export type BountyState = typeof BountyState.Type
-
 export const BountyRow = Schema.Struct({
   task_id: Ids.TaskId,
   funder_id: Ids.UserId,
   amount: Schema.NumberFromString,
-  state: BountyState,
+  state: Schema.Literal("escrow", "pending", "paid", "burned", "expired"),
   assignee_id: Schema.NullOr(Ids.UserId),
   pending_since: Schema.NullOr(Schema.DateFromSelf)
 })

@@ -3,7 +3,6 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { RpcClient, RpcSerialization, RpcServer } from "@effect/rpc"
 import { RpcClientError } from "@effect/rpc/RpcClientError"
 import { SqlClient } from "@effect/sql"
@@ -12,6 +11,7 @@ import { Errors, WalletRpc } from "@shoal/domain"
 import { Cause, Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { DependencyUnavailable } from "../Http/DependencyUnavailable.js"
+import { errorResponse } from "../Http/ErrorEnvelope.js"
 import { BalanceChanges } from "./BalanceChanges.js"
 import { Bounties } from "./Bounties.js"
 
@@ -31,12 +31,6 @@ export class WalletClient extends Context.Tag("Wallet/Client")<WalletClient, {
   readonly reject: (task: Ids.TaskId, user: Ids.UserId, note?: string) => Effect.Effect<number, Errors.Conflict>
   readonly burn: (task: Ids.TaskId, user: Ids.UserId) => Effect.Effect<void>
 }>() {}
-
-/** In process: the Bounties service itself, inside the caller's transaction. */
-export const layerLocal = Layer.effect(
-  WalletClient,
-  Effect.map(Bounties, (b) => ({ ...b, local: true }))
-)
 
 /** Over HTTP to a wallet running alone (`WALLET_RPC_URL`, with `WALLET_RPC_SECRET`). */
 export const layerRemote = (url: string, secret: Redacted.Redacted) =>
@@ -82,7 +76,8 @@ export const layerRemote = (url: string, secret: Redacted.Redacted) =>
 /** Local unless `WALLET_RPC_URL` names a wallet in another process. */
 export const layer = Layer.unwrapEffect(Effect.gen(function*() {
   const url = yield* Config.option(Config.string("WALLET_RPC_URL"))
-  if (Option.isNone(url)) return layerLocal
+  // in process: the Bounties service itself, inside the caller's transaction
+  if (Option.isNone(url)) return Layer.effect(WalletClient, Effect.map(Bounties, (b) => ({ ...b, local: true })))
   const secret = yield* Config.redacted("WALLET_RPC_SECRET")
   return layerRemote(url.value, secret)
 }))
@@ -124,10 +119,7 @@ export const RpcRouteLive = Layer.unwrapEffect(Effect.gen(function*() {
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =>
           sameSecret(req.headers[RPC_SECRET_HEADER] ?? "", expected)
             ? app
-            : HttpServerResponse.unsafeJson(
-              { status: "error", error: { code: "not_found", message: "no such route" } },
-              { status: 404 }
-            ))
+            : errorResponse(404, "not_found", "no such route"))
       )
     })
   ).pipe(Layer.provide(handlers), Layer.provide(RpcSerialization.layerJson))

@@ -1,7 +1,7 @@
 import type { Ids } from "@shoal/domain"
 import { Clock, Data, Effect, FiberRef } from "effect"
 import { currentTouched } from "./BalanceChanges.js"
-import { type AccountRef, LedgerRepo } from "./LedgerRepo.js"
+import { type AccountRef, LedgerRepo, type SystemAccountKind, type UserAccountKind } from "./LedgerRepo.js"
 
 /** A leg refused: it would have taken the account below zero. */
 export class InsufficientGems extends Data.TaggedError("InsufficientGems")<{ readonly account: AccountRef }> {}
@@ -25,8 +25,8 @@ export interface Posted {
 const keyOf = (a: { readonly user_id?: string | null; readonly user?: string | null; readonly kind: string }) =>
   `${a.user ?? a.user_id ?? "system"}/${a.kind}`
 
-export const user = (id: Ids.UserId, kind: "available" | "pending" | "escrow"): AccountRef => ({ user: id, kind })
-export const system = (kind: "mint" | "burn" | "expiry"): AccountRef => ({ user: null, kind })
+export const user = (id: Ids.UserId, kind: UserAccountKind): AccountRef => ({ user: id, kind })
+export const system = (kind: SystemAccountKind): AccountRef => ({ user: null, kind })
 
 /** A movement's legs for `amount` out of `from` into `to`. */
 export const shift = (from: AccountRef, to: AccountRef, amount: number) => [
@@ -59,14 +59,7 @@ export class Ledger extends Effect.Service<Ledger>()("Wallet/Ledger", {
         }
         if (legs.length === 0) return yield* Effect.dieMessage(`empty movement ${m.source}`)
         const now = new Date(yield* Clock.currentTimeMillis)
-        const moved = yield* repo.move({
-          source: m.source,
-          actorId: m.actorId,
-          referenceId: m.referenceId ?? null,
-          note: m.note ?? null,
-          now,
-          legs
-        })
+        const moved = yield* repo.move({ ...m, now, legs })
         const rows = new Map(moved.map((r) => [keyOf(r), r]))
         if (legs.some((l) => !rows.has(keyOf(l.account)))) {
           return yield* Effect.dieMessage(`no such Gems account in ${m.source}`)

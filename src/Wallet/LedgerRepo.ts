@@ -3,6 +3,7 @@ import { Ids } from "@shoal/domain"
 import { Effect, Option, Schema } from "effect"
 import { executeFirst } from "../Database/LazyBegin.js"
 import { IsoFromDate } from "../Projects/Times.js"
+import type { Movement } from "./Ledger.js"
 
 export type UserAccountKind = "available" | "pending" | "escrow"
 export type SystemAccountKind = "mint" | "burn" | "expiry"
@@ -12,14 +13,13 @@ export interface AccountRef {
   readonly kind: UserAccountKind | SystemAccountKind
 }
 
-const MovedRow = Schema.Struct({
-  transaction_id: Schema.NullOr(Ids.LedgerTransactionId),
-  user_id: Schema.NullOr(Ids.UserId),
-  kind: Schema.String,
+interface MovedRow {
+  readonly transaction_id: Ids.LedgerTransactionId | null
+  readonly user_id: Ids.UserId | null
+  readonly kind: string
   /** null: the leg was refused (it would have taken the account below zero) */
-  balance: Schema.NullOr(Schema.NumberFromString)
-})
-export type MovedRow = typeof MovedRow.Type
+  readonly balance: number | null
+}
 
 export const AccountRow = Schema.Struct({
   kind: Schema.Literal("available", "pending", "escrow"),
@@ -36,17 +36,9 @@ export const EntryRow = Schema.Struct({
   note: Schema.NullOr(Schema.String),
   created_at: IsoFromDate
 })
-export type EntryRow = typeof EntryRow.Type
 
-export interface Posting {
-  readonly source: string
-  readonly actorId: Ids.UserId | null
-  readonly referenceId: string | null
-  readonly note: string | null
-  readonly now: Date
-  /** one leg per account, amounts non-zero and summing to zero */
-  readonly legs: ReadonlyArray<{ readonly account: AccountRef; readonly amount: number }>
-}
+/** A movement as posted at `now`: its legs one per account, amounts non-zero and summing to zero. */
+export type Posting = Movement & { readonly now: Date }
 
 // the move's text per shape (which legs are system accounts), built once; see LedgerRepo.move
 const moveTexts = new Map<string, string>()
@@ -88,19 +80,13 @@ const moveStatement = (p: Posting): readonly [string, Array<unknown>] => {
     params.push(account.kind)
   }
   for (const { account, amount } of p.legs) params.push(account.user, account.kind, amount)
-  params.push(p.legs.length, p.source, p.actorId, p.referenceId, p.note, p.now, p.legs.length)
+  params.push(p.legs.length, p.source, p.actorId, p.referenceId ?? null, p.note ?? null, p.now, p.legs.length)
   return [text, params]
 }
 
-const movedRow = (r: {
-  readonly transaction_id: string | null
-  readonly user_id: string | null
-  readonly kind: string
-  readonly balance: string | null
-}): MovedRow => ({
-  transaction_id: r.transaction_id as MovedRow["transaction_id"],
-  user_id: r.user_id as MovedRow["user_id"],
-  kind: r.kind,
+/** A row as the driver returns it, its balance bigint text. */
+const movedRow = (r: Omit<MovedRow, "balance"> & { readonly balance: string | null }): MovedRow => ({
+  ...r,
   balance: r.balance === null ? null : Number(r.balance)
 })
 

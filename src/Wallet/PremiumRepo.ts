@@ -17,7 +17,7 @@ export class PremiumRepo extends Effect.Service<PremiumRepo>()("Wallet/PremiumRe
       transactionId: Ids.LedgerTransactionId,
       now: Date
     ) =>
-      Effect.map(
+      Effect.orDie(Effect.map(
         sql<{ expires_at: Date | null }>`
           INSERT INTO premium_features (user_id, feature_id, expires_at, transaction_id, updated_at)
           VALUES (${user}, ${feature},
@@ -30,7 +30,7 @@ export class PremiumRepo extends Effect.Service<PremiumRepo>()("Wallet/PremiumRe
             transaction_id = excluded.transaction_id, updated_at = excluded.updated_at
           RETURNING expires_at`,
         (rows) => rows[0]!.expires_at
-      )
+      ))
 
     /** The features the user holds at `now`. */
     const active = SqlSchema.findAll({
@@ -42,8 +42,7 @@ export class PremiumRepo extends Effect.Service<PremiumRepo>()("Wallet/PremiumRe
     })
 
     return {
-      grant: (user: Ids.UserId, feature: string, days: number | null, txn: Ids.LedgerTransactionId, now: Date) =>
-        Effect.orDie(grant(user, feature, days, txn, now)),
+      grant,
       active: (user: Ids.UserId, now: Date) => Effect.orDie(active({ user, now }))
     } as const
   })
