@@ -35,8 +35,8 @@ export const ApiMiddlewareLive = HttpApiBuilder.middleware(
         const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
         const start = performance.now()
         const writes = mayWrite(request)
-        // methods, not arrow functions in named places: the bundler's keepNames names each of those anew per request
-        // (a defineProperty each)
+        // methods, not arrow functions in named places: tsx's keepNames (the tests' and benches' servers) names each
+        // of those anew per request (a defineProperty each)
         const outcome = {
           onSuccess(response: HttpServerResponse.HttpServerResponse) {
             if (writes) cache.touchAll()
