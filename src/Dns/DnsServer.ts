@@ -37,7 +37,7 @@ export class DnsBindError extends Data.TaggedError("DnsBindError")<{
  * Binds UDP and TCP and answers until the scope closes; in-flight answers are interrupted with it. Its one loop (the
  * lookups' deadlines, src/Dns/Runner.ts) runs under the supervisor.
  */
-export const make = (
+const make = (
   options: DnsServerOptions
 ): Effect.Effect<Bound, DnsBindError, RecordSource | Supervisor | Scope.Scope> =>
   Effect.gen(function*() {
