@@ -7,13 +7,6 @@ import type { RecordSource } from "./RecordSource.js"
 import { type AnswerOptions, finish, isLookup, type Lookup, plan } from "./Responder.js"
 import * as Wire from "./Wire.js"
 
-/** A query that needs the record source's `lookup`: run it, then `reply` with what it gave. */
-export interface Pending {
-  readonly _tag: "Pending"
-  readonly query: Packet
-  readonly lookup: Lookup
-}
-
 export interface AnswererOptions {
   readonly zone: string
   readonly answer: AnswerOptions
@@ -26,15 +19,15 @@ export interface AnswererOptions {
  * Answers UDP queries in the socket's 'message' callback, without an Effect fiber: from the AnswerCache when the
  * query is plain and the handle's records are unchanged, else from the records the source already holds
  * (`peek`), building the cached answer on the way. Only a query whose records must be read first is left
- * Pending, for the fiber path. The rate limiter is consulted for every reply, as on the fiber path, and first of
+ * to the fiber path. The rate limiter is consulted for every reply, as on the fiber path, and first of
  * all: a query from a prefix that has used up both its answers and its slips is dropped undecoded.
  */
 export const makeAnswerer = (options: AnswererOptions) => {
   const { cache, limiter, source } = options
   let limited = 0
 
-  /** The bytes to send for `message` from `address`: null for nothing (dropped, undecodable), or Pending. */
-  const respond = (message: Buffer, address: string): Buffer | null | Pending => {
+  /** The bytes to send for `message` from `address`: null for nothing (dropped, undecodable), or the Lookup to run. */
+  const respond = (message: Buffer, address: string): Buffer | null | Lookup => {
     // a flooding prefix with nothing left to send: not even decoded (a flood costs a receive per datagram, no more)
     if (limiter !== null && limiter.exhausted(address)) {
       limited++
@@ -53,7 +46,7 @@ export const makeAnswerer = (options: AnswererOptions) => {
     const step = plan(query, options.zone, options.answer)
     if (!isLookup(step)) return step === null ? null : reply(query, step, address)
     const records = source.peek(step.handle)
-    if (records === undefined) return { _tag: "Pending", query, lookup: step }
+    if (records === undefined) return step
     const response = finish(step, Option.fromNullable(records))
     const built = plain === null ? null : build(step.handle, records, response)
     if (built === null) return reply(query, response, address)

@@ -4,7 +4,7 @@ import type { Supervisor } from "../Supervisor.js"
 import { makeAnswerCache } from "./AnswerCache.js"
 import { makeAnswerer } from "./Answerer.js"
 import { DnsConfig } from "./DnsConfig.js"
-import { makeRateLimiter, type RateLimitOptions } from "./RateLimit.js"
+import { makeRateLimiter } from "./RateLimit.js"
 import { RecordSource } from "./RecordSource.js"
 import { answer } from "./Responder.js"
 import { makeRunner } from "./Runner.js"
@@ -14,8 +14,8 @@ import { normalizeZone } from "./Zone.js"
 
 type Settings = Config.Config.Success<typeof DnsConfig>
 
-/** The settings DnsConfig reads, of which only host, port and zone must be given. */
-export type DnsServerOptions = Pick<Settings, "host" | "port" | "zone"> & Partial<Settings> & {
+/** The settings DnsConfig reads, of which host, port, zone and rateLimit must be given. */
+export type DnsServerOptions = Pick<Settings, "host" | "port" | "zone" | "rateLimit"> & Partial<Settings> & {
   /** A query whose lookup takes longer is answered SERVFAIL (default 2 seconds). */
   readonly lookupTimeout?: Duration.DurationInput | undefined
 }
@@ -33,13 +33,11 @@ export class DnsBindError extends Data.TaggedError("DnsBindError")<{
   readonly cause: unknown
 }> {}
 
-const defaultRateLimit: RateLimitOptions = { perSecond: 200, burst: 400, slip: 2 }
-
 /**
  * Binds UDP and TCP and answers until the scope closes; in-flight answers are interrupted with it. Its one loop (the
  * lookups' deadlines, src/Dns/Runner.ts) runs under the supervisor.
  */
-export const make = (
+const make = (
   options: DnsServerOptions
 ): Effect.Effect<Bound, DnsBindError, RecordSource | Supervisor | Scope.Scope> =>
   Effect.gen(function*() {
@@ -51,10 +49,9 @@ export const make = (
       maxPending: 10_000
     })
     const answerOptions = { serial, nsAddress: options.nsAddress }
-    const rateLimit = options.rateLimit ?? defaultRateLimit
-    const limiter = rateLimit === false
+    const limiter = options.rateLimit === false
       ? null
-      : makeRateLimiter(rateLimit, () => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n))
+      : makeRateLimiter(options.rateLimit, () => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n))
 
     const source = yield* RecordSource
     const cache = makeAnswerCache()

@@ -56,7 +56,7 @@ export const finish = (lookup: Lookup, records: Option.Option<IdentityRecords>):
       : negative(lookup.asked, Rcode.NXDOMAIN)
     : lookup.linked?.below
     ? negative(lookup.asked, Rcode.NXDOMAIN)
-    : found(lookup.asked, (lookup.proof ? proofAnswer : handleAnswers)(lookup.asked.question, records.value))
+    : found(lookup.asked, answers(lookup, records.value))
 
 /**
  * The authoritative answer to one decoded query for `zone` (lowercase, no trailing dot).
@@ -143,16 +143,13 @@ const inZone = (query: Packet, question: Question, zone: string, options: Answer
 // dns-packet's types omit ANY and UNKNOWN_<n>, which it does decode
 const qtype = (question: Question): string => question.type
 
-const handleAnswers = (question: Question, records: IdentityRecords): ReadonlyArray<Answer> => {
+const answers = (lookup: Lookup, records: IdentityRecords): ReadonlyArray<Answer> => {
+  const question = lookup.asked.question
   const name = question.name
   if (question.type !== "TXT" && qtype(question) !== "ANY") return []
+  if (lookup.proof) return records.proofUrl.length > 0 ? [Records.txt(name, records.proofUrl)] : []
   const values = records.txt.filter(Records.isPrefixed)
   if (question.type === "TXT") return values.map((value) => Records.txt(name, value))
   // RFC 8482: one RRset, or a synthesized HINFO, instead of everything
   return [values.length > 0 ? Records.txt(name, values[0]) : Records.hinfoRfc8482(name)]
 }
-
-const proofAnswer = (question: Question, records: IdentityRecords): ReadonlyArray<Answer> =>
-  (question.type === "TXT" || qtype(question) === "ANY") && records.proofUrl.length > 0
-    ? [Records.txt(question.name, records.proofUrl)]
-    : []

@@ -79,9 +79,9 @@ export const bindUdp = (options: UdpOptions) =>
       const answer = (response: Packet) => {
         if (settled) return
         settled = true
-        send(answerer.reply(step.query, response, peer.address), peer)
+        send(answerer.reply(step.asked.query, response, peer.address), peer)
       }
-      runner.run(Effect.map(resolve(step.lookup), answer), () => answer(Wire.servfail(step.query)))
+      runner.run(Effect.map(resolve(step), answer), () => answer(Wire.servfail(step.asked.query)))
     }
     const install = (socket: Dgram.Socket) => {
       if (closed) return close(socket)

@@ -11,12 +11,6 @@ export const Rcode = {
   BADVERS: 16
 } as const
 
-const AA = 1 << 10
-const TC = 1 << 9
-const RD = 1 << 8
-const CD = 1 << 4
-const DO = 1 << 15
-
 /** RFC 9715 / DNS flag day 2020: no fragmentation-prone answers over UDP. */
 export const MAX_UDP_PAYLOAD = 1232
 export const LEGACY_UDP_PAYLOAD = 512
@@ -35,7 +29,7 @@ export const ednsOf = (query: Packet): Edns => {
   if (found === null) return null
   return {
     version: found.ednsVersion ?? 0,
-    dnssecOk: ((found.flags ?? 0) & DO) !== 0,
+    dnssecOk: ((found.flags ?? 0) & DnsPacket.DNSSEC_OK) !== 0,
     size: found.udpPayloadSize ?? 0
   }
 }
@@ -60,8 +54,9 @@ export interface Reply {
 
 /** A response to `query`: opcode, RD and CD copied, an OPT record when the query had one. */
 export const reply = (query: Packet, r: Reply): Packet => {
-  const queryFlags = query.flags ?? 0
-  const flags = (opcodeOf(query) << 11) | (queryFlags & (RD | CD)) | (r.authoritative ? AA : 0) | (r.rcode & 0xf)
+  const copied = (query.flags ?? 0) & (DnsPacket.RECURSION_DESIRED | DnsPacket.CHECKING_DISABLED)
+  const aa = r.authoritative ? DnsPacket.AUTHORITATIVE_ANSWER : 0
+  const flags = (opcodeOf(query) << 11) | copied | aa | (r.rcode & 0xf)
   const additionals = [...(r.additionals ?? [])]
   const edns = ednsOf(query)
   if (edns !== null && edns !== "invalid") {
@@ -71,7 +66,7 @@ export const reply = (query: Packet, r: Reply): Packet => {
       udpPayloadSize: MAX_UDP_PAYLOAD,
       extendedRcode: r.rcode >> 4,
       ednsVersion: 0,
-      flags: edns.dnssecOk ? DO : 0,
+      flags: edns.dnssecOk ? DnsPacket.DNSSEC_OK : 0,
       flag_do: edns.dnssecOk,
       options: []
     })
@@ -94,7 +89,7 @@ export const servfail = (query: Packet): Packet =>
 /** The same response with TC set and only the question and OPT left, so the client retries over TCP. */
 export const truncate = (response: Packet): Packet => ({
   ...response,
-  flags: (response.flags ?? 0) | TC,
+  flags: (response.flags ?? 0) | DnsPacket.TRUNCATED_RESPONSE,
   answers: [],
   authorities: [],
   additionals: (response.additionals ?? []).filter((record) => record.type === "OPT")

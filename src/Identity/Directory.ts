@@ -28,18 +28,17 @@ export class Directory extends Effect.Service<Directory>()("Identity/Directory",
 
     // told synchronously as each entry is dropped, so a cache derived from this one drops with it
     const listeners = new Set<(handle: string) => void>()
-    const invalidate = (handle: string) =>
-      Effect.zipRight(
-        cache.invalidate(handle),
-        Effect.sync(() => listeners.forEach((listener) => listener(handle)))
-      )
 
     const inbox = yield* changes.subscribe
     // a listener's defect restarts the loop, which takes the changes queued meanwhile
     yield* Effect.forkScoped(supervisor.forever(
       "directory",
       "invalidations",
-      Effect.flatMap(Queue.take(inbox), (change) => invalidate(change.handle))
+      Effect.flatMap(Queue.take(inbox), ({ handle }) =>
+        Effect.zipRight(
+          cache.invalidate(handle),
+          Effect.sync(() => listeners.forEach((listener) => listener(handle)))
+        ))
     ))
 
     /** The user with this (lowercase) handle, if any. */

@@ -8,7 +8,7 @@ import { withOnly } from "../Http/LeanContext.js"
 import { Identity } from "../Identity.js"
 
 /** Browsers on any origin may read the public identity documents (NIP-05 requires it), errors included. */
-export const PublicCorsLive = Layer.succeed(
+const PublicCorsLive = Layer.succeed(
   Api.PublicCors,
   HttpApp.appendPreResponseHandler((_req, res) =>
     Effect.succeed(HttpServerResponse.setHeader(res, "access-control-allow-origin", "*"))

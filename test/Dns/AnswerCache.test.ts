@@ -146,7 +146,7 @@ describe("AnswerCache", () => {
       const unknown = RecordSource.of({ ...service, peek: () => undefined })
       const lazy = makeAnswerer({ zone, answer: options, source: unknown, cache: makeAnswerCache(), limiter: null })
       const pending = lazy.respond(bytes(query(`alice.${zone}`, "TXT")), "127.0.0.1")
-      expect(pending !== null && !Buffer.isBuffer(pending) && pending.lookup.handle).toBe("alice")
+      expect(pending !== null && !Buffer.isBuffer(pending) && pending.handle).toBe("alice")
 
       const limiter = makeRateLimiter({ perSecond: 1, burst: 2, slip: 2 }, () => 0)
       const limited = makeAnswerer({ zone, answer: options, source: service, cache: makeAnswerCache(), limiter })
