@@ -8,7 +8,7 @@ import { KeyCache } from "./Auth/KeyCache.js"
 import { hashKey, presentedKey } from "./Auth/Keys.js"
 import type { KeyHolder } from "./Auth/KeysRepo.js"
 import { type Decision, enforceOn, noteDecision, RateLimiter } from "./Auth/RateLimiter.js"
-import { ConsoleSessions, type SessionCheck, sessionToken } from "./Auth/Sessions.js"
+import { ConsoleSessions, sessionToken } from "./Auth/Sessions.js"
 
 export { presentedKey }
 
@@ -52,13 +52,13 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
 
     // the hottest step there is (every authenticated call): a key already read is decided within one fiber step,
     // the clock read, its holder, bucket and heartbeat all synchronous (bench/README.md, "The one path, profiled")
-    const checkHash = (hash: string): Effect.Effect<KeyCheckResult> =>
+    const withHolder = <A>(hash: string, f: (found: Option.Option<KeyHolder>, now: number) => A): Effect.Effect<A> =>
       Effect.clockWith((clock) => {
         const now = clock.unsafeCurrentTimeMillis()
         const known = keys.peek(hash, now)
         return known !== undefined
-          ? Effect.succeed(decide(known, now))
-          : Effect.map(keys.get(hash, now), (found) => decide(found, now))
+          ? Effect.succeed(f(known, now))
+          : Effect.map(keys.get(hash, now), (found) => f(found, now))
       })
 
     /** A console session's principal counted as a call of the key it was made from (its bucket and multiplier). */
@@ -67,7 +67,6 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
         decision.allowed
           ? Effect.as(heartbeat.touch(principal.id, principal.userType), { _tag: "Allowed", principal, decision })
           : Effect.succeed({ _tag: "Limited", principal, decision }))
-    const bySession = (found: SessionCheck) => found._tag === "Found" ? admit(found.principal) : Effect.succeed(unknown)
 
     /**
      * A request's key decided within the caller's own step, `now` being its clock reading: when a key is presented
@@ -82,7 +81,7 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
     }
 
     /** A key as presented (an auth frame's `api_key`). */
-    const checkKey = (key: string) => checkHash(hashKey(key))
+    const checkKey = (key: string) => withHolder(hashKey(key), decide)
 
     /**
      * A request's key: `Authorization: Bearer <key>`, else `X-API-Key`, else a console session's cookie on a request
@@ -90,7 +89,7 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
      */
     const check = (headers: Readonly<Record<string, string | undefined>>): Effect.Effect<KeyCheckResult> => {
       const key = presentedKey(headers)
-      if (key !== undefined) return checkHash(hashKey(key))
+      if (key !== undefined) return checkKey(key)
       if (sessions === undefined) return Effect.succeed(missing)
       return Effect.flatMap(
         sessions.forRequest(headers),
@@ -102,22 +101,21 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
     /** The event socket's upgrade: a key in a header, or a console session's cookie from this origin. */
     const checkUpgrade = (headers: Readonly<Record<string, string | undefined>>): Effect.Effect<KeyCheckResult> => {
       const key = presentedKey(headers)
-      if (key !== undefined) return checkHash(hashKey(key))
+      if (key !== undefined) return checkKey(key)
       if (sessions === undefined || sessionToken(headers) === undefined) return Effect.succeed(missing)
-      return Effect.flatMap(sessions.forSocket(headers), bySession)
+      return Effect.flatMap(
+        sessions.forSocket(headers),
+        (found) => found._tag === "Found" ? admit(found.principal) : Effect.succeed(unknown)
+      )
     }
 
     /** One more call of an authenticated principal (each message of an MCP batch after the first). */
     const take = (principal: Auth.Principal): Effect.Effect<Decision> =>
-      Effect.clockWith((clock) => {
-        const now = clock.unsafeCurrentTimeMillis()
-        const takeWith = (found: Option.Option<KeyHolder>) =>
+      withHolder(
+        principal.keyHash,
+        (found, now) =>
           limiter.takeAt(principal.id, Option.isSome(found) ? multiplierAt(found.value.extendedUntil, now) : 1, now)
-        const known = keys.peek(principal.keyHash, now)
-        return known !== undefined
-          ? Effect.succeed(takeWith(known))
-          : Effect.map(keys.get(principal.keyHash, now), takeWith)
-      })
+      )
 
     return { check, checkKey, checkKnown, checkUpgrade, take } as const
   })

@@ -118,7 +118,7 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
       })
 
     const writeDue = (all: boolean) => Effect.flatMap(Clock.currentTimeMillis, (now) => write(now, all))
-    /** Writes every pending time now, due or not (the shutdown's flush; tests). */
+    /** Writes every pending time now, due or not (the shutdown's flush). */
     const flush = Effect.catchAll(writeDue(true), (e) => Effect.logWarning("heartbeat flush failed; will retry", e))
 
     yield* supervisor.every("heartbeat", "flush", interval, writeDue(false))
@@ -133,7 +133,7 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     /** Accounts heard from after a quiet spell (not every call). */
     const wakes = Stream.fromPubSub(woken)
 
-    return { touch, touchAt, seenAt: record, lastSeen, flush, wakes } as const
+    return { touch, touchAt, seenAt: record, lastSeen, wakes } as const
   }),
   dependencies: [HeartbeatRepo.Default]
 }) {}

@@ -101,10 +101,17 @@ export const noteDecision = (request: HttpServerRequest.HttpServerRequest, decis
   decisions.set(keyOf(request), decision)
 }
 
+/** The contract's `rate_limited` for a call `decision` refused; `per` names the window in the message. */
+export const rateLimited = (decision: Decision, per: string) =>
+  new Errors.RateLimited({
+    message: `rate limit of ${decision.limit} ${per} exceeded; retry after ${decision.retryAfter} s`,
+    details: { retry_after: decision.retryAfter }
+  })
+
 /**
  * The contract's rate-limit answer for `request`: `RateLimit-Limit/Remaining/Reset` on the response whatever it
  * is (added by the API's wrapper, `withRateLimitHeaders`: a pre-response handler per request cost fiber steps on the
- * hottest path), and past the limit a 429 `rate_limited` with `Retry-After`. `per` names the window in the message.
+ * hottest path), and past the limit a 429 `rate_limited` with `Retry-After`.
  */
 export const enforceOn = (
   request: HttpServerRequest.HttpServerRequest,
@@ -112,12 +119,7 @@ export const enforceOn = (
   per: string
 ): Effect.Effect<void, Errors.RateLimited> => {
   noteDecision(request, decision)
-  return decision.allowed ? Effect.void : Effect.fail(
-    new Errors.RateLimited({
-      message: `rate limit of ${decision.limit} ${per} exceeded; retry after ${decision.retryAfter} s`,
-      details: { retry_after: decision.retryAfter }
-    })
-  )
+  return decision.allowed ? Effect.void : Effect.fail(rateLimited(decision, per))
 }
 
 /** `enforceOn` the request being handled. */

@@ -3,8 +3,9 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
 import { Effect } from "effect"
 import { KeyCheck } from "../Auth.js"
-import { type Decision, noteDecision } from "../Auth/RateLimiter.js"
+import { type Decision, noteDecision, rateLimited } from "../Auth/RateLimiter.js"
 import { checkRequest, errorAnswer, type Id, INTERNAL_ERROR, INVALID_REQUEST, wellFormed } from "./JsonRpc.js"
+import { asToolError } from "./Tool.js"
 import type { ToolCall } from "./ToolCall.js"
 
 /** CONTRACT "Who may do what": at most this many messages in one JSON-RPC batch; a longer one is refused whole. */
@@ -18,18 +19,10 @@ const invalid = (message: string) => errorAnswer(null, INVALID_REQUEST, message)
 /** What the whole batch gets when it is refused before any call runs: 400 (MCP's "cannot accept the input"). */
 const refused = (message: string) => HttpServerResponse.unsafeJson(invalid(message), { status: 400 })
 
-const rateLimited = (id: unknown, decision: Decision) => {
-  const message = `rate limit of ${decision.limit} requests per minute exceeded; retry after ${decision.retryAfter} s`
-  return {
-    jsonrpc: "2.0",
-    id,
-    error: {
-      code: RATE_LIMITED,
-      message,
-      // the contract's error envelope, as a REST call past the limit would answer it
-      data: { status: "error", error: { code: "rate_limited", message, details: { retry_after: decision.retryAfter } } }
-    }
-  }
+const limitedAnswer = (id: unknown, decision: Decision) => {
+  const error = rateLimited(decision, "requests per minute")
+  // `data`: the contract's error envelope, as a REST call past the limit would answer it
+  return { jsonrpc: "2.0", id, error: { code: RATE_LIMITED, message: error.message, data: asToolError(error) } }
 }
 
 export interface BatchPaths {
@@ -104,20 +97,24 @@ const answerOne = (message: unknown, decision: Decision | undefined, paths: Batc
   if (m.jsonrpc !== "2.0") return Effect.succeed(invalid("Invalid Request: jsonrpc must be \"2.0\""))
   if (isRequest && !isId(m.id)) return Effect.succeed(invalid("Invalid Request: an id is a string, a number or null"))
   if (decision !== undefined && !decision.allowed) {
-    return Effect.succeed(isRequest ? rateLimited(m.id, decision) : undefined)
+    return Effect.succeed(isRequest ? limitedAnswer(m.id, decision) : undefined)
   }
-  if (!isRequest) return Effect.asVoid(paths.rpc(JSON.stringify(m)))
+  const given = (m as { readonly params?: any }).params
+  // `arguments` is optional in MCP: a tools/call without it passes none, to the schema check, the tool and the RPC
+  // server alike
+  const params = m.method === "tools/call" && given !== null && typeof given === "object" && !("arguments" in given)
+    ? { ...given, arguments: {} }
+    : given
+  if (!isRequest) return Effect.asVoid(paths.rpc(JSON.stringify({ ...m, params })))
   const id = m.id as Id
-  const params = (m as { readonly params?: any }).params
   const refused = checkRequest(id, m.method, params)
   if (refused !== undefined) return Effect.succeed(refused)
-  // params passed the schema; a call with a string or integer id is answered directly (src/Mcp/ToolCall.ts), and
-  // `arguments`, optional in MCP, is then none when absent
+  // params passed the schema; a call with a string or integer id is answered directly (src/Mcp/ToolCall.ts)
   if (m.method === "tools/call" && (typeof id === "string" || Number.isSafeInteger(id))) {
-    return paths.toolCall({ id: id as string | number, name: params.name, arguments: params.arguments ?? {} })
+    return paths.toolCall({ id: id as string | number, name: params.name, arguments: params.arguments })
   }
   // the RPC server's codec takes only numeric ids (0 reads as none): it sees 1, the answer carries the client's id
-  return Effect.map(paths.rpc(JSON.stringify({ ...m, id: 1 })), (answer) => wellFormed(answer, id)).pipe(
+  return Effect.map(paths.rpc(JSON.stringify({ ...m, params, id: 1 })), (answer) => wellFormed(answer, id)).pipe(
     Effect.catchAllCause(() => Effect.succeed(errorAnswer(id, INTERNAL_ERROR, "internal error")))
   )
 }

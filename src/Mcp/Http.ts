@@ -36,11 +36,6 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
         if (message._tag === "Request") {
           const token = message.headers.find(([k]) => k === SESSION_HEADER)?.[1]
           if (token !== undefined) callers.bind(token, clientId)
-          // as src/Mcp/ToolCall.ts does: a tools/call without `arguments` (optional in MCP) passes none
-          const payload = message.payload as { arguments?: unknown } | null
-          if (message.tag === "tools/call" && payload !== null && typeof payload === "object") {
-            payload.arguments ??= {}
-          }
         }
         return f(clientId, message)
       })

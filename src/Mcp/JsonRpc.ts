@@ -33,10 +33,6 @@ const decoders = new Map(
 export const checkRequest = (id: Id, method: string, params: unknown) => {
   const decode = decoders.get(method)
   if (decode === undefined) return errorAnswer(id, METHOD_NOT_FOUND, `Method not found: ${method}`)
-  if (method === "tools/call" && params !== null && typeof params === "object" && !("arguments" in params)) {
-    // `arguments` is optional in MCP; the route defaults it to {} on its way in (src/Mcp/Http.ts)
-    params = { ...params, arguments: {} }
-  }
   const decoded = Either.try(() => decode(params))
   if (Either.isLeft(decoded)) return undefined // a schema that cannot decode synchronously: the RPC server decides
   if (Either.isRight(decoded.right)) return undefined

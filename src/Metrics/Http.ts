@@ -40,14 +40,10 @@ const StateSamplersLive = Layer.scopedDiscard(Effect.gen(function*() {
 export const MetricsHttpLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const token = Option.map(yield* Config.option(Config.redacted("METRICS_TOKEN")), (t) => digest(Redacted.value(t)))
+    // compared as digests: equal lengths, in constant time
     const allowed = (authorization: string | undefined) =>
-      Option.match(token, {
-        onNone: () => true,
-        // compared as digests: equal lengths, in constant time
-        onSome: (expected) =>
-          authorization !== undefined && authorization.startsWith("Bearer ") &&
-          timingSafeEqual(digest(authorization.slice(7)), expected)
-      })
+      Option.isNone(token) || (authorization !== undefined && authorization.startsWith("Bearer ") &&
+        timingSafeEqual(digest(authorization.slice(7)), token.value))
     yield* router.get(
       "/metrics",
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>

@@ -85,7 +85,8 @@ describeApp()("mcp", (it) => {
           [7, { name: "gems_balance", arguments: {} }], // (whoami carries the heartbeat time)
           [9, { name: "get_task", arguments: { task_id: "not-a-uuid" } }],
           [8, { name: "my_tasks", arguments: { limit: 0 } }],
-          [10, { name: "gems_balance" }] // `arguments` is optional
+          [10, { name: "gems_balance" }], // `arguments` is optional
+          [null, { name: "gems_balance" }] // through the RPC server (its codec takes only numeric ids)
         ] as const
       ) {
         const message = { jsonrpc: "2.0", id, method: "tools/call", params }
