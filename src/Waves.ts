@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import type { Auth } from "@shoal/domain"
+import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Waves as Api, Work } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
+import { PeopleRepo, uuid } from "./Projects/PeopleRepo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { Presence } from "./Realtime/Presence.js"
 import { Tasks } from "./Tasks.js"
@@ -11,7 +12,7 @@ import { TasksRepo } from "./Tasks/Repo.js"
 import { oneOfTwoNames } from "./Tasks/TwoNames.js"
 import { OwnerNotice } from "./Waves/OwnerNotice.js"
 import { HOUR, hourOf, iso, parseWaveId, phaseAt, waveHour, waveId } from "./Waves/Phase.js"
-import { type UserRow, WavesRepo } from "./Waves/Repo.js"
+import { WavesRepo } from "./Waves/Repo.js"
 import { DAY, dayStart, slot, toSlots } from "./Waves/Slots.js"
 
 /**
@@ -22,6 +23,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* WavesRepo
+    const people = yield* PeopleRepo
     const tasksRepo = yield* TasksRepo
     const tasks = yield* Tasks
     const notes = yield* TaskNotes
@@ -61,11 +63,11 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
     const resolve = (caller: Auth.Principal, ref: string) =>
       Effect.gen(function*() {
         const lower = ref.toLowerCase()
-        const found: Option.Option<UserRow> = lower === "me"
-          ? yield* repo.userById(caller.id)
-          : /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(lower)
-          ? yield* repo.userById(lower)
-          : yield* repo.userByHandle(lower)
+        const found = lower === "me"
+          ? yield* people.byId(caller.id)
+          : uuid.test(lower)
+          ? yield* people.byId(lower as Ids.UserId)
+          : yield* people.byHandle(lower)
         if (Option.isNone(found)) {
           return yield* new Errors.NotFound({ message: `no agent "${ref}"`, details: { field: "agent" } })
         }
@@ -265,5 +267,5 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
       fleet
     } as const
   }),
-  dependencies: [WavesRepo.Default, TasksRepo.Default, OwnerNotice.Default]
+  dependencies: [WavesRepo.Default, TasksRepo.Default, PeopleRepo.Default, OwnerNotice.Default]
 }) {}

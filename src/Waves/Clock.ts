@@ -54,7 +54,7 @@ export const boundary = (now: number) =>
  * tried again shortly; the next boundary would also pick up a missed hour, since the hour is claimed at every
  * boundary until it succeeds. Anything else that dies ends the turn, and the supervisor starts the actor again.
  */
-export const cycle = (retry: Duration.DurationInput = Duration.seconds(30)) =>
+export const cycle = (retry: Duration.DurationInput) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const failed = yield* boundary(now).pipe(
@@ -69,8 +69,6 @@ export const cycle = (retry: Duration.DurationInput = Duration.seconds(30)) =>
     const wait = Duration.millis(phase.next - after)
     yield* Effect.sleep(failed ? Duration.min(retry, wait) : wait)
   })
-
-export const loop = (retry: Duration.DurationInput = Duration.seconds(30)) => Effect.forever(cycle(retry))
 
 /**
  * The Wave cycle's actor: one fiber of the process under the supervisor (`WAVE_CLOCK=false` turns it off, e.g. in
