@@ -11,7 +11,7 @@ import { TaskNotes } from "./Tasks/Notes.js"
 import { TasksRepo } from "./Tasks/Repo.js"
 import { oneOfTwoNames } from "./Tasks/TwoNames.js"
 import { OwnerNotice } from "./Waves/OwnerNotice.js"
-import { HOUR, hourOf, iso, parseWaveId, phaseAt, waveHour, waveId } from "./Waves/Phase.js"
+import { HOUR, hourOf, iso, parseWaveId, phaseAt, taskInWave, waveHour, waveId } from "./Waves/Phase.js"
 import { WavesRepo } from "./Waves/Repo.js"
 import { DAY, dayStart, slot, toSlots } from "./Waves/Slots.js"
 
@@ -117,17 +117,13 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         return { wave_id: id, wave_time: iso(hour), task_id: null, replaced_task_id: cleared[0] ?? null }
       }
       const task = yield* tasksRepo.visible(taskId, caller.id)
-      if (task.assigned_to_id !== user.id) {
-        return yield* new Errors.Unprocessable({
-          message: `the task is not assigned to ${user.handle}; assign it first`,
-          details: { field: "task_id" }
-        })
-      }
-      if (task.status === "cancelled" || task.status === "archived") {
-        return yield* new Errors.Unprocessable({
-          message: `the task is ${task.status}`,
-          details: { field: "task_id" }
-        })
+      const unschedulable = task.assigned_to_id !== user.id
+        ? `the task is not assigned to ${user.handle}; assign it first`
+        : task.status === "cancelled" || task.status === "archived"
+        ? `the task is ${task.status}`
+        : undefined
+      if (unschedulable !== undefined) {
+        return yield* new Errors.Unprocessable({ message: unschedulable, details: { field: "task_id" } })
       }
       const replaced = yield* Effect.gen(function*() {
         yield* repo.lockAgent(user.id)
@@ -140,12 +136,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         }
         yield* repo.vacate(user.id, hour, taskId, now)
         yield* tasksRepo.setWave(taskId, new Date(hour), new Date(now))
-        yield* outbox.emit([user.id], "wave.scheduled", {
-          task_id: taskId,
-          task_title: task.title,
-          wave_id: id,
-          wave_time: iso(hour)
-        })
+        yield* outbox.emit([user.id], "wave.scheduled", taskInWave(task, hour, user.handle))
         return others[0] ?? null
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       return { wave_id: id, wave_time: iso(hour), task_id: taskId, replaced_task_id: replaced }

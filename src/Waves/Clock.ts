@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Config, Duration, Effect, Layer } from "effect"
 import { Outbox } from "../Realtime/Outbox.js"
 import { Supervisor } from "../Supervisor.js"
-import { iso, phaseAt, waveId } from "./Phase.js"
+import { iso, phaseAt, taskInWave, waveId } from "./Phase.js"
 import { WavesRepo } from "./Repo.js"
 
 /**
@@ -26,12 +26,7 @@ export const boundary = (now: number) =>
       yield* outbox.emitMany(starting.map((s) => ({
         recipients: [s.agent_id],
         type: "wave.started" as const,
-        data: {
-          task_id: s.task_id,
-          task_title: s.title,
-          wave_id: waveId(phase.hour, s.handle),
-          wave_time: iso(phase.hour)
-        }
+        data: taskInWave(s, phase.hour, s.handle)
       })))
     }).pipe(sql.withTransaction)
 

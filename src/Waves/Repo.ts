@@ -54,9 +54,9 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
     const startingAt = (hour: number) =>
       SqlSchema.findAll({
         Request: Schema.Void,
-        Result: Schema.Struct({ agent_id: Ids.UserId, handle: Ids.Handle, task_id: Ids.TaskId, title: Schema.String }),
+        Result: Schema.Struct({ agent_id: Ids.UserId, handle: Ids.Handle, id: Ids.TaskId, title: Schema.String }),
         execute: () =>
-          sql`SELECT DISTINCT ON (t.assigned_to_id) t.assigned_to_id AS agent_id, u.handle, t.id AS task_id, t.title
+          sql`SELECT DISTINCT ON (t.assigned_to_id) t.assigned_to_id AS agent_id, u.handle, t.id, t.title
           FROM tasks t JOIN users u ON u.id = t.assigned_to_id
           WHERE t.wave_scheduled = ${at(hour)} AND ${liveTask}
           ORDER BY t.assigned_to_id, t.created_at`
