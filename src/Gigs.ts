@@ -10,7 +10,7 @@ import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { cursorParam, pageOf } from "./Social/Cursor.js"
 import { TasksRepo } from "./Tasks/Repo.js"
-import { taskPermalink } from "./Tasks/Wire.js"
+import { taskAssigned, taskPermalink } from "./Tasks/Wire.js"
 
 const notAGig = (id: Ids.TaskId) => new Errors.NotFound({ message: `no open gig with id ${id}` })
 
@@ -104,15 +104,11 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
           yield* repo.settle(id, appId)
           // the applicant asked for it: a consented membership (CONTRACT "Direct messages")
           yield* projects.addMember(task.project_id, application.applicant_id, "member", at, true)
-          yield* outbox.emit([application.applicant_id], "task.assigned", {
-            id: task.id,
-            title: task.title,
-            project_id: task.project_id,
-            project_name: task.project_title,
-            permalink: taskPermalink(publicUrl, task),
-            assigned_by_id: caller.id,
-            assigned_by_handle: caller.handle
-          })
+          yield* outbox.emit(
+            [application.applicant_id],
+            "task.assigned",
+            taskAssigned(publicUrl, task, task.project_title, caller)
+          )
           return Option.getOrThrow(yield* repo.byId(id, appId, at))
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       })

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Projects as Api } from "@shoal/domain"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import { PublicUrl } from "./Identity/PublicUrl.js"
 import { joinsBySelf } from "./Messages/Policy.js"
 import { requestedBy, resolveAttribution } from "./Projects/Attribution.js"
@@ -40,33 +40,20 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
     const publicUrl = yield* Effect.orDie(PublicUrl)
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    const toProject = (row: ProjectRow): Api.Project =>
+    // the row's columns are the project's fields; what a row adds about the caller (its role, a page's total) is
+    // dropped when the answer is encoded
+    const toProject = ({ rb_handle, rb_id, rb_name, ...row }: ProjectRow): Api.Project =>
       new Api.Project({
-        id: row.id,
-        title: row.title,
-        description: row.description,
-        status: row.status,
-        visibility: row.visibility,
-        help_needed: row.help_needed,
-        skills: row.skills,
-        module_type: row.module_type,
-        project_type: row.project_type,
-        deadline: row.deadline,
-        team_id: row.team_id,
-        team_name: row.team_name,
-        owner_id: row.owner_id,
+        ...row,
         permalink: `${publicUrl}/projects/${row.id}`,
-        created_at: row.created_at,
-        updated_at: row.updated_at,
-        requested_by: requestedBy(row)
+        requested_by: requestedBy({ rb_id, rb_handle, rb_name })
       }, true)
 
     /** The caller, or the human that owns the caller, must be in the squad. */
     const checkTeam = (caller: Auth.Principal, teamId: Ids.TeamId | null) =>
       Effect.gen(function*() {
         if (teamId === null) return
-        const team = yield* teams.find(teamId)
-        if (Option.isNone(team)) return yield* new Errors.NotFound({ message: `no squad with id ${teamId}` })
+        yield* teams.existing(teamId)
         const ids = caller.ownerId === null ? [caller.id] : [caller.id, caller.ownerId]
         if (!(yield* teams.anyMember(teamId, ids))) {
           return yield* new Errors.Forbidden({
@@ -188,11 +175,10 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
         yield* Policy.requireParticipant(row, "add participants")
         const role = input.role ?? "member"
         if (role === "manager") yield* Policy.requireManager(row, "name managers")
-        const user = yield* people.byHandle(input.handle)
-        if (Option.isNone(user)) return yield* new Errors.NotFound({ message: `no user with handle "${input.handle}"` })
-        const consented = joinsBySelf(caller.id, user.value)
-        const added = yield* repo.addMember(id, user.value.id, role, yield* now, consented)
-        const member = (yield* repo.members(id)).find((m) => m.id === user.value.id)!
+        const user = yield* people.named(input.handle)
+        const consented = joinsBySelf(caller.id, user)
+        const added = yield* repo.addMember(id, user.id, role, yield* now, consented)
+        const member = (yield* repo.members(id)).find((m) => m.id === user.id)!
         return { added, member }
       }
     )

@@ -19,7 +19,7 @@ import { TasksRepo } from "./Tasks/Repo.js"
 import { oneOfTwoNames } from "./Tasks/TwoNames.js"
 import { taskPermalink, toTask, toTaskJson } from "./Tasks/Wire.js"
 import { WalletClient } from "./Wallet/Client.js"
-import { hourOf, iso, waveHour, waveId } from "./Waves/Phase.js"
+import { hourOf, taskInWave, waveHour } from "./Waves/Phase.js"
 
 /** Tasks of projects: create, list, read, change, complete (with recurrence), reschedule into a Wave. */
 export class Tasks extends Effect.Service<Tasks>()("Tasks", {
@@ -225,17 +225,13 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
       }
       const nowMs = yield* Clock.currentTimeMillis
       const hour = yield* waveHour(at, nowMs + 1, "wave_time must be in the future")
-      const wave = { wave_id: waveId(hour, caller.handle), wave_time: iso(hour) }
+      const scheduled = taskInWave(task, hour, caller.handle)
       const row = yield* Effect.gen(function*() {
         yield* repo.setWave(id, new Date(hour), new Date(nowMs))
-        yield* outbox.emit([caller.id, task.created_by_id], "wave.scheduled", {
-          task_id: id,
-          task_title: task.title,
-          ...wave
-        })
+        yield* outbox.emit([caller.id, task.created_by_id], "wave.scheduled", scheduled)
         return yield* repo.reread(id)
       }).pipe(sql.withTransaction, Effect.orDie)
-      return { task: toTask(publicUrl, row), ...wave }
+      return { task: toTask(publicUrl, row), wave_id: scheduled.wave_id, wave_time: scheduled.wave_time }
     })
 
     /** Approve or reject a completed bounty task: the bounty's funder (Tasks/Policy). */

@@ -7,8 +7,6 @@ import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as Policy from "./Teams/Policy.js"
 import { TeamsRepo } from "./Teams/Repo.js"
 
-const noTeam = (id: Ids.TeamId) => new Errors.NotFound({ message: `no squad with id ${id}` })
-
 /**
  * Squads: teams of agents and humans. The creator is the owner; the owner and its admins manage members; only the
  * owner names or removes admins (`Teams/Policy`).
@@ -22,10 +20,9 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
 
     const withMembers = (id: Ids.TeamId) =>
       Effect.gen(function*() {
-        const row = yield* repo.find(id)
-        if (Option.isNone(row)) return yield* noTeam(id)
+        const row = yield* repo.existing(id)
         const members = yield* repo.members(id)
-        return new Api.Team({ ...row.value, members: members.map((m) => new Api.TeamMember(m, true)) }, true)
+        return new Api.Team({ ...row, members: members.map((m) => new Api.TeamMember(m, true)) }, true)
       })
 
     const create = Effect.fn("Teams.create")(function*(caller: Auth.Principal, input: Api.NewTeam) {
@@ -55,25 +52,16 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
     /** The caller's role in the squad (404 for no squad). */
     const callerRole = (caller: Auth.Principal, id: Ids.TeamId) =>
       Effect.gen(function*() {
-        if (Option.isNone(yield* repo.find(id))) return yield* noTeam(id)
+        yield* repo.existing(id)
         return yield* repo.roleOf(id, caller.id)
       })
-
-    const person = (handle: string) =>
-      Effect.flatMap(
-        people.byHandle(handle),
-        (p) =>
-          Option.isSome(p)
-            ? Effect.succeed(p.value)
-            : new Errors.NotFound({ message: `no user with handle "${handle}"` })
-      )
 
     const addMember = Effect.fn("Teams.addMember")(
       function*(caller: Auth.Principal, id: Ids.TeamId, input: typeof Api.AddTeamMember.Type) {
         const role = input.role ?? "member"
         const mine = yield* callerRole(caller, id)
         yield* role === "admin" ? Policy.requireAdminManager(mine) : Policy.requireMemberManager(mine)
-        const user = yield* person(input.handle)
+        const user = yield* people.named(input.handle)
         yield* repo.addMember(id, user.id, role, yield* now, joinsBySelf(caller.id, user))
         return yield* withMembers(id)
       }
@@ -83,7 +71,7 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
       function*(caller: Auth.Principal, id: Ids.TeamId, handle: string) {
         const mine = yield* callerRole(caller, id)
         yield* Policy.requireMemberManager(mine)
-        const user = yield* person(handle)
+        const user = yield* people.named(handle)
         const role = yield* repo.roleOf(id, user.id)
         if (Option.isSome(role) && role.value === "owner") {
           return yield* new Errors.Conflict({ message: "the squad's owner cannot be removed" })

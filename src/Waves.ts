@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import type { Auth } from "@shoal/domain"
+import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Waves as Api, Work } from "@shoal/domain"
 import { Clock, Effect, Option } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
+import { PeopleRepo, uuid } from "./Projects/PeopleRepo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { Presence } from "./Realtime/Presence.js"
 import { Tasks } from "./Tasks.js"
@@ -10,8 +11,8 @@ import { TaskNotes } from "./Tasks/Notes.js"
 import { TasksRepo } from "./Tasks/Repo.js"
 import { oneOfTwoNames } from "./Tasks/TwoNames.js"
 import { OwnerNotice } from "./Waves/OwnerNotice.js"
-import { HOUR, hourOf, iso, parseWaveId, phaseAt, waveHour, waveId } from "./Waves/Phase.js"
-import { type UserRow, WavesRepo } from "./Waves/Repo.js"
+import { HOUR, hourOf, iso, parseWaveId, phaseAt, taskInWave, waveHour, waveId } from "./Waves/Phase.js"
+import { WavesRepo } from "./Waves/Repo.js"
 import { DAY, dayStart, slot, toSlots } from "./Waves/Slots.js"
 
 /**
@@ -22,6 +23,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* WavesRepo
+    const people = yield* PeopleRepo
     const tasksRepo = yield* TasksRepo
     const tasks = yield* Tasks
     const notes = yield* TaskNotes
@@ -61,11 +63,11 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
     const resolve = (caller: Auth.Principal, ref: string) =>
       Effect.gen(function*() {
         const lower = ref.toLowerCase()
-        const found: Option.Option<UserRow> = lower === "me"
-          ? yield* repo.userById(caller.id)
-          : /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(lower)
-          ? yield* repo.userById(lower)
-          : yield* repo.userByHandle(lower)
+        const found = lower === "me"
+          ? yield* people.byId(caller.id)
+          : uuid.test(lower)
+          ? yield* people.byId(lower as Ids.UserId)
+          : yield* people.byHandle(lower)
         if (Option.isNone(found)) {
           return yield* new Errors.NotFound({ message: `no agent "${ref}"`, details: { field: "agent" } })
         }
@@ -115,17 +117,13 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         return { wave_id: id, wave_time: iso(hour), task_id: null, replaced_task_id: cleared[0] ?? null }
       }
       const task = yield* tasksRepo.visible(taskId, caller.id)
-      if (task.assigned_to_id !== user.id) {
-        return yield* new Errors.Unprocessable({
-          message: `the task is not assigned to ${user.handle}; assign it first`,
-          details: { field: "task_id" }
-        })
-      }
-      if (task.status === "cancelled" || task.status === "archived") {
-        return yield* new Errors.Unprocessable({
-          message: `the task is ${task.status}`,
-          details: { field: "task_id" }
-        })
+      const unschedulable = task.assigned_to_id !== user.id
+        ? `the task is not assigned to ${user.handle}; assign it first`
+        : task.status === "cancelled" || task.status === "archived"
+        ? `the task is ${task.status}`
+        : undefined
+      if (unschedulable !== undefined) {
+        return yield* new Errors.Unprocessable({ message: unschedulable, details: { field: "task_id" } })
       }
       const replaced = yield* Effect.gen(function*() {
         yield* repo.lockAgent(user.id)
@@ -138,12 +136,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         }
         yield* repo.vacate(user.id, hour, taskId, now)
         yield* tasksRepo.setWave(taskId, new Date(hour), new Date(now))
-        yield* outbox.emit([user.id], "wave.scheduled", {
-          task_id: taskId,
-          task_title: task.title,
-          wave_id: id,
-          wave_time: iso(hour)
-        })
+        yield* outbox.emit([user.id], "wave.scheduled", taskInWave(task, hour, user.handle))
         return others[0] ?? null
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       return { wave_id: id, wave_time: iso(hour), task_id: taskId, replaced_task_id: replaced }
@@ -265,5 +258,5 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
       fleet
     } as const
   }),
-  dependencies: [WavesRepo.Default, TasksRepo.Default, OwnerNotice.Default]
+  dependencies: [WavesRepo.Default, TasksRepo.Default, PeopleRepo.Default, OwnerNotice.Default]
 }) {}

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Identity, Ids, Users } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { sqlArray } from "../Database/SqlArrays.js"
-import { likeEscape } from "../Projects/Repo.js"
+import { likeEscape } from "../Database/SqlHelpers.js"
 
 export const UserRow = Schema.Struct({
   id: Ids.UserId,

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Ids } from "@shoal/domain"
+import { Errors, Ids } from "@shoal/domain"
 import { Effect, flow, Option, Schema } from "effect"
 
 export const PersonRow = Schema.Struct({
@@ -11,7 +11,7 @@ export const PersonRow = Schema.Struct({
 })
 export type PersonRow = typeof PersonRow.Type
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Users as projects and tasks name them: by handle (assignees, participants) or by id or handle (attribution). */
 export class PeopleRepo extends Effect.Service<PeopleRepo>()("Projects/PeopleRepo", {
@@ -41,6 +41,13 @@ export class PeopleRepo extends Effect.Service<PeopleRepo>()("Projects/PeopleRep
     const byIdOrHandle = (value: string): Effect.Effect<Option.Option<PersonRow>> =>
       uuid.test(value) ? byId(value.toLowerCase() as Ids.UserId) : byHandle(value.trim())
 
-    return { byHandle, byId, byIdOrHandle } as const
+    /** The user with the handle, or a 404 naming it. */
+    const named = (handle: string) =>
+      Effect.flatMap(byHandle(handle), (found) =>
+        Option.isSome(found)
+          ? Effect.succeed(found.value)
+          : Effect.fail(new Errors.NotFound({ message: `no user with handle "${handle}"` })))
+
+    return { byHandle, byId, byIdOrHandle, named } as const
   })
 }) {}

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids, Projects } from "@shoal/domain"
 import { Effect, flow, Schema } from "effect"
-import { memberAdder } from "../Teams/Membership.js"
+import { likeEscape, memberAdder } from "../Database/SqlHelpers.js"
 import { visible } from "./Policy.js"
 import { IsoFromDate } from "./Times.js"
 
@@ -62,8 +62,6 @@ export interface ListFilter {
   readonly limit: number
   readonly offset: number
 }
-
-export const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("Projects/Repo", {
   effect: Effect.gen(function*() {

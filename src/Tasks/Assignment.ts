@@ -7,7 +7,7 @@ import { PeopleRepo, type PersonRow } from "../Projects/PeopleRepo.js"
 import { ProjectsRepo } from "../Projects/Repo.js"
 import { Outbox } from "../Realtime/Outbox.js"
 import type { TaskRow } from "./Repo.js"
-import { taskPermalink } from "./Wire.js"
+import { taskAssigned } from "./Wire.js"
 
 export type AssigneeInput = {
   readonly assigned_to?: string | undefined
@@ -50,15 +50,7 @@ export const makeAssignment = Effect.gen(function*() {
     Effect.gen(function*() {
       yield* projects.addMember(task.project_id, assignee.id, "member", now, joinsBySelf(caller.id, assignee))
       if (assignee.id === caller.id) return
-      yield* outbox.emit([assignee.id], "task.assigned", {
-        id: task.id,
-        title: task.title,
-        project_id: task.project_id,
-        project_name: projectTitle,
-        permalink: taskPermalink(publicUrl, task),
-        assigned_by_id: caller.id,
-        assigned_by_handle: caller.handle
-      })
+      yield* outbox.emit([assignee.id], "task.assigned", taskAssigned(publicUrl, task, projectTitle, caller))
     })
 
   return { assigneeOf, assign } as const

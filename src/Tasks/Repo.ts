@@ -184,7 +184,6 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
       })(undefined).pipe(Effect.orDie)
 
     return {
-      access: (id: Ids.TaskId, caller: Ids.UserId) => Effect.orDie(access({ id, caller })),
       /** The task with the caller's access to it, if the caller may see it (a 404 otherwise). */
       visible: (id: Ids.TaskId, caller: Ids.UserId) =>
         Effect.flatMap(Effect.orDie(access({ id, caller })), (row) => visibleTask(id, row)),

@@ -1,9 +1,27 @@
+import type { Auth, Ids } from "@shoal/domain"
 import { Tasks } from "@shoal/domain"
+import { requestedBy } from "../Projects/Attribution.js"
 import type { ChecklistRow, CommentRow } from "./NotesRepo.js"
 import type { TaskRow } from "./Repo.js"
 
 export const taskPermalink = (publicUrl: string, row: { readonly project_id: string; readonly id: string }) =>
   `${publicUrl}/projects/${row.project_id}/tasks/${row.id}`
+
+/** The data of `task.assigned`, to the assignee: the task and who assigned it (an assignment or an accepted gig). */
+export const taskAssigned = (
+  publicUrl: string,
+  task: { readonly id: Ids.TaskId; readonly title: string; readonly project_id: Ids.ProjectId },
+  projectTitle: string,
+  by: Auth.Principal
+) => ({
+  id: task.id,
+  title: task.title,
+  project_id: task.project_id,
+  project_name: projectTitle,
+  permalink: taskPermalink(publicUrl, task),
+  assigned_by_id: by.id,
+  assigned_by_handle: by.handle
+})
 
 /**
  * The wire form of `Task`, built directly from a decoded row: a page of 50 tasks is the hot read, and encoding 50
@@ -72,20 +90,8 @@ export const toTaskDetail = (
     }, true)
   }, true)
 
-export const toComment = (row: CommentRow): Tasks.TaskComment =>
-  new Tasks.TaskComment({
-    id: row.id,
-    task_id: row.task_id,
-    content: row.content,
-    author_id: row.author_id,
-    author_handle: row.author_handle,
-    author_name: row.author_name,
-    created_at: row.created_at,
-    edited_at: row.edited_at,
-    ...(row.rb_id !== null && row.rb_handle !== null
-      ? { requested_by: { id: row.rb_id, handle: row.rb_handle, display_name: row.rb_name ?? "" } as any }
-      : {})
-  }, true)
+export const toComment = ({ rb_handle, rb_id, rb_name, ...row }: CommentRow): Tasks.TaskComment =>
+  new Tasks.TaskComment({ ...row, requested_by: requestedBy({ rb_id, rb_handle, rb_name }) }, true)
 
 /** The answer to a completion, the same for `POST /api/agent/tasks/:id/complete` and the MCP tool. */
 export const taskCompleted = ({ next, task }: { readonly task: Tasks.Task; readonly next: Tasks.Task | null }) =>

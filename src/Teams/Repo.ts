@@ -1,8 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Ids, Teams } from "@shoal/domain"
+import { Errors, Ids, Teams } from "@shoal/domain"
 import { Effect, flow, Option, Schema } from "effect"
+import { memberAdder } from "../Database/SqlHelpers.js"
 import { IsoFromDate } from "../Projects/Times.js"
-import { memberAdder } from "./Membership.js"
 
 const TeamRow = Schema.Struct({
   id: Ids.TeamId,
@@ -41,6 +41,13 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
       }),
       Effect.orDie
     )
+
+    /** The squad, or a 404. */
+    const existing = (id: Ids.TeamId) =>
+      Effect.flatMap(find(id), (found) =>
+        Option.isSome(found)
+          ? Effect.succeed(found.value)
+          : Effect.fail(new Errors.NotFound({ message: `no squad with id ${id}` })))
 
     const list = (caller: Ids.UserId, mine: boolean) =>
       SqlSchema.findAll({
@@ -99,6 +106,6 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
     const removeMember = (team: Ids.TeamId, user: Ids.UserId) =>
       sql`DELETE FROM team_members WHERE team_id = ${team} AND user_id = ${user}`.pipe(Effect.orDie)
 
-    return { find, list, members, insert, roleOf, anyMember, addMember, removeMember } as const
+    return { existing, list, members, insert, roleOf, anyMember, addMember, removeMember } as const
   })
 }) {}

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Config, Duration, Effect, Layer } from "effect"
 import { Outbox } from "../Realtime/Outbox.js"
 import { Supervisor } from "../Supervisor.js"
-import { iso, phaseAt, waveId } from "./Phase.js"
+import { iso, phaseAt, taskInWave, waveId } from "./Phase.js"
 import { WavesRepo } from "./Repo.js"
 
 /**
@@ -26,12 +26,7 @@ export const boundary = (now: number) =>
       yield* outbox.emitMany(starting.map((s) => ({
         recipients: [s.agent_id],
         type: "wave.started" as const,
-        data: {
-          task_id: s.task_id,
-          task_title: s.title,
-          wave_id: waveId(phase.hour, s.handle),
-          wave_time: iso(phase.hour)
-        }
+        data: taskInWave(s, phase.hour, s.handle)
       })))
     }).pipe(sql.withTransaction)
 
@@ -54,7 +49,7 @@ export const boundary = (now: number) =>
  * tried again shortly; the next boundary would also pick up a missed hour, since the hour is claimed at every
  * boundary until it succeeds. Anything else that dies ends the turn, and the supervisor starts the actor again.
  */
-export const cycle = (retry: Duration.DurationInput = Duration.seconds(30)) =>
+export const cycle = (retry: Duration.DurationInput) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const failed = yield* boundary(now).pipe(
@@ -69,8 +64,6 @@ export const cycle = (retry: Duration.DurationInput = Duration.seconds(30)) =>
     const wait = Duration.millis(phase.next - after)
     yield* Effect.sleep(failed ? Duration.min(retry, wait) : wait)
   })
-
-export const loop = (retry: Duration.DurationInput = Duration.seconds(30)) => Effect.forever(cycle(retry))
 
 /**
  * The Wave cycle's actor: one fiber of the process under the supervisor (`WAVE_CLOCK=false` turns it off, e.g. in

@@ -1,4 +1,4 @@
-import { Errors, type Waves } from "@shoal/domain"
+import { Errors, type Ids, type Waves } from "@shoal/domain"
 import { Effect } from "effect"
 
 export const HOUR = 3_600_000
@@ -33,6 +33,18 @@ export const waveId = (hour: number, handle: string) => {
   const iso = new Date(hour).toISOString()
   return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${handle}`
 }
+
+/** The data of `wave.scheduled` and `wave.started`: a task and the agent's Wave it is in. */
+export const taskInWave = (
+  task: { readonly id: Ids.TaskId; readonly title: string },
+  hour: number,
+  handle: string
+) => ({
+  task_id: task.id,
+  task_title: task.title,
+  wave_id: waveId(hour, handle),
+  wave_time: iso(hour)
+})
 
 /** The hour and handle of a wave id, or undefined when it is not one. */
 export const parseWaveId = (id: string): { readonly hour: number; readonly handle: string } | undefined => {

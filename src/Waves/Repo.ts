@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, flow, Option, Schema } from "effect"
+import { PersonRow } from "../Projects/PeopleRepo.js"
 
 const at = (ms: number) => new Date(ms)
 
@@ -14,15 +15,7 @@ export const SlotRow = Schema.Struct({
 })
 export type SlotRow = typeof SlotRow.Type
 
-export const UserRow = Schema.Struct({
-  id: Ids.UserId,
-  handle: Ids.Handle,
-  display_name: Schema.String,
-  user_type: Ids.UserType,
-  owner_id: Schema.NullOr(Ids.UserId),
-  last_seen_at: Schema.NullOr(Schema.DateFromSelf)
-})
-export type UserRow = typeof UserRow.Type
+const UserRow = Schema.Struct({ ...PersonRow.fields, last_seen_at: Schema.NullOr(Schema.DateFromSelf) })
 
 // a task holds a slot while it is assigned, scheduled and not closed
 const live = "t.status NOT IN ('cancelled', 'archived')"
@@ -49,26 +42,21 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
 
     /** Slots of `[from, to)` never completed become missed (the task they held is kept with them). */
     const markMissed = (from: number, to: number) =>
-      Effect.map(
-        sql<{ agent_id: Ids.UserId }>`
-          INSERT INTO wave_slots (agent_id, wave_time, status, task_id)
+      sql`INSERT INTO wave_slots (agent_id, wave_time, status, task_id)
           SELECT DISTINCT ON (t.assigned_to_id, t.wave_scheduled) t.assigned_to_id, t.wave_scheduled, 'missed', t.id
           FROM tasks t
           WHERE t.wave_scheduled >= ${at(from)} AND t.wave_scheduled < ${at(to)} AND t.assigned_to_id IS NOT NULL
             AND ${liveTask}
           ORDER BY t.assigned_to_id, t.wave_scheduled, t.created_at
-          ON CONFLICT (agent_id, wave_time) DO NOTHING
-          RETURNING agent_id`,
-        (rows) => rows.length
-      ).pipe(Effect.orDie)
+          ON CONFLICT (agent_id, wave_time) DO NOTHING`.pipe(Effect.orDie)
 
     /** Whoever has a task in the hour starting at `hour` (one task per agent: its oldest). */
     const startingAt = (hour: number) =>
       SqlSchema.findAll({
         Request: Schema.Void,
-        Result: Schema.Struct({ agent_id: Ids.UserId, handle: Ids.Handle, task_id: Ids.TaskId, title: Schema.String }),
+        Result: Schema.Struct({ agent_id: Ids.UserId, handle: Ids.Handle, id: Ids.TaskId, title: Schema.String }),
         execute: () =>
-          sql`SELECT DISTINCT ON (t.assigned_to_id) t.assigned_to_id AS agent_id, u.handle, t.id AS task_id, t.title
+          sql`SELECT DISTINCT ON (t.assigned_to_id) t.assigned_to_id AS agent_id, u.handle, t.id, t.title
           FROM tasks t JOIN users u ON u.id = t.assigned_to_id
           WHERE t.wave_scheduled = ${at(hour)} AND ${liveTask}
           ORDER BY t.assigned_to_id, t.created_at`
@@ -147,13 +135,15 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
         return { first: false, at: rows[0]!.checked_in_at }
       }).pipe(Effect.orDie)
 
-    const user = SqlSchema.findOne({
-      Request: Schema.Struct({ id: Schema.NullOr(Schema.String), handle: Schema.NullOr(Schema.String) }),
-      Result: UserRow,
-      execute: ({ handle, id }) =>
-        sql`SELECT id, handle, display_name, user_type, owner_id, last_seen_at FROM users
-          WHERE ${id === null ? sql`handle = ${handle}` : sql`id = ${id}`}`
-    })
+    const userById = flow(
+      SqlSchema.findOne({
+        Request: Ids.UserId,
+        Result: UserRow,
+        execute: (id) =>
+          sql`SELECT id, handle, display_name, user_type, owner_id, last_seen_at FROM users WHERE id = ${id}`
+      }),
+      Effect.orDie
+    )
 
     const agentsOf = flow(
       SqlSchema.findAll({
@@ -177,8 +167,7 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
       holders,
       complete,
       checkIn,
-      userById: (id: string) => Effect.orDie(user({ id, handle: null })),
-      userByHandle: (handle: string) => Effect.orDie(user({ id: null, handle })),
+      userById,
       agentsOf
     } as const
   })

@@ -26,15 +26,15 @@ export class Usage extends Effect.Service<Usage>()("Waves/Usage", {
         })
       }
       return yield* repo.insert({
-        user: caller.id,
+        user_id: caller.id,
         model: input.model,
         provider: input.provider ?? null,
-        input: input_tokens,
-        output: output_tokens,
-        total: input.total_tokens,
-        project: input.project_id ?? null,
-        task: input.task_id ?? null,
-        now: new Date(yield* Clock.currentTimeMillis)
+        input_tokens,
+        output_tokens,
+        total_tokens: input.total_tokens,
+        project_id: input.project_id ?? null,
+        task_id: input.task_id ?? null,
+        created_at: new Date(yield* Clock.currentTimeMillis)
       })
     })
 

@@ -21,16 +21,10 @@ export const UsageRow = Schema.Struct({
   created_at: IsoFromDate
 })
 
-export interface NewUsage {
-  readonly user: Ids.UserId
-  readonly model: string
-  readonly provider: string | null
-  readonly input: number
-  readonly output: number
-  readonly total: number
-  readonly project: Ids.ProjectId | null
-  readonly task: Ids.TaskId | null
-  readonly now: Date
+/** A report as it is stored: the columns of `usage_reports`. */
+type NewUsage = Omit<typeof UsageRow.Type, "id" | "created_at"> & {
+  readonly user_id: Ids.UserId
+  readonly created_at: Date
 }
 
 /** Token usage reports and their totals; `[from, to)` are instants. */
@@ -44,10 +38,7 @@ export class UsageRepo extends Effect.Service<UsageRepo>()("Waves/UsageRepo", {
         Request: Schema.Any,
         Result: UsageRow,
         execute: (v: NewUsage) =>
-          sql`INSERT INTO usage_reports (user_id, model, provider, input_tokens, output_tokens, total_tokens, project_id,
-            task_id, created_at)
-          VALUES (${v.user}, ${v.model}, ${v.provider}, ${v.input}, ${v.output}, ${v.total}, ${v.project}, ${v.task},
-            ${v.now})
+          sql`INSERT INTO usage_reports ${sql.insert(v)}
           RETURNING id, model, provider, input_tokens::text, output_tokens::text, total_tokens::text, project_id,
             task_id, created_at`
       }),

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Fiber, TestClock } from "effect"
-import { loop } from "../../src/Waves/Clock.js"
+import { cycle } from "../../src/Waves/Clock.js"
 import { HOUR } from "../../src/Waves/Phase.js"
 import { WavesRepo } from "../../src/Waves/Repo.js"
 import { humanWithAgent, newProject } from "../Projects/support.js"
@@ -29,7 +29,7 @@ export const freshHour = (offset = 0) =>
   }).pipe(Effect.orDie)
 
 /** One Wave clock fiber over the app's database and outbox (a second call is a second process's clock). */
-export const startClock = Effect.fork(loop("1 second").pipe(Effect.provide(WavesRepo.Default)))
+export const startClock = Effect.fork(Effect.forever(cycle("1 second")).pipe(Effect.provide(WavesRepo.Default)))
 
 export const stopClock = Fiber.interrupt
 

@@ -2,6 +2,9 @@ import type { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
 import { Effect } from "effect"
 
+/** Text matched literally inside a LIKE pattern: its `%`, `_` and `\` escaped. */
+export const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
+
 /**
  * A project's or squad's `addMember`: adds the user unless already there; true when added. The `higher` role given
  * later upgrades a member, and so does consent: `consented` says the member's side made this membership
