@@ -14,6 +14,7 @@ import {
   type Proc,
   report,
   seconds,
+  serverFlags,
   spawnShoal,
   startTs,
   waitFor
@@ -48,7 +49,7 @@ export const run = async () => {
   const dirs = [Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-auth-"))]
   const checkout = compare ? checkoutOf(compare) : undefined
   const helloPort = await freePort()
-  const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)])
+  const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)], undefined, serverFlags)
   const targets: Array<Target> = []
   try {
     const helloUrl = `http://127.0.0.1:${helloPort}/hello`

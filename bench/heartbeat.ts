@@ -17,6 +17,7 @@ import {
   type Proc,
   report,
   seconds,
+  serverFlags,
   spawnShoal,
   startTs,
   waitFor
@@ -110,7 +111,7 @@ export const run = async () => {
   const dirs = [Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-heartbeat-"))]
   const checkout = compare ? checkoutOf(compare) : undefined
   const helloPort = await freePort()
-  const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)])
+  const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)], undefined, serverFlags)
   const shoals: Array<Shoal> = []
   try {
     const helloUrl = `http://127.0.0.1:${helloPort}/hello`

@@ -34,6 +34,27 @@ export const npmStartFlags = (JSON.parse(Fs.readFileSync("package.json", "utf8")
     /^--(max-semi-space-size|min-semi-space-size|v8-pool-size|max-old-space-size|heap-growing-percent)=/.test(arg)
   )
 
+/**
+ * BENCH_NODE_ARGS="--trace-gc --max-semi-space-size=8": more node arguments for the servers under test, after the
+ * bench's own (a V8 flag given twice takes the later), to try a flag or trace the collector; BENCH_PROFILE=<dir>: they
+ * write a V8 CPU profile there when they stop (open it in Chrome's DevTools or speedscope), to see where the time goes.
+ */
+const benchNodeArgs = (profile = true) => [
+  ...(process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== ""),
+  ...(process.env.BENCH_PROFILE && profile
+    ? ["--cpu-prof", `--cpu-prof-dir=${Path.resolve(process.env.BENCH_PROFILE)}`]
+    : [])
+]
+
+/**
+ * How the HTTP benches run Shoal (BENCH_RUNTIME): `bundle`, the default, as `npm start` runs it (build/server/main.js,
+ * rebuilt when stale, with its V8 flags); `tsx`, from the sources as the tests run it (tsx's esbuild transform adds
+ * `keepNames`: every named closure of src is renamed by a defineProperty when made). The hello-world gets the same
+ * V8 flags, so both sides of a ratio run with one young generation.
+ */
+export const runtime = process.env.BENCH_RUNTIME === "tsx" ? "tsx" : "bundle"
+export const serverFlags = runtime === "bundle" ? npmStartFlags : []
+
 /** Runs a TypeScript entry point in its own process (so the load generator does not share its event loop). */
 export const startTs = (
   entry: string,
@@ -44,14 +65,9 @@ export const startTs = (
 ): Proc => {
   // BENCH_PROFILE=<dir>: the servers under test write a V8 CPU profile there when they stop (open it in Chrome's
   // DevTools or speedscope), to see where the time goes
-  const profile = process.env.BENCH_PROFILE && entry !== "bench/hello-server.ts"
-    ? ["--cpu-prof", `--cpu-prof-dir=${Path.resolve(process.env.BENCH_PROFILE)}`]
-    : []
-  // BENCH_NODE_ARGS="--trace-gc --max-semi-space-size=8": more node arguments for the servers under test, after
-  // the bench's own (a V8 flag given twice takes the later), to try a flag or trace the collector
-  const extra = (process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== "")
+  const extra = benchNodeArgs(entry !== "bench/hello-server.ts")
   return startNode(
-    [...nodeArgs, ...extra, ...profile, "--import", "tsx", entry, ...args],
+    [...nodeArgs, ...extra, "--import", "tsx", entry, ...args],
     { ...process.env, ...env },
     cwd
   )
@@ -68,20 +84,29 @@ export const spawnShoal = async (options: {
   readonly port?: number
 }): Promise<{ readonly proc: Proc; readonly base: string; readonly port: number }> => {
   const port = options.port ?? await freePort()
-  const proc = startTs(
-    "src/main.ts",
-    {
-      DATA_DIR: options.dataDir,
-      PORT: String(port),
-      WALLET_PORT: String(await freePort()),
-      HOST: "127.0.0.1",
-      RATE_LIMIT_PER_MINUTE: String(1e9),
-      DNS_PORT: "0",
-      DATABASE_URL: options.database ?? ""
-    },
-    [],
-    options.cwd
-  )
+  const env = {
+    DATA_DIR: options.dataDir,
+    PORT: String(port),
+    WALLET_PORT: String(await freePort()),
+    HOST: "127.0.0.1",
+    RATE_LIMIT_PER_MINUTE: String(1e9),
+    DNS_PORT: "0",
+    DATABASE_URL: options.database ?? ""
+  }
+  let proc: Proc
+  if (runtime === "tsx") proc = startTs("src/main.ts", env, [], options.cwd)
+  else {
+    // the checkout's own bundle (a BENCH_COMPARE commit builds its sources with its own build script)
+    ChildProcess.execFileSync(process.execPath, ["scripts/build-server.mjs", "--if-stale"], {
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      stdio: "inherit"
+    })
+    proc = startNode(
+      [...serverFlags, ...benchNodeArgs(), "build/server/main.js"],
+      { ...process.env, ...env },
+      options.cwd
+    )
+  }
   const base = `http://127.0.0.1:${port}`
   await waitFor(`${base}/health`, proc)
   return { proc, base, port }

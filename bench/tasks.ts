@@ -5,7 +5,17 @@
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { alternatingSlices, freePort, load, report, seconds, startTs, waitFor } from "./support.js"
+import {
+  alternatingSlices,
+  freePort,
+  load,
+  report,
+  seconds,
+  serverFlags,
+  spawnShoal,
+  startTs,
+  waitFor
+} from "./support.js"
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 1_000)
 
@@ -53,22 +63,12 @@ const measure = async (database: string | undefined) => {
   const duration = seconds()
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
   const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-tasks-"))
-  const shoalPort = await freePort()
   const helloPort = await freePort()
-  const shoal = startTs("src/main.ts", {
-    DATA_DIR: dataDir,
-    PORT: String(shoalPort),
-    WALLET_PORT: String(await freePort()),
-    HOST: "127.0.0.1",
-    RATE_LIMIT_PER_MINUTE: String(1e9),
-    DNS_PORT: "0",
-    DATABASE_URL: database ?? ""
-  })
-  const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)])
+  const { base: shoalBase, proc: shoal } = await spawnShoal({ dataDir, database })
+  const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)], undefined, serverFlags)
   try {
-    const shoalBase = `http://127.0.0.1:${shoalPort}`
     const helloUrl = `http://127.0.0.1:${helloPort}/hello`
-    await Promise.all([waitFor(`${shoalBase}/health`, shoal), waitFor(helloUrl, hello)])
+    await waitFor(helloUrl, hello)
     const seeded = Date.now()
     const { key, url } = await seed(shoalBase)
     const seedSeconds = (Date.now() - seeded) / 1000
