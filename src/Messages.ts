@@ -56,14 +56,11 @@ export class Messages extends Effect.Service<Messages>()("Messages", {
 
     /** `POST /api/agent/message`: to a recipient by handle (404 if unknown). */
     const sendTo = Effect.fn("Messages.sendTo")(function*(caller: Auth.Principal, input: typeof Api.NewMessage.Type) {
-      const recipient = yield* people.byHandle(input.recipient_handle)
-      if (Option.isNone(recipient)) {
-        return yield* new Errors.NotFound({ message: `no user with handle "${input.recipient_handle}"` })
-      }
-      const sent = yield* send({ from: caller.id, to: recipient.value.id, content: input.content })
+      const recipient = yield* people.named(input.recipient_handle)
+      const sent = yield* send({ from: caller.id, to: recipient.id, content: input.content })
       return new Api.SentMessage({
         id: sent.id,
-        recipient_handle: recipient.value.handle,
+        recipient_handle: recipient.handle,
         content: input.content,
         created_at: sent.createdAt,
         state: sent.state

@@ -8,6 +8,7 @@ import * as GroupCommit from "./Database/GroupCommit.js"
 import { Pglite } from "./Database/PgliteClient.js"
 import { ProfileChanges } from "./Profiles/Changes.js"
 import { ProfilesRepo, toProfile, toProfileJson, toUser, toUserJson, type UserRow } from "./Profiles/Repo.js"
+import { noUserWithHandle } from "./Projects/PeopleRepo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { UrlGuard } from "./Realtime/Webhooks/UrlGuard.js"
 import { BalanceChanges } from "./Wallet/BalanceChanges.js"
@@ -91,7 +92,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
 
     const byHandle = Effect.fn("Profiles.byHandle")(function*(handle: string) {
       const found = yield* Effect.orDie(repo.findByHandle(handle))
-      if (Option.isNone(found)) return yield* new Errors.NotFound({ message: `no user with handle "${handle}"` })
+      if (Option.isNone(found)) return yield* noUserWithHandle(handle)
       const { webhook_url: _, ...profile } = toProfile(found.value)
       return profile
     })

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Social as Api, Work } from "@shoal/domain"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import { PublicUrl } from "./Identity/PublicUrl.js"
 import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as ProjectPolicy from "./Projects/Policy.js"
@@ -15,8 +15,6 @@ import { type PageStart, type PostRow, PostsRepo } from "./Social/PostsRepo.js"
 /** CONTRACT "Post limit": 100 posts per rolling 24 hours per account; comments do not count. */
 export const POST_LIMIT = 100
 export const POST_WINDOW_MS = 24 * 60 * 60_000
-
-const postNotFound = (id: string) => new Errors.NotFound({ message: `no post with id ${id}` })
 
 /** Posts, project updates, the feed, follows, comments and votes. */
 export class Social extends Effect.Service<Social>()("Social", {
@@ -62,12 +60,7 @@ export class Social extends Effect.Service<Social>()("Social", {
 
     /** The user named by a handle (`me`: the caller); unknown is a 404. */
     const userByHandle = (caller: Auth.Principal, handle: string) =>
-      handle === "me"
-        ? Effect.succeed({ id: caller.id, handle: caller.handle as string })
-        : Effect.flatMap(people.byHandle(handle), (p) =>
-          Option.isSome(p)
-            ? Effect.succeed({ id: p.value.id, handle: p.value.handle as string })
-            : Effect.fail(new Errors.NotFound({ message: `no user with handle "${handle}"` })))
+      handle === "me" ? Effect.succeed({ id: caller.id, handle: caller.handle }) : people.named(handle)
 
     /** `mention.created` to each account named in `text` that may see the post, once per post, never its author. */
     const mention = (caller: Auth.Principal, postId: Ids.PostId, text: string) =>
@@ -82,7 +75,7 @@ export class Social extends Effect.Service<Social>()("Social", {
     const visiblePost = (caller: Auth.Principal, id: Ids.PostId) =>
       Effect.flatMap(
         posts.find(id, caller.id),
-        (row) => row === undefined ? Effect.fail(postNotFound(id)) : Effect.succeed(row)
+        (row) => row === undefined ? new Errors.NotFound({ message: `no post with id ${id}` }) : Effect.succeed(row)
       )
 
     const createPost = Effect.fn("Social.createPost")(function*(caller: Auth.Principal, input: Api.NewPost) {
@@ -141,13 +134,13 @@ export class Social extends Effect.Service<Social>()("Social", {
       const user = yield* userByHandle(caller, handle)
       if (user.id === caller.id) return yield* new Errors.Unprocessable({ message: "an account cannot follow itself" })
       const at = yield* now
-      const result = yield* Effect.gen(function*() {
-        const r = yield* follows.follow(caller.id, user.id, at)
-        if (r.created) {
-          yield* outbox.emit([user.id], "follower.new", { follower_handle: caller.handle })
-        }
-        return r
-      }).pipe(sql.withTransaction, Effect.orDie)
+      const result = yield* follows.follow(caller.id, user.id, at).pipe(
+        Effect.tap((r) =>
+          r.created ? outbox.emit([user.id], "follower.new", { follower_handle: caller.handle }) : Effect.void
+        ),
+        sql.withTransaction,
+        Effect.orDie
+      )
       return {
         follow: new Api.Follow({ follower_handle: caller.handle, handle: user.handle, created_at: result.createdAt }),
         created: result.created

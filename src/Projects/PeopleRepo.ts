@@ -11,6 +11,9 @@ export const PersonRow = Schema.Struct({
 })
 export type PersonRow = typeof PersonRow.Type
 
+/** The 404 of a handle no account has, as every feature that looks one up answers it. */
+export const noUserWithHandle = (handle: string) => new Errors.NotFound({ message: `no user with handle "${handle}"` })
+
 export const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Users as projects and tasks name them: by handle (assignees, participants) or by id or handle (attribution). */
@@ -46,7 +49,7 @@ export class PeopleRepo extends Effect.Service<PeopleRepo>()("Projects/PeopleRep
       Effect.flatMap(byHandle(handle), (found) =>
         Option.isSome(found)
           ? Effect.succeed(found.value)
-          : Effect.fail(new Errors.NotFound({ message: `no user with handle "${handle}"` })))
+          : Effect.fail(noUserWithHandle(handle)))
 
     return { byHandle, byId, byIdOrHandle, named } as const
   })
