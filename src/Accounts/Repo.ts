@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Auth } from "@shoal/domain"
 import { Accounts, Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
+import { iso } from "../Database/SqlArrays.js"
 import { IsoFromDate } from "../Projects/Times.js"
 
 export const PrincipalRow = Schema.Struct({
@@ -64,16 +65,15 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
     const rotatedSince = (userId: Ids.UserId, since: number) =>
       Effect.map(
         sql<{ recent: boolean }>`SELECT EXISTS (SELECT 1 FROM api_keys WHERE user_id = ${userId}
-                                   AND revoked_at > ${new Date(since).toISOString()}::timestamptz) AS recent`,
+                                   AND revoked_at > ${iso(since)}::timestamptz) AS recent`,
         (rows) => rows[0]?.recent === true
       )
 
     /**
      * Locks the user's row until the transaction ends: rotations of one account's key run one after the other, on
-     * every node of a shared PostgreSQL, and each sees the keys the previous one left. False when no such user.
+     * every node of a shared PostgreSQL, and each sees the keys the previous one left.
      */
-    const lockUser = (userId: Ids.UserId) =>
-      Effect.map(sql`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`, (rows) => rows.length > 0)
+    const lockUser = (userId: Ids.UserId) => Effect.asVoid(sql`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`)
 
     /**
      * Revokes every live key of the user and stores the new one's hash and prefix; returns the revoked hashes. The
@@ -81,7 +81,7 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
      */
     const replaceKey = (userId: Ids.UserId, hash: string, now: number, prefix: string | null = null) =>
       Effect.gen(function*() {
-        const at = new Date(now).toISOString()
+        const at = iso(now)
         const revoked = yield* sql<{ key_hash: string; name: string | null }>`
           UPDATE api_keys SET revoked_at = ${at}::timestamptz WHERE user_id = ${userId} AND revoked_at IS NULL
           RETURNING key_hash, name`

@@ -5,6 +5,9 @@
 export const sqlArray = <A extends string | number>(values: ReadonlyArray<A>): Array<string | number> =>
   values as Array<A>
 
+/** A time in epoch milliseconds as a statement parameter: ISO text, cast where it is used (`${iso(ms)}::timestamptz`). */
+export const iso = (millis: number) => new Date(millis).toISOString()
+
 /**
  * A value written into SQL text as a literal, for a statement sent without parameters (a simple-query script, see
  * CommitScript.ts): a string as an escape-string literal E'…' (quotes and backslashes doubled, so the reading

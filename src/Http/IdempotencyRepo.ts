@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
 import { Effect, Option } from "effect"
+import { iso } from "../Database/SqlArrays.js"
 
 export interface StoredResponse {
   readonly request_hash: string
@@ -8,8 +9,6 @@ export interface StoredResponse {
   readonly state: "running" | "done"
   readonly response: unknown
 }
-
-const iso = (millis: number) => new Date(millis).toISOString()
 
 /** The `idempotency_keys` table: one row per (caller, key), claimed while running, then holding the response. */
 export class IdempotencyRepo extends Effect.Service<IdempotencyRepo>()("Http/IdempotencyRepo", {

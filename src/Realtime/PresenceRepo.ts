@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
-import { sqlArray } from "../Database/SqlArrays.js"
+import { iso, sqlArray } from "../Database/SqlArrays.js"
 
 export const Account = Schema.Struct({
   id: Ids.UserId,
@@ -9,8 +9,6 @@ export const Account = Schema.Struct({
   owner_id: Schema.NullOr(Ids.UserId)
 })
 export type Account = typeof Account.Type
-
-const iso = (ms: number) => new Date(ms).toISOString()
 
 /** Presence rows, a batch of agents at a time; every time is the application Clock's, passed in. */
 export class PresenceRepo extends Effect.Service<PresenceRepo>()("Realtime/PresenceRepo", {

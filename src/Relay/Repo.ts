@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Ids, Relay as Api } from "@shoal/domain"
 import { Effect } from "effect"
+import { iso } from "../Database/SqlArrays.js"
 
 export interface RelayRow {
   readonly id: Api.RelayId
@@ -17,8 +18,6 @@ export interface RelayRow {
 export interface PushClaim extends RelayRow {
   readonly pushAttempts: number
 }
-
-const iso = (millis: number) => new Date(millis).toISOString()
 
 /** All of the relay's SQL. */
 export class RelayRepo extends Effect.Service<RelayRepo>()("Relay/Repo", {

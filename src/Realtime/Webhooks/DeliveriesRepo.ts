@@ -1,9 +1,8 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Events, Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
+import { iso } from "../../Database/SqlArrays.js"
 import type { RawEventRow } from "../EventRow.js"
-
-const iso = (ms: number) => new Date(ms).toISOString()
 
 /** A due delivery as claimed: the event's own columns, then the delivery's. */
 export interface Claimed extends RawEventRow {

@@ -1,8 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
 import { Effect } from "effect"
-
-const iso = (millis: number) => new Date(millis).toISOString()
+import { iso } from "../../Database/SqlArrays.js"
 
 export class WebhookSecretsRepo extends Effect.Service<WebhookSecretsRepo>()("Webhooks/SecretsRepo", {
   effect: Effect.gen(function*() {
