@@ -11,8 +11,6 @@ export interface Position {
   readonly id: string
 }
 
-export const encodeCursor = (p: Position) => Buffer.from(`${p.createdAt}|${p.id}`, "utf8").toString("base64url")
-
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 const invalid = () =>
@@ -21,7 +19,9 @@ const invalid = () =>
     details: ErrorDetails.fieldDetails("cursor", "not a cursor this server gave out")
   })
 
-export const decodeCursor = (cursor: string): Effect.Effect<Position, Errors.InvalidRequest> => {
+/** `cursor` as a query parameter, decoded (a cursor this server did not give out is a 400 naming `cursor`). */
+export const cursorParam = (cursor: string | undefined): Effect.Effect<Position | undefined, Errors.InvalidRequest> => {
+  if (cursor === undefined) return Effect.succeed(undefined)
   const text = Buffer.from(cursor, "base64url").toString("utf8")
   const [createdAt, id, ...rest] = text.split("|")
   if (createdAt === undefined || id === undefined || rest.length > 0 || !uuid.test(id)) return Effect.fail(invalid())
@@ -42,11 +42,7 @@ export const pageOf = <R extends { readonly created_at: string; readonly id: str
   return {
     page,
     next_cursor: rows.length > limit && last !== undefined
-      ? encodeCursor({ createdAt: last.created_at, id: last.id })
+      ? Buffer.from(`${last.created_at}|${last.id}`, "utf8").toString("base64url")
       : null
   }
 }
-
-/** `cursor` as a query parameter, decoded (a cursor this server did not give out is a 400 naming `cursor`). */
-export const cursorParam = (cursor: string | undefined) =>
-  cursor === undefined ? Effect.succeed(undefined) : decodeCursor(cursor)
