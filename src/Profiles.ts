@@ -81,12 +81,12 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       )
       yield* rows.invalidate(caller.id)
       yield* changes.publish(caller.id, caller.handle)
-      if (Option.isNone(updated)) return yield* new Errors.NotFound({ message: "no such user" })
+      const saved = yield* found(updated)
       // the wire form: a PATCH answers with the whole profile and user, and schema encoding them cost more than
       // the rest of the request (as for /me)
       return {
-        profile: toProfileJson(updated.value),
-        user: toUserJson(updated.value, heartbeat.lastSeen(caller.id))
+        profile: toProfileJson(saved),
+        user: toUserJson(saved, heartbeat.lastSeen(caller.id))
       }
     })
 

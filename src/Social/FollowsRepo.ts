@@ -4,7 +4,7 @@ import { Effect, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
 import type { Position } from "./Cursor.js"
 
-export const FollowUserRow = Schema.Struct({
+const FollowUserRow = Schema.Struct({
   id: Ids.UserId,
   handle: Schema.String,
   display_name: Schema.String,
@@ -12,7 +12,6 @@ export const FollowUserRow = Schema.Struct({
   followed_at: IsoFromDate,
   total: Schema.Number
 })
-export type FollowUserRow = typeof FollowUserRow.Type
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(FollowUserRow))
 

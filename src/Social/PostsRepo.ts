@@ -3,6 +3,7 @@ import { Ids, Social } from "@shoal/domain"
 import { Effect, flow, Schema } from "effect"
 import { sqlArray } from "../Database/SqlArrays.js"
 import { IsoFromDate } from "../Projects/Times.js"
+import type { Position } from "./Cursor.js"
 
 export const PostRow = Schema.Struct({
   id: Ids.PostId,
@@ -20,21 +21,20 @@ export const PostRow = Schema.Struct({
 })
 export type PostRow = typeof PostRow.Type
 
-export const CommentRow = Schema.Struct({
+const CommentRow = Schema.Struct({
   id: Schema.String,
   post_id: Ids.PostId,
   author_handle: Schema.String,
   content: Schema.String,
   created_at: IsoFromDate
 })
-export type CommentRow = typeof CommentRow.Type
 
 // built once: a decoder compiled per call cost more than the feed's query
 const decodePosts = Schema.decodeUnknown(Schema.Array(PostRow))
 
 /** Where a page starts: after the post (created_at, id) of a cursor, or at an offset (legacy `page`). */
 export interface PageStart {
-  readonly after: { readonly createdAt: string; readonly id: string } | undefined
+  readonly after: Position | undefined
   readonly offset: number
   readonly limit: number
 }
