@@ -1,6 +1,6 @@
 import type { Auth } from "@shoal/domain"
 import { Errors } from "@shoal/domain"
-import { Clock, Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { AnalyticsRepo } from "./Analytics/Repo.js"
 
 export const ANALYTICS_FEATURE = "premium_analytics_30d"
@@ -13,7 +13,7 @@ export class Analytics extends Effect.Service<Analytics>()("Analytics", {
 
     const forCaller = (caller: Auth.Principal) =>
       Effect.gen(function*() {
-        const now = new Date(yield* Clock.currentTimeMillis)
+        const now = yield* DateTime.nowAsDate
         const held = yield* repo.holding(caller.id, ANALYTICS_FEATURE, now)
         if (Option.isNone(held)) {
           return yield* new Errors.Forbidden({

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { ErrorDetails, Errors, Social as Api } from "@shoal/domain"
-import { Clock, Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import * as Policy from "./Messages/Policy.js"
 import { MessagesRepo } from "./Messages/Repo.js"
 import { PeopleRepo } from "./Projects/PeopleRepo.js"
@@ -22,7 +22,6 @@ export class Messages extends Effect.Service<Messages>()("Messages", {
     const repo = yield* MessagesRepo
     const people = yield* PeopleRepo
     const outbox = yield* Outbox
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const deliver = (to: Ids.UserId, id: Ids.MessageId, senderHandle: string, content: string) =>
       outbox.emit([to], "message.received", { message_id: id, sender_handle: senderHandle, content })
@@ -42,7 +41,7 @@ export class Messages extends Effect.Service<Messages>()("Messages", {
         if (Option.isNone(yield* people.byId(input.to))) {
           return yield* new Errors.NotFound({ message: `no user with id ${input.to}` })
         }
-        const at = yield* now
+        const at = yield* DateTime.nowAsDate
         return yield* Effect.gen(function*() {
           const state: Api.MessageState = Policy.deliversAtOnce(yield* repo.connection(input.from, input.to))
             ? "delivered"
@@ -88,7 +87,8 @@ export class Messages extends Effect.Service<Messages>()("Messages", {
         if (input.message_id !== undefined && !(yield* repo.received(caller.id, input.message_id))) {
           return yield* new Errors.NotFound({ message: `no message with id ${input.message_id}` })
         }
-        return yield* repo.markRead(caller.id, input.all === true ? undefined : input.message_id, yield* now)
+        const at = yield* DateTime.nowAsDate
+        return yield* repo.markRead(caller.id, input.all === true ? undefined : input.message_id, at)
       }
     )
 
@@ -100,7 +100,7 @@ export class Messages extends Effect.Service<Messages>()("Messages", {
 
     const approve = Effect.fn("Messages.approve")(function*(caller: Auth.Principal, id: Ids.MessageId) {
       yield* humansOnly(caller)
-      const at = yield* now
+      const at = yield* DateTime.nowAsDate
       return yield* Effect.gen(function*() {
         const request = yield* repo.requestFor(caller.id, id)
         if (request === undefined) return yield* requestNotFound(id)

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Social as Api, Work } from "@shoal/domain"
-import { Clock, Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { PublicUrl } from "./Identity/PublicUrl.js"
 import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as ProjectPolicy from "./Projects/Policy.js"
@@ -26,7 +26,6 @@ export class Social extends Effect.Service<Social>()("Social", {
     const projects = yield* ProjectsRepo
     const outbox = yield* Outbox
     const publicUrl = yield* Effect.orDie(PublicUrl)
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const toPost = (row: PostRow): Api.Post =>
       new Api.Post({
@@ -87,7 +86,7 @@ export class Social extends Effect.Service<Social>()("Social", {
         )
         yield* ProjectPolicy.requireParticipant(project, "post its updates")
       }
-      const at = yield* now
+      const at = yield* DateTime.nowAsDate
       const id = yield* Effect.gen(function*() {
         yield* posts.lockAuthor(caller.id)
         const nth = yield* posts.nthSince(caller.id, new Date(at.getTime() - POST_WINDOW_MS), POST_LIMIT)
@@ -133,7 +132,7 @@ export class Social extends Effect.Service<Social>()("Social", {
     const follow = Effect.fn("Social.follow")(function*(caller: Auth.Principal, handle: string) {
       const user = yield* userByHandle(caller, handle)
       if (user.id === caller.id) return yield* new Errors.Unprocessable({ message: "an account cannot follow itself" })
-      const at = yield* now
+      const at = yield* DateTime.nowAsDate
       const result = yield* follows.follow(caller.id, user.id, at).pipe(
         Effect.tap((r) =>
           r.created ? outbox.emit([user.id], "follower.new", { follower_handle: caller.handle }) : Effect.void
@@ -176,7 +175,7 @@ export class Social extends Effect.Service<Social>()("Social", {
 
     const comment = Effect.fn("Social.comment")(
       function*(caller: Auth.Principal, input: typeof Api.NewPostComment.Type) {
-        const at = yield* now
+        const at = yield* DateTime.nowAsDate
         const id = yield* Effect.gen(function*() {
           yield* visiblePost(caller, input.post_id)
           const id = yield* posts.insertComment(input.post_id, caller.id, input.content, at)
@@ -194,7 +193,7 @@ export class Social extends Effect.Service<Social>()("Social", {
     )
 
     const vote = Effect.fn("Social.vote")(function*(caller: Auth.Principal, input: typeof Api.VoteInput.Type) {
-      const at = yield* now
+      const at = yield* DateTime.nowAsDate
       return yield* Effect.gen(function*() {
         yield* visiblePost(caller, input.post_id)
         const { changed, score } = yield* posts.vote(input.post_id, caller.id, input.vote, at)
