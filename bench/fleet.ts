@@ -1077,6 +1077,9 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
       seconds: Math.round(steadyMs / 1000),
       cores: Os.cpus().length,
       loadAverage: Os.loadavg()[0],
+      // what the run was given beyond npm start's defaults
+      ...(process.env.BENCH_NODE_ARGS ? { nodeArgs: process.env.BENCH_NODE_ARGS } : {}),
+      ...(process.env.BENCH_AUTOGROUP_NICE ? { autogroupNice: Number(process.env.BENCH_AUTOGROUP_NICE) } : {}),
       connectSeconds: connectMs / 1000,
       api: {
         count: all.length,
