@@ -14,9 +14,8 @@ import {
   type Proc,
   report,
   seconds,
-  serverFlags,
   spawnShoal,
-  startTs,
+  startHello,
   waitFor
 } from "./support.js"
 
@@ -49,7 +48,7 @@ export const run = async () => {
   const dirs = [Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-auth-"))]
   const checkout = compare ? checkoutOf(compare) : undefined
   const helloPort = await freePort()
-  const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)], undefined, serverFlags)
+  const hello = startHello(helloPort)
   const targets: Array<Target> = []
   try {
     const helloUrl = `http://127.0.0.1:${helloPort}/hello`

@@ -9,17 +9,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import pg from "pg"
-import {
-  alternatingSlices,
-  freePort,
-  load,
-  report,
-  seconds,
-  serverFlags,
-  spawnShoal,
-  startTs,
-  waitFor
-} from "./support.js"
+import { alternatingSlices, freePort, load, report, seconds, spawnShoal, startHello, waitFor } from "./support.js"
 
 const AUTHORS = Number(process.env.BENCH_AUTHORS ?? 1_000)
 const POSTS_PER_AUTHOR = Number(process.env.BENCH_POSTS_PER_AUTHOR ?? 100)
@@ -102,7 +92,7 @@ const measure = async (database: string | undefined) => {
   const plan = process.env.BENCH_EXPLAIN === "1" ? await explainFeed(database, dataDir, signUp.user.id) : undefined
   // 3. serve and load
   shoal = await start(dataDir, database, port)
-  const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)], undefined, serverFlags)
+  const hello = startHello(helloPort)
   try {
     const url = `${base}/api/agent/feed`
     const helloUrl = `http://127.0.0.1:${helloPort}/hello`

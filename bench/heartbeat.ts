@@ -17,9 +17,8 @@ import {
   type Proc,
   report,
   seconds,
-  serverFlags,
   spawnShoal,
-  startTs,
+  startHello,
   waitFor
 } from "./support.js"
 
@@ -111,7 +110,7 @@ export const run = async () => {
   const dirs = [Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-heartbeat-"))]
   const checkout = compare ? checkoutOf(compare) : undefined
   const helloPort = await freePort()
-  const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)], undefined, serverFlags)
+  const hello = startHello(helloPort)
   const shoals: Array<Shoal> = []
   try {
     const helloUrl = `http://127.0.0.1:${helloPort}/hello`

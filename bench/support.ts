@@ -53,7 +53,11 @@ const benchNodeArgs = (profile = true) => [
  * V8 flags, so both sides of a ratio run with one young generation.
  */
 export const runtime = process.env.BENCH_RUNTIME === "tsx" ? "tsx" : "bundle"
-export const serverFlags = runtime === "bundle" ? npmStartFlags : []
+const serverFlags = runtime === "bundle" ? npmStartFlags : []
+
+/** The hello-world HttpApi baseline (bench/hello-server.ts) on `port`, with the V8 flags Shoal runs with. */
+export const startHello = (port: number): Proc =>
+  startTs("bench/hello-server.ts", {}, [String(port)], undefined, serverFlags)
 
 /** Runs a TypeScript entry point in its own process (so the load generator does not share its event loop). */
 export const startTs = (

@@ -5,17 +5,7 @@
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import {
-  alternatingSlices,
-  freePort,
-  load,
-  report,
-  seconds,
-  serverFlags,
-  spawnShoal,
-  startTs,
-  waitFor
-} from "./support.js"
+import { alternatingSlices, freePort, load, report, seconds, spawnShoal, startHello, waitFor } from "./support.js"
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 1_000)
 
@@ -65,7 +55,7 @@ const measure = async (database: string | undefined) => {
   const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "shoal-bench-tasks-"))
   const helloPort = await freePort()
   const { base: shoalBase, proc: shoal } = await spawnShoal({ dataDir, database })
-  const hello = startTs("bench/hello-server.ts", {}, [String(helloPort)], undefined, serverFlags)
+  const hello = startHello(helloPort)
   try {
     const helloUrl = `http://127.0.0.1:${helloPort}/hello`
     await waitFor(helloUrl, hello)
