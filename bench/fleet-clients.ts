@@ -1,6 +1,10 @@
 // The fleet bench's agents, in a process of their own (bench/fleet.ts starts several): each agent holds one
 // WebSocket and runs the spec's routine over HTTP, from this process's own loopback source address (BENCH_LOCAL,
-// e.g. 127.0.0.3), so no (source, destination) pair runs out of ephemeral ports. Commanded over IPC:
+// e.g. 127.0.0.3), so no (source, destination) pair runs out of ephemeral ports. Its sockets are spread further, at
+// most SOCKETS_PER_ADDRESS to a source address (127.3.0.1, 127.3.1.1 … for 127.0.0.3): the kernel picks a bound
+// socket's port at bind(), searching the address's used ports, and past ~7,000 sockets on one address each bind
+// cost ~1.5 ms of system time (measured here), which made the clients, not Shoal, the bound at 50,000 and 100,000.
+// Commanded over IPC:
 //   connect → every agent opens its socket (header auth); "connected" once each has its `ready` frame
 //   go { at, seconds } → the routine runs until `at + seconds`: R requests an hour per agent, spread evenly (each
 //     agent at its own random phase), the kinds in the routine's order
@@ -18,6 +22,8 @@
 // did not and which came twice.
 import * as Fs from "node:fs"
 import * as Http from "node:http"
+import * as Inspector from "node:inspector"
+import * as Path from "node:path"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import WebSocket from "ws"
 
@@ -82,6 +88,8 @@ export const prevInGroup = (i: number, n: number, size: number) => {
   return i > from ? i - 1 : to - 1
 }
 
+const SOCKETS_PER_ADDRESS = 2_000
+
 const pct = (xs: ReadonlyArray<number>, p: number) => {
   if (xs.length === 0) return NaN
   const s = Float64Array.from(xs).sort()
@@ -103,6 +111,8 @@ const main = () => {
   const target = (i: number) => targets[i % targets.length]!
 
   const httpAgent = new Http.Agent({ keepAlive: true, maxSockets: 512, localAddress })
+  const octet = localAddress.split(".")[3]
+  const socketAddress = (i: number) => `127.${octet}.${Math.floor((i - from) / SOCKETS_PER_ADDRESS)}.1`
 
   // ---- measurements
   const latencies: Record<string, Array<number>> = {}
@@ -139,6 +149,10 @@ const main = () => {
   /** per local agent: key → arrival time (ms); duplicates counted apart */
   const received: Array<Map<string, number>> = []
   let duplicates = 0
+  /** requests sent and not yet answered (or failed), and events with a key that arrived: the orchestrator waits for
+   * the first to reach 0 and the second to stop growing before it counts what did not arrive */
+  let inFlight = 0
+  let arrivals = 0
   const duplicateKeys: Array<string> = []
   let duplicateIds = 0
   const eventIds = new Set<string>()
@@ -191,7 +205,10 @@ const main = () => {
     if (got.has(key)) {
       duplicates++
       if (duplicateKeys.length < 20) duplicateKeys.push(`${i}<-${key}`)
-    } else got.set(key, now())
+    } else {
+      got.set(key, now())
+      arrivals++
+    }
   }
 
   const open = (i: number, attempt = 0) => {
@@ -201,7 +218,7 @@ const main = () => {
     const ws = new WebSocket(url, {
       headers: { authorization: `Bearer ${plan.agents[i]!.key}` },
       perMessageDeflate: false,
-      localAddress,
+      localAddress: socketAddress(i),
       handshakeTimeout: 30_000
     })
     c.ws = ws
@@ -269,6 +286,14 @@ const main = () => {
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const record = write === undefined ? undefined : { key: write.key, to: write.to, at: started, ok: false }
     if (record !== undefined) writes.push(record)
+    inFlight++
+    let settled = false
+    const settle = () => {
+      if (!settled) {
+        settled = true
+        inFlight--
+      }
+    }
     const req = Http.request(url, {
       method,
       agent: httpAgent,
@@ -287,6 +312,7 @@ const main = () => {
         res.on("data", (d: string) => (body += d))
       } else res.resume()
       res.on("end", () => {
+        settle()
         const ms = now() - started
         if (body !== "" && errorBodies.length < 5) {
           errorBodies.push(
@@ -308,6 +334,7 @@ const main = () => {
     })
     req.on("timeout", () => req.destroy(new Error("timeout after 30 s")))
     req.on("error", (e) => {
+      settle()
       errors.network++
       troubleAt.push(started)
       if (errors.firstError === "") errors.firstError = `${kind}: ${e.message}`
@@ -428,8 +455,29 @@ const main = () => {
     tick()
   }
 
-  process.on("message", (m: { type: string; at?: number; seconds?: number; deadlineMs?: number }) => {
+  // BENCH_CLIENT_PROFILE=<dir>: a V8 CPU profile of this process from `connect` to `report`, written there
+  const profileDir = process.env.BENCH_CLIENT_PROFILE
+  const profiler = profileDir === undefined ? undefined : new Inspector.Session()
+  const profiling = (method: string) =>
+    new Promise<any>((resolve, reject) =>
+      profiler!.post(method, (error, result) => (error === null ? resolve(result) : reject(error)))
+    )
+  const startProfile = () => {
+    if (profiler === undefined) return
+    profiler.connect()
+    void profiling("Profiler.enable").then(() => profiling("Profiler.start"))
+  }
+  const writeProfile = async () => {
+    if (profiler === undefined) return
+    const { profile } = await profiling("Profiler.stop")
+    Fs.mkdirSync(profileDir!, { recursive: true })
+    Fs.writeFileSync(Path.join(profileDir!, `client-${from}-${process.pid}.cpuprofile`), JSON.stringify(profile))
+  }
+
+  process.on("message", async (m: { type: string; at?: number; seconds?: number; deadlineMs?: number }) => {
+    if (m.type === "report") await writeProfile()
     if (m.type === "connect") {
+      startProfile()
       connectTarget = to - from
       setTimeout(() => {
         if (connectedSent) return
@@ -470,6 +518,8 @@ const main = () => {
         down: conns.filter((c) => !c.ready).length,
         drops,
         reconnects: reconnects.length,
+        inFlight,
+        arrivals,
         loop: loopFigures()
       })
     } else if (m.type === "report") {

@@ -805,8 +805,28 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
     const metrics = await Promise.all(nodes.map((node) => node.killed ? undefined : readMetrics(node.api)))
     for (const c of clients) c.proc.send({ type: "stop" })
     await Promise.all(clients.map((c) => c.next("stopped", 60_000)))
-    // in-flight requests finish and their events arrive
-    await sleep(kill ? 15_000 : 8_000)
+    // in-flight requests finish (an overloaded server answers writes a minute late) and their events arrive: wait
+    // until no request is in flight and no keyed event has arrived for 8 s (15 s after a kill), at most 3 minutes,
+    // so a delivery counted lost did not arrive in that time, rather than not yet
+    const settleFrom = Date.now()
+    let lastArrivals = -1
+    let quietSince = Date.now()
+    let pending = 0
+    while (Date.now() - settleFrom < 180_000) {
+      for (const c of clients) c.proc.send({ type: "status" })
+      const st = await Promise.all(clients.map((c) => c.next("status", 30_000)))
+      pending = st.reduce((a, s) => a + s.inFlight, 0)
+      const arrivals = st.reduce((a, s) => a + s.arrivals, 0)
+      if (arrivals !== lastArrivals || pending > 0) {
+        lastArrivals = arrivals
+        quietSince = Date.now()
+      } else if (Date.now() - quietSince >= (kill ? 15_000 : 8_000)) break
+      await sleep(1_000)
+    }
+    console.log(
+      `  after the stop: ${((Date.now() - settleFrom) / 1000).toFixed(0)} s until every answer and event was in` +
+        (pending > 0 ? ` (gave up with ${pending} requests still in flight)` : "")
+    )
     for (const c of clients) c.proc.send({ type: "report" })
     // a client that does not report in time (starved, say) is left out, and said so: the others' figures still count
     const reports = (await Promise.all(clients.map((c, k) =>
