@@ -6,6 +6,7 @@
 // several; runs behind the balancer are drawn as hollow squares.
 import * as Fs from "node:fs"
 import { Canvas, encodePng, W } from "./soak-chart.js"
+import { parseArgs } from "./support.js"
 
 interface Run {
   readonly agents: number
@@ -98,15 +99,11 @@ export const drawFleet = (runs: ReadonlyArray<Run>): Buffer => {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   // [--rate R] (20) [--since <ISO time>]: the runs at that rate, from that time on
-  const args = process.argv.slice(2)
-  const option = (name: string) => {
-    const i = args.indexOf(`--${name}`)
-    return i < 0 ? undefined : args.splice(i, 2)[1]
-  }
-  const rate = Number(option("rate") ?? 20)
-  const since = option("since") ?? ""
-  const input = args[0] ?? "bench/fleet-results.json"
-  const output = args[1] ?? "bench/fleet.png"
+  const { options, words } = parseArgs(process.argv.slice(2))
+  const rate = Number(options.rate ?? 20)
+  const since = options.since ?? ""
+  const input = words[0] ?? "bench/fleet-results.json"
+  const output = words[1] ?? "bench/fleet.png"
   const all = JSON.parse(Fs.readFileSync(input, "utf8")) as Record<string, Run>
   // the newest of each (agents, rate, nodes, balancer): keys start with the run's ISO time
   const newest = new Map<string, Run>()

@@ -41,7 +41,7 @@ import * as Path from "node:path"
 import pg from "pg"
 import { generateKey, hashKey } from "../src/Auth/Keys.js"
 import { groupOf, nextInGroup, type Plan, ROUTINE } from "./fleet-clients.js"
-import { freePort, freshDatabase, npmStartFlags, report } from "./support.js"
+import { freePort, freshDatabase, npmStartFlags, parseArgs, report } from "./support.js"
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -1170,13 +1170,7 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const options: Record<string, string> = {}
-  const argv = process.argv.slice(2)
-  for (let i = 0; i < argv.length; i++) {
-    const m = /^--([^=]+)(?:=(.*))?$/.exec(argv[i]!)
-    if (m !== null) options[m[1]!] = m[2] ?? argv[++i] ?? "true"
-  }
-  run(options).then(() => process.exit(0), (e) => {
+  run(parseArgs(process.argv.slice(2)).options).then(() => process.exit(0), (e) => {
     console.error(e)
     process.exit(1)
   })

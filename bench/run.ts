@@ -4,7 +4,7 @@
 // that takes none ignores them. `fleet` is heavy and runs only when named, never as part of `all`.
 import * as Fs from "node:fs"
 import * as Os from "node:os"
-import { summary } from "./support.js"
+import { parseArgs, summary } from "./support.js"
 
 const known = [
   "auth",
@@ -24,28 +24,9 @@ const known = [
 /** benches run only when named */
 const onDemand = ["fleet"]
 
-/**
- * The command line's bench names and options: `--x value` and `--x=value` set option x; `--x` followed by another
- * option or by nothing is `"true"`; every other word is a bench name.
- */
-const parseArgs = (argv: ReadonlyArray<string>) => {
-  const names: Array<string> = []
-  const options: Record<string, string> = {}
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    if (!arg.startsWith("--")) {
-      if (arg !== "all") names.push(arg)
-      continue
-    }
-    const eq = arg.indexOf("=")
-    if (eq > 0) options[arg.slice(2, eq)] = arg.slice(eq + 1)
-    else if (i + 1 < argv.length && !argv[i + 1]!.startsWith("--")) options[arg.slice(2)] = argv[++i]!
-    else options[arg.slice(2)] = "true"
-  }
-  return { names, options }
-}
-
-const { names, options } = parseArgs(process.argv.slice(2))
+// bench names (every word but "all") and options (`--x value`, `--x=value`, `--x`)
+const { options, words } = parseArgs(process.argv.slice(2))
+const names = words.filter((w) => w !== "all")
 const loadAverage = () => Os.loadavg().map((l) => l.toFixed(1)).join(", ")
 const started = new Date()
 const loadBefore = loadAverage()

@@ -341,3 +341,24 @@ export const summary = (): string => {
   const line = (r: ReadonlyArray<string>) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()
   return [line(header), ...rows.map(line)].join("\n")
 }
+
+/**
+ * A command line's words and options: `--x value` and `--x=value` set option x; `--x` followed by another option or
+ * by nothing is `"true"`; every other word is kept, in order (bench names, file paths).
+ */
+export const parseArgs = (argv: ReadonlyArray<string>) => {
+  const words: Array<string> = []
+  const options: Record<string, string> = {}
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (!arg.startsWith("--")) {
+      words.push(arg)
+      continue
+    }
+    const eq = arg.indexOf("=")
+    if (eq > 0) options[arg.slice(2, eq)] = arg.slice(eq + 1)
+    else if (i + 1 < argv.length && !argv[i + 1]!.startsWith("--")) options[arg.slice(2)] = argv[++i]!
+    else options[arg.slice(2)] = "true"
+  }
+  return { words, options }
+}
