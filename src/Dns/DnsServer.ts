@@ -1,6 +1,5 @@
 import type { Packet } from "dns-packet"
-import { Clock, type Config, Context, Data, Duration, Effect, Layer, type Scope } from "effect"
-import type { Supervisor } from "../Supervisor.js"
+import { Clock, type Config, Context, Data, Duration, Effect, Layer } from "effect"
 import { makeAnswerCache } from "./AnswerCache.js"
 import { makeAnswerer } from "./Answerer.js"
 import { DnsConfig } from "./DnsConfig.js"
@@ -20,14 +19,6 @@ export type DnsServerOptions = Pick<Settings, "host" | "port" | "zone" | "rateLi
   readonly lookupTimeout?: Duration.DurationInput | undefined
 }
 
-/** Where the responder listens once bound. */
-export interface Bound {
-  readonly host: string
-  readonly zone: string
-  readonly udpPort: number
-  readonly tcpPort: number
-}
-
 export class DnsBindError extends Data.TaggedError("DnsBindError")<{
   readonly transport: "udp" | "tcp"
   readonly cause: unknown
@@ -35,11 +26,9 @@ export class DnsBindError extends Data.TaggedError("DnsBindError")<{
 
 /**
  * Binds UDP and TCP and answers until the scope closes; in-flight answers are interrupted with it. Its one loop (the
- * lookups' deadlines, src/Dns/Runner.ts) runs under the supervisor.
+ * lookups' deadlines, src/Dns/Runner.ts) runs under the supervisor. Gives where the responder listens.
  */
-const make = (
-  options: DnsServerOptions
-): Effect.Effect<Bound, DnsBindError, RecordSource | Supervisor | Scope.Scope> =>
+const make = (options: DnsServerOptions) =>
   Effect.gen(function*() {
     const zone = normalizeZone(options.zone)
     const clock = yield* Effect.clock
@@ -82,7 +71,9 @@ const make = (
   })
 
 /** The running responder; its layer reads `DNS_*` through Config and needs a RecordSource. */
-export class DnsServer extends Context.Tag("Dns/DnsServer")<DnsServer, Bound>() {
+export class DnsServer
+  extends Context.Tag("Dns/DnsServer")<DnsServer, Effect.Effect.Success<ReturnType<typeof make>>>()
+{
   static readonly make = make
   static readonly layer = Layer.scoped(DnsServer, Effect.flatMap(DnsConfig, make))
 }
