@@ -30,21 +30,19 @@ const PREFIXED = /^[a-z0-9][a-z0-9_-]*:/i
 /** Identity values must carry their `key:` prefix (the spec calls a bare value incorrect). */
 export const isPrefixed = (value: string): boolean => PREFIXED.test(value)
 
-export const txt = (name: string, value: string): Answer => ({
-  name,
-  type: "TXT",
-  class: "IN",
-  ttl: TTL,
-  data: characterStrings(value)
-})
+/** What dns-packet takes as `data` for a record of type `T`. */
+type DataOf<T> = Answer extends infer A ? A extends { type: infer U; data?: infer D } ? T extends U ? D : never : never
+  : never
+
+/** One IN record; `data` is checked against `type` here, where the union cannot follow a generic type. */
+const record = <T extends Answer["type"]>(name: string, type: T, data: DataOf<T>, ttl = TTL) =>
+  ({ name, type, class: "IN", ttl, data }) as Answer
+
+export const txt = (name: string, value: string): Answer => record(name, "TXT", characterStrings(value))
 
 /** `served`: the zone whose nameserver this is, when `zone` is a linked tld delegated to it. */
-export const soa = (zone: string, serial: number, ttl: number, served = zone): Answer => ({
-  name: zone,
-  type: "SOA",
-  class: "IN",
-  ttl,
-  data: {
+export const soa = (zone: string, serial: number, ttl: number, served = zone): Answer =>
+  record(zone, "SOA", {
     mname: `ns1.${served}`,
     rname: `hostmaster.${served}`,
     serial,
@@ -52,18 +50,11 @@ export const soa = (zone: string, serial: number, ttl: number, served = zone): A
     retry: 600,
     expire: 604800,
     minimum: NEGATIVE_TTL
-  }
-})
+  }, ttl)
 
-export const ns = (zone: string): Answer => ({ name: zone, type: "NS", class: "IN", ttl: TTL, data: `ns1.${zone}` })
+export const ns = (zone: string): Answer => record(zone, "NS", `ns1.${zone}`)
 
-export const a = (name: string, address: string): Answer => ({ name, type: "A", class: "IN", ttl: TTL, data: address })
+export const a = (name: string, address: string): Answer => record(name, "A", address)
 
 /** RFC 8482 §4.2: the synthesized answer to ANY when nothing better fits. */
-export const hinfoRfc8482 = (name: string): Answer => ({
-  name,
-  type: "HINFO",
-  class: "IN",
-  ttl: TTL,
-  data: { cpu: "RFC8482", os: "" }
-})
+export const hinfoRfc8482 = (name: string): Answer => record(name, "HINFO", { cpu: "RFC8482", os: "" })
