@@ -25,7 +25,6 @@ export const makeFloodCounter = (options: FloodBrakeOptions, now: () => number) 
       count = 0
     }
     if (++count < options.drops) return false
-    count = 0
     start = Number.NEGATIVE_INFINITY
     return true
   }
