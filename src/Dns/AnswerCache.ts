@@ -2,11 +2,9 @@ import type { IdentityRecords } from "./RecordSource.js"
 import { HEADER, LEGACY_UDP_PAYLOAD, MAX_UDP_PAYLOAD } from "./Wire.js"
 
 /**
- * The encoded UDP answers to the plainest queries for a handle: QR=0, opcode 0, one question, nothing else but
- * at most one empty version-0 OPT record (what dnsperf and most stub resolvers send). For those the answer is
- * fixed by the question's name (case aside), type and class and by the OPT's presence and DO bit; the id, RD and
- * CD bits and the case of the name are copied in from each query (`patch`), so a hit costs no decoding, no
- * answer building and no encoding.
+ * The encoded UDP answers to a handle's plainest queries (QR=0, opcode 0, one question, at most an empty version-0
+ * OPT: what dnsperf and most stub resolvers send). Their answer depends only on the name (case aside), type, class
+ * and the OPT's presence and DO bit; id, RD, CD and the name's case are `patch`ed in, so a hit decodes nothing.
  */
 export interface CachedAnswer {
   readonly handle: string
@@ -20,21 +18,14 @@ export interface CachedAnswer {
   readonly truncatedNames: ReadonlyArray<number>
 }
 
-/** A query in the plain shape the cache serves; `limit` is the UDP size the client accepts. */
-export interface PlainQuery {
-  readonly key: string
-  /** Where the question's name ends (it starts at 12). */
-  readonly nameEnd: number
-  readonly limit: number
-}
-
 const OPT = 41
 
 /**
  * The query's cache key when it has the plain shape, else null (it goes the general way, which answers anything
- * else as before). Labels must be printable ASCII without dots, as the responder requires to echo a name.
+ * else as before). Labels must be printable ASCII without dots, as the responder requires to echo a name. Also
+ * where the question's name ends (it starts at 12) and `limit`, the UDP size the client accepts.
  */
-export const plainQuery = (message: Buffer): PlainQuery | null => {
+export const plainQuery = (message: Buffer) => {
   const length = message.length
   // QR=0 and opcode 0; QDCOUNT 1, ANCOUNT 0, NSCOUNT 0, ARCOUNT 0 or 1
   if (length < HEADER + 5 || (message[2]! & 0xf8) !== 0) return null
@@ -68,6 +59,8 @@ export const plainQuery = (message: Buffer): PlainQuery | null => {
     message.toString("latin1", nameEnd, question) + edns
   return { key, nameEnd, limit }
 }
+
+export type PlainQuery = NonNullable<ReturnType<typeof plainQuery>>
 
 /** Offsets of the names in `reply` (question and records) spelled exactly as its question's name. */
 export const namesLike = (reply: Buffer): Array<number> => {

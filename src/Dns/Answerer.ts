@@ -16,11 +16,10 @@ export interface AnswererOptions {
 }
 
 /**
- * Answers UDP queries in the socket's 'message' callback, without an Effect fiber: from the AnswerCache when the
- * query is plain and the handle's records are unchanged, else from the records the source already holds
- * (`peek`), building the cached answer on the way. Only a query whose records must be read first is left
- * to the fiber path. The rate limiter is consulted for every reply, as on the fiber path, and first of
- * all: a query from a prefix that has used up both its answers and its slips is dropped undecoded.
+ * Answers UDP queries in the socket's 'message' callback, without a fiber: from the AnswerCache when the query is
+ * plain and the handle's records unchanged, else from the records the source holds (`peek`), caching the answer.
+ * Only a query whose records must be read first is left to the fiber path. The rate limiter rules on every reply,
+ * and first of all: a query from a prefix out of both answers and slips is dropped undecoded.
  */
 export const makeAnswerer = (options: AnswererOptions) => {
   const { cache, limiter, source } = options
@@ -28,7 +27,6 @@ export const makeAnswerer = (options: AnswererOptions) => {
 
   /** The bytes to send for `message` from `address`: null for nothing (dropped, undecodable), or the Lookup to run. */
   const respond = (message: Buffer, address: string): Buffer | null | Lookup => {
-    // a flooding prefix with nothing left to send: not even decoded (a flood costs a receive per datagram, no more)
     if (limiter !== null && limiter.exhausted(address)) {
       limited++
       return null
