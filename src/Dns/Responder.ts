@@ -88,9 +88,8 @@ export interface Asked {
   readonly origin?: string | undefined
 }
 
-// module-level rather than per-query closures: tsx (esbuild keepNames) wraps each named closure in __name,
-// which cost about a tenth of the per-query CPU. RFC 2308 §3: the SOA proving a negative answer is cached for its
-// minimum.
+// module-level, not per-query closures: tsx (esbuild keepNames) wraps each in __name, a tenth of a query's CPU.
+// RFC 2308 §3: the SOA proving a negative answer is cached for its minimum.
 const negative = (asked: Asked, rcode: number): Packet =>
   reply(asked.query, {
     rcode,

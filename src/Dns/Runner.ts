@@ -2,10 +2,9 @@ import { Effect, Fiber, FiberId, Runtime, Schedule } from "effect"
 import { Supervisor } from "../Supervisor.js"
 
 /**
- * Runs one query's answer as a fiber owned by the server's scope. Most answers complete synchronously, so
- * only the fibers still running are tracked (no FiberSet entry per query), and their deadlines are kept by
- * one sweeper: a per-query `Effect.timeout` (a forked race and a timer) cost two thirds of the throughput
- * in bench/dns.ts.
+ * Runs one query's answer as a fiber owned by the server's scope. Most complete synchronously, so only those still
+ * running are tracked, their deadlines kept by one sweeper: a per-query `Effect.timeout` (a forked race and a
+ * timer) cost two thirds of the throughput in bench/dns.ts.
  */
 export const makeRunner = <R>(options: {
   /** A query still unanswered after this long (a slow lookup) gets `onTimeout` instead. */

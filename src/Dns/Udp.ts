@@ -23,16 +23,13 @@ export interface UdpOptions {
 const rebindSchedule = Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))
 
 /**
- * Binds the UDP listener; it closes with the scope. Resolves to the bound port.
+ * Binds the UDP listener until the scope closes; resolves to the bound port.
  *
- * The flood brake: a flood of datagrams costs the event loop the API shares one JavaScript callback each, even those
- * the rate limiter drops undecoded (bench/README.md, hostile: a one-process flood of ~230,000 queries/s cut a normal
- * client's requests by 60 %). Node's dgram has no public way to stop reading a socket, so once the rate limiter
- * dropped `drops` queries within `windowMs`, the socket is closed, and the same port bound again after the pause
- * (longer while the flood lasts, `makePauseSchedule`). Meanwhile the kernel turns every datagram away, at no cost to
- * the loop; queries from other sources are lost with the flood and asked again by their resolvers. Answers still
- * being looked up go out through whichever socket is bound when they are ready. A rebind that fails (the port
- * taken in the meantime) is logged and retried on `rebindSchedule` until the scope closes.
+ * The flood brake: every datagram costs the event loop the API shares a callback, even one the rate limiter drops
+ * undecoded (bench/README.md, hostile). Node's dgram cannot stop reading a socket, so once `drops` queries were
+ * dropped within `windowMs`, the socket is closed and the port bound again after a pause (`makePauseSchedule`):
+ * meanwhile the kernel refuses every datagram, other sources' too (their resolvers ask again). Lookups under way
+ * answer through whichever socket is bound then; a failed rebind is logged and retried (`rebindSchedule`).
  */
 export const bindUdp = (options: UdpOptions) =>
   Effect.gen(function*() {
@@ -41,10 +38,9 @@ export const bindUdp = (options: UdpOptions) =>
     let current: Dgram.Socket | undefined
     let closed = false
 
-    // the scope's end interrupts a rebind under way; one that completes after the socket's finalizer ran finds
-    // `closed` and closes its socket
+    // the scope's end interrupts a rebind under way; one completing after the finalizer finds `closed`
     const run = yield* FiberHandle.makeRuntime<never, never, void>()
-    // the Clock the pause sleeps on: one time for counting drops, pausing and resuming
+    // the Clock the pause sleeps on, so drops, pauses and resumes share one time
     const clock = yield* Effect.clock
     const now = () => clock.unsafeCurrentTimeMillis()
     const counter = makeFloodCounter(brake, now)
