@@ -126,11 +126,5 @@ export const observeStatement = (start: number) =>
 /** A driver call timed into `dbStatementDuration`, its result or failure passed on. */
 export const timeStatement = <A>(run: () => Promise<A>): Promise<A> => {
   const start = performance.now()
-  return run().then(
-    (result) => (observeStatement(start), result),
-    (error: unknown) => {
-      observeStatement(start)
-      throw error
-    }
-  )
+  return run().finally(() => observeStatement(start))
 }
