@@ -1,5 +1,5 @@
 import { Metric, MetricState, Option } from "effect"
-import type { MetricLabel, MetricPair } from "effect"
+import type { MetricLabel } from "effect"
 
 /** The content type of the text exposition format this writes. */
 export const contentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -27,11 +27,11 @@ interface Family {
 }
 
 /**
- * Effect metrics in the Prometheus text format 0.0.4: one `# HELP` and `# TYPE` per name, then its samples. A
- * histogram's buckets are cumulative in Effect already, its last boundary +Inf (MetricBoundaries.fromIterable, which
- * every histogram here is made with). Shoal defines no summary or frequency, so none is written.
+ * Every registered metric in the Prometheus text format 0.0.4: one `# HELP` and `# TYPE` per name, then its samples.
+ * A histogram's buckets are cumulative in Effect already, its last boundary +Inf (MetricBoundaries.fromIterable,
+ * which every histogram here is made with). Shoal defines no summary or frequency, so none is written.
  */
-export const render = (pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>): string => {
+export const scrape = (): string => {
   const families = new Map<string, Family>()
   const family = (name: string, type: Family["type"], description: Option.Option<string>) => {
     let f = families.get(name)
@@ -40,7 +40,7 @@ export const render = (pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>): str
     }
     return f
   }
-  for (const { metricKey: key, metricState: state } of pairs) {
+  for (const { metricKey: key, metricState: state } of Metric.unsafeSnapshot()) {
     const name = metricName(key.name)
     const tags = key.tags
     if (MetricState.isCounterState(state)) {
@@ -62,6 +62,3 @@ export const render = (pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>): str
   }
   return out
 }
-
-/** Every registered metric, as the text format. */
-export const scrape = (): string => render(Metric.unsafeSnapshot())
