@@ -4,10 +4,10 @@ import { ProfileChanges } from "../Profiles/Changes.js"
 import { Supervisor } from "../Supervisor.js"
 import { IdentityRepo, type IdentityRow } from "./Repo.js"
 
-const HIT_TTL = Duration.minutes(1)
+export const HIT_TTL = Duration.minutes(1)
 // an unknown handle may be signed up any moment, and sign-ups announce nothing: forget misses sooner
-const MISS_TTL = Duration.seconds(5)
-const CAPACITY = 50_000
+export const MISS_TTL = Duration.seconds(5)
+export const CAPACITY = 50_000
 
 /**
  * Handle → public identity, cached for the DNS responder and the public endpoints (hot, unauthenticated reads).

@@ -1,17 +1,13 @@
 import { Cache, Duration, Effect, Exit, Layer, Option } from "effect"
 import { type IdentityRecords, RecordSource } from "../Dns/RecordSource.js"
 import { hnsNames } from "../Identity.js"
-import { Directory } from "./Directory.js"
+import { CAPACITY, Directory, HIT_TTL, MISS_TTL } from "./Directory.js"
 import { PublicUrl } from "./PublicUrl.js"
 import { IdentityRepo, type IdentityRow } from "./Repo.js"
 import { txtRecords } from "./TxtRecords.js"
 
-// a tld linked a moment ago announces nothing: forget misses soon, as the Directory does for unknown handles
-const LINK_HIT_TTL = Duration.minutes(1)
-const LINK_MISS_TTL = Duration.seconds(5)
 // how long `peek` answers from what a lookup gave, without asking the Caches again (see `seen` below)
 const SEEN_MS = 5_000
-const CAPACITY = 50_000
 
 /** What a lookup gave for a key, for `peek`: `holder` is the handle whose Directory row `user` it came from. */
 interface Seen {
@@ -34,12 +30,13 @@ export const RecordSourceLive = Layer.scoped(
     const publicUrl = yield* PublicUrl
     const repo = yield* IdentityRepo
     const clock = yield* Effect.clock
-    // tld → the linking account's handle; the holder's row (and whether its hns still names the tld) is the Directory's
+    // tld → the linking account's handle; the holder's row (and whether its hns still names the tld) is the Directory's.
+    // A tld linked a moment ago announces nothing either: misses are kept as briefly as the Directory's.
     const links = yield* Cache.makeWith({
       capacity: CAPACITY,
       timeToLive: Exit.match({
         onFailure: () => Duration.zero,
-        onSuccess: (handle: Option.Option<string>) => Option.isSome(handle) ? LINK_HIT_TTL : LINK_MISS_TTL
+        onSuccess: (handle: Option.Option<string>) => Option.isSome(handle) ? HIT_TTL : MISS_TTL
       }),
       lookup: (tld: string) => Effect.orDie(repo.linkedHandle(tld))
     })
