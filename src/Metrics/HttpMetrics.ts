@@ -41,11 +41,9 @@ const matcher = (routes: ReadonlyArray<Route>, config: Partial<FindMyWay.RouterC
 const anyMethod = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 /**
- * Counts every request the router answers and times it, labelled by route template, method and status class, into
- * `shoal_http_requests_total` and `shoal_http_request_duration_seconds`. Per request: the route lookup and two
- * metric updates with a label array made once per route, method and class. What this gives is called once the app
- * is assembled (every route, groups, sockets, MCP, console, is registered by then), by the API's wrapper
- * (src/Http/ApiMiddleware.ts), which times each request and calls the counter it returns.
+ * Counts and times every request the router answers into `shoal_http_requests_total` and
+ * `shoal_http_request_duration_seconds`, by route template, method and status class (label arrays made once each).
+ * The API's wrapper (src/Http/ApiMiddleware.ts) calls what this gives once every route is registered.
  */
 export const httpMetrics = Effect.gen(function*() {
   const service = yield* HttpApiBuilder.Router

@@ -1,10 +1,9 @@
 import { Effect, Metric, MetricBoundaries, MetricLabel } from "effect"
 
 /**
- * Every series `GET /metrics` shows, defined once here so code that records one imports it from a single place.
- * Effect's global metric registry holds the values; src/Metrics/Prometheus.ts writes them out. Gauges that describe
- * a state (sockets, pool, queue) are read when scraped, by the samplers registered below, rather than kept up to
- * date on every change.
+ * Every series `GET /metrics` shows, defined once. Effect's global metric registry holds the values;
+ * src/Metrics/Prometheus.ts writes them out. Gauges of a state (sockets, pool, queue) are set when scraped, by the
+ * samplers registered below, rather than on every change.
  */
 
 // seconds, from a fast cached read to a request that waited on a busy embedded database
@@ -102,13 +101,10 @@ export const observeDelivery = (rows: ReadonlyArray<{ readonly createdAt: string
   }
 }
 
-/** Run just before each scrape, to set the gauges it owns. */
-export type Sampler = Effect.Effect<void>
+const samplers = new Set<Effect.Effect<void>>()
 
-const samplers = new Set<Sampler>()
-
-/** Registers a sampler for as long as the scope is open (the life of what it reads). */
-export const sampler = (sample: Sampler) =>
+/** Registers a sampler (run before each scrape to set its gauges) while the scope, the life of what it reads, lasts. */
+export const sampler = (sample: Effect.Effect<void>) =>
   Effect.acquireRelease(Effect.sync(() => samplers.add(sample)), () => Effect.sync(() => samplers.delete(sample)))
 
 /** Runs every sampler; one that fails leaves its gauges at their last value. */
