@@ -37,10 +37,9 @@ const configuredKey = Config.option(Config.redacted("IDENTITY_SIGNING_KEY")).pip
   Config.mapOrFail((secret) => {
     const text = Option.match(secret, { onNone: () => "", onSome: Redacted.value }).trim()
     if (text === "") return Either.right(Option.none<KeyObject>())
-    return Either.match(parsePrivateKey(text), {
-      onLeft: (reason) =>
-        Either.left(ConfigError.InvalidData(["IDENTITY_SIGNING_KEY"], `not a usable Ed25519 key: ${reason}`)),
-      onRight: (key) => Either.right(Option.some(key))
+    return Either.mapBoth(parsePrivateKey(text), {
+      onLeft: (reason) => ConfigError.InvalidData(["IDENTITY_SIGNING_KEY"], `not a usable Ed25519 key: ${reason}`),
+      onRight: Option.some
     })
   })
 )
