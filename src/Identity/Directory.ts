@@ -46,9 +46,7 @@ export class Directory extends Effect.Service<Directory>()("Identity/Directory",
     /** Calls `listener` with each handle whose entry is invalidated, until the returned function is called. */
     const onInvalidate = (listener: (handle: string) => void) => {
       listeners.add(listener)
-      return () => {
-        listeners.delete(listener)
-      }
+      return () => void listeners.delete(listener)
     }
 
     return { find, onInvalidate } as const
