@@ -15,8 +15,7 @@ const listening = Config.all({
 
 /**
  * `PUBLIC_URL` without a trailing slash: the identity proofs' issuer and the base of proof URLs. Unset, it is where
- * the agent API listens (`http://<HOST>:<PORT>`), so a server moved to another port does not point at one nothing
- * listens on.
+ * the agent API listens (`http://<HOST>:<PORT>`), so a server moved to another port points at that one.
  */
 export const PublicUrl = Config.string("PUBLIC_URL").pipe(
   Config.orElseIf({ if: ConfigError.isMissingDataOnly, orElse: () => listening }),

@@ -1,12 +1,10 @@
 import { Identity } from "@shoal/domain"
 
 /**
- * One `prefix:value` string per set identity field, in the order of `IdentityKeys`. A value is never emitted
- * without its prefix; empty values are skipped, and control characters (an `info` may hold newlines) become spaces.
- *
- * The spec names the prefixes `btc:`, `nostr:`, `pfp:`, `bio:`, `link:`; every other key keeps its own name, and the
- * `info` text (the identity's bio) goes out as `bio:`. The profile's `bio` is not used: the identity object is what
- * the user chose to publish, and `identity.info = null` must take the record away.
+ * One `prefix:value` string per set identity field, in the order of `IdentityKeys`; empty values are skipped and
+ * control characters (an `info` may hold newlines) become spaces. The spec names the prefixes `btc:`, `nostr:`,
+ * `pfp:`, `bio:`, `link:`; other keys keep their own name, and `info` (the identity's bio) goes out as `bio:`. The
+ * profile's `bio` is not used: the identity is what the user chose to publish; `identity.info = null` removes it.
  */
 export const txtRecords = (identity: Identity.Identity): ReadonlyArray<string> => {
   const out: Array<string> = []

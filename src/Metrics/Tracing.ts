@@ -20,9 +20,8 @@ export const httpTracing = Config.boolean("HTTP_TRACING").pipe(
 
 /**
  * OpenTelemetry traces over OTLP/HTTP (JSON) when an endpoint is configured: the `Effect.fn` spans, the SQL
- * statements' and, with `httpTracing`, each request's, batched and sent by the OpenTelemetry SDK under the service
- * name `OTEL_SERVICE_NAME` (default "shoal"). The exporter reads its other settings (`OTEL_EXPORTER_OTLP_HEADERS`,
- * `…_TIMEOUT`, `…_COMPRESSION`) itself. Unset, this is an empty layer: Effect's default tracer, nothing exported.
+ * statements' and, with `httpTracing`, each request's, sent in batches as service `OTEL_SERVICE_NAME` (default
+ * "shoal"); the exporter reads its other `OTEL_EXPORTER_OTLP_*` settings itself. Unset, this is an empty layer.
  */
 export const TracingLive = Layer.unwrapEffect(Effect.gen(function*() {
   const endpoint = yield* tracesEndpoint
