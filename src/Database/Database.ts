@@ -62,10 +62,8 @@ export const layerPg = (url: Redacted.Redacted) =>
         const pool = new Pg.Pool({
           connectionString: Redacted.value(url),
           max: 10,
-          // an idle connection is kept 5 minutes, not node-postgres' 10 s: a node whose load comes in bursts (a
-          // fleet's connect waves, requests spread over the hour) otherwise closes and reopens connections all the
-          // time, each a new server process to start and warm; on a starved machine opening one can take longer than
-          // the deadline, and requests fail for want of a connection the pool had just closed (bench/README.md, "fleet")
+          // an idle connection is kept 5 minutes, not node-postgres' 10 s: under bursty load the pool otherwise keeps
+          // reopening them, each a new server process, slower than the deadline when starved (bench/README.md, "fleet")
           idleTimeoutMillis: 300_000,
           application_name: "shoal",
           keepAlive: true,

@@ -7,19 +7,15 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 
 /**
- * PGlite's start parameters, with PostgreSQL's shared buffers at 16 MB rather than the default 128 MB. PGlite's
- * shared memory lives in its wasm memory and is touched when the server starts, so the buffer pool was resident in
- * full from the first second, idle or not (~150 MB of the process). Pages PostgreSQL does not hold itself are still
- * in the kernel's page cache (PGlite reads its files through Node's fs), so a database larger than the pool is read
- * from memory all the same.
+ * PGlite's start parameters, with shared buffers at 16 MB rather than 128 MB: PGlite's shared memory is wasm memory
+ * touched at start, so the whole pool was resident (~150 MB) idle or not. Pages beyond it are still read from the
+ * kernel's page cache (PGlite reads its files through Node's fs).
  */
 export const startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]
 
 /**
  * A new data directory is initialised (initdb) in a child process that exits when done; the server then opens the
- * finished directory. initdb in process left its memory to the server: PGlite runs it in a second wasm instance,
- * whose memory (a peak near 900 MB for the whole process) was only partly given back to the system (first start
- * 453 MB idle against 383 MB on later starts, in the bundle before the smaller buffers).
+ * finished directory. In process, initdb's second wasm instance (a peak near 900 MB) was only partly given back.
  */
 export const initialiseIfNew = (dataDir: string): Effect.Effect<WasmModule | undefined, SqlError> =>
   Effect.suspend(() =>
