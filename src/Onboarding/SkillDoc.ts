@@ -12,16 +12,11 @@ export const WALLET_URL = "{wallet_url}"
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const
 
-export interface Operation {
-  readonly method: string
-  readonly path: string
-  readonly op: Json
-}
-
-export const operationsOf = (doc: Json): Array<Operation> =>
+export const operationsOf = (doc: Json) =>
   Object.entries<Json>(doc.paths).flatMap(([path, item]) =>
-    METHODS.filter((m) => item[m] !== undefined).map((method) => ({ method, path, op: item[method] }))
+    METHODS.filter((m) => item[m] !== undefined).map((method) => ({ method, path, op: item[method] as Json }))
   )
+type Operation = ReturnType<typeof operationsOf>[number]
 
 /** The groups whose routes repeat others under shorter paths: listed as aliases, not described twice. */
 const ALIAS_GROUPS: Readonly<Record<string, string>> = { tasksShort: "tasks", socialShort: "social" }
