@@ -17,39 +17,13 @@ export const toolResult = (isError: boolean, value: unknown) =>
   }, true)
 
 /**
- * A call of `tool`: what `Toolkit.handle` of @effect/ai 0.37 does for our tools (success `Unknown`, failures as
- * errors), without what is the identity for them: the parameters decoded (a 400's envelope when they do not, as
- * REST answers), the handler run, its value or failure as the result. Skipped: the span, validating and encoding the
- * result against `Union(Unknown, failure)` (both give the value back as it is), and merging the handlers' build
- * context into each call's (a call needs only McpServerClient, the tools' one declared dependency, which it brings).
- */
-const handleOf = (
-  tool: Tool.Any,
-  handlers: Context.Context<never>
-): (payload: unknown) => Effect.Effect<McpSchema.CallToolResult, never, McpSchema.McpServerClient> => {
-  const handler = (handlers.unsafeMap.get(tool.id) as Tool.Handler<string>).handler
-  const decode = Schema.decodeUnknown(tool.parametersSchema as Schema.Schema<unknown, unknown>)
-  return (payload) =>
-    decode(payload).pipe(
-      // bad arguments read as REST's 400: the same formatter, the same envelope (not @effect/ai's long AiError)
-      Effect.mapError((cause) => ({
-        status: "error" as const,
-        error: {
-          code: "invalid_request",
-          ...ErrorDetails.formatDecodeIssues(ParseResult.ArrayFormatter.formatErrorSync(cause))
-        }
-      })),
-      Effect.flatMap((params) => handler(params)),
-      Effect.match({
-        onFailure: (error) => toolResult(true, error),
-        onSuccess: (value) => toolResult(false, value)
-      })
-    ) as Effect.Effect<McpSchema.CallToolResult, never, McpSchema.McpServerClient>
-}
-
-/**
- * `McpServer.toolkit` of @effect/ai 0.37 except for how a call is run (see `handleOf`): the same tool list (names,
- * descriptions, input schemas, annotations), the same decoding and handlers, the same answers.
+ * `McpServer.toolkit` of @effect/ai 0.37 except for how a call is run: the same tool list (names, descriptions, input
+ * schemas, annotations), the same decoding and handlers, the same answers. A call does what `Toolkit.handle` does for
+ * our tools (success `Unknown`, failures as errors), without what is the identity for them: the parameters decoded
+ * (a 400's envelope when they do not, as REST answers), the handler run, its value or failure as the result.
+ * Skipped: the span, validating and encoding the result against `Union(Unknown, failure)` (both give the value back
+ * as it is), and merging the handlers' build context into each call's (a call needs only McpServerClient, the tools'
+ * one declared dependency, which it brings).
  */
 export const McpToolsLive = Layer.effectDiscard(Effect.gen(function*() {
   const registry = yield* McpServer.McpServer
@@ -57,6 +31,8 @@ export const McpToolsLive = Layer.effectDiscard(Effect.gen(function*() {
   const handlers = yield* Effect.context<never>()
   for (const tool of Object.values(built.tools) as Array<Tool.Any>) {
     const annotations = tool.annotations
+    const handler = (handlers.unsafeMap.get(tool.id) as Tool.Handler<string>).handler
+    const decode = Schema.decodeUnknown(tool.parametersSchema as Schema.Schema<unknown, unknown>)
     yield* registry.addTool({
       tool: new McpSchema.Tool({
         name: tool.name,
@@ -72,7 +48,22 @@ export const McpToolsLive = Layer.effectDiscard(Effect.gen(function*() {
           openWorldHint: Context.get(annotations, Tool.OpenWorld)
         })
       }),
-      handle: handleOf(tool, handlers)
+      handle: (payload) =>
+        decode(payload).pipe(
+          // bad arguments read as REST's 400: the same formatter, the same envelope (not @effect/ai's long AiError)
+          Effect.mapError((cause) => ({
+            status: "error" as const,
+            error: {
+              code: "invalid_request",
+              ...ErrorDetails.formatDecodeIssues(ParseResult.ArrayFormatter.formatErrorSync(cause))
+            }
+          })),
+          Effect.flatMap((params) => handler(params)),
+          Effect.match({
+            onFailure: (error) => toolResult(true, error),
+            onSuccess: (value) => toolResult(false, value)
+          })
+        ) as Effect.Effect<McpSchema.CallToolResult, never, McpSchema.McpServerClient>
     })
   }
 })).pipe(
