@@ -40,31 +40,28 @@ const compileServer = Effect.tryPromise({
 })
 
 const initdb = (dataDir: string) =>
-  Effect.suspend(() =>
-    Effect.async<void, SqlError>((resume) => {
-      const module = pgliteModule()
-      const script = `const { PGlite } = require(${JSON.stringify(module)})
+  Effect.async<void, SqlError>((resume) => {
+    const script = `const { PGlite } = require(${JSON.stringify(pgliteModule())})
 PGlite.create(${JSON.stringify({ dataDir, startParams })}).then((db) => db.close())`
-      // no execArgv: the child needs no TypeScript loader, nor the parent's flags
-      const child = spawn(process.execPath, ["-e", script], {
-        env: { ...process.env, NODE_OPTIONS: "" },
-        stdio: ["ignore", "ignore", "pipe"]
-      })
-      let stderr = ""
-      child.stderr.on("data", (d) => (stderr += d))
-      child.once(
-        "error",
-        (cause) => resume(Effect.fail(new SqlError({ cause, message: "PGlite: could not start initdb" })))
-      )
-      child.once("exit", (code, signal) =>
-        resume(
-          code === 0 ? Effect.void : Effect.fail(
-            new SqlError({
-              cause: stderr,
-              message: `PGlite: initdb of ${dataDir} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`
-            })
-          )
-        ))
-      return Effect.sync(() => child.kill("SIGKILL"))
+    // no execArgv: the child needs no TypeScript loader, nor the parent's flags
+    const child = spawn(process.execPath, ["-e", script], {
+      env: { ...process.env, NODE_OPTIONS: "" },
+      stdio: ["ignore", "ignore", "pipe"]
     })
-  )
+    let stderr = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    child.once(
+      "error",
+      (cause) => resume(Effect.fail(new SqlError({ cause, message: "PGlite: could not start initdb" })))
+    )
+    child.once("exit", (code, signal) =>
+      resume(
+        code === 0 ? Effect.void : Effect.fail(
+          new SqlError({
+            cause: stderr,
+            message: `PGlite: initdb of ${dataDir} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`
+          })
+        )
+      ))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
