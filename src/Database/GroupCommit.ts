@@ -59,15 +59,10 @@ export const make = (options: {
 
     /** Every write, in order, without savepoints; stops at the first failure (the transaction is then lost). */
     const optimistic = (jobs: ReadonlyArray<Job>) =>
-      Effect.gen(function*() {
-        const outcomes: Array<Outcome> = []
-        for (const job of jobs) {
-          const exit = yield* Effect.exit(job.write)
-          if (Exit.isFailure(exit)) return yield* Effect.fail(new FailedWrite())
-          outcomes.push(exit)
-        }
-        return outcomes
-      })
+      Effect.forEach(
+        jobs,
+        (job) => Effect.filterOrFail(Effect.exit(job.write), Exit.isSuccess, () => new FailedWrite())
+      )
 
     /** Every write inside its own SAVEPOINT (a nested withTransaction), rolled back to if it fails. */
     const isolated = (jobs: ReadonlyArray<Job>) =>
