@@ -97,10 +97,8 @@ const transaction = (conn: Connection): Transaction => {
  * src/Realtime/Outbox.ts). BEGIN is held back too, to go with the first statement (LazyBegin) or with the script.
  * A savepoint rolled back drops what was held since it was taken, with its writes; a body that fails sends nothing.
  * A failed COMMIT script is a defect, as a failed COMMIT is in `withTransaction`, after rolling back what is left.
- * The script and the BEGIN held back were kept on a measure: plain transactions with bound values (BEGIN, move,
- * events, COMMIT: four round trips with the row locks held, not two) took the wallet bench on a server from
- * 0.49-0.72x to 0.31-0.41x of the direct SQL, at the same CPU per transfer (git log: "LazyBegin and the COMMIT
- * script go").
+ * Why: two round trips with the row locks held, not four (BEGIN, move, events, COMMIT), took the wallet bench on a
+ * server to 0.31-0.41x of the direct SQL, from 0.49-0.72x, at the same CPU per transfer.
  */
 export const make = (client: SqlClient.SqlClient): SqlClient.SqlClient => {
   // every connection the hooks get is one `acquireConnection` made (the tag's value, at any depth)

@@ -10,8 +10,6 @@ import { runMigrations } from "./Migrations.js"
 import * as Pglite from "./PgliteClient.js"
 import { databaseTimeout } from "./Unavailable.js"
 
-const isReadTimeout = (e: unknown) => e instanceof Error && e.message === "Query read timeout"
-
 /**
  * A pool client that gives up on its connection when a statement outlives `query_timeout`. node-postgres fails the
  * statement but keeps the connection, whose answer may never come (a hung server, a black-holed network): back in
@@ -20,25 +18,26 @@ const isReadTimeout = (e: unknown) => e instanceof Error && e.message === "Query
  */
 class DeadlineClient extends Pg.Client {
   override query(...args: Array<any>): any {
-    // `end()` marks the client as ending at once (the pool drops an ending client when it comes back) and, with the
-    // timed-out statement still active on the connection, destroys the socket rather than waiting for it
-    const abandon = () => void this.end().catch(() => {})
     // each statement timed from here to its answer (src/Metrics/Metrics.ts)
     const start = performance.now()
+    const answered = (err: unknown) => {
+      observeStatement(start)
+      // `end()` marks the client as ending at once (the pool drops an ending client when it comes back) and, with the
+      // timed-out statement still active on the connection, destroys the socket rather than waiting for it
+      if (err instanceof Error && err.message === "Query read timeout") void this.end().catch(() => {})
+    }
     const last = args.length - 1
     if (typeof args[last] === "function") {
       const callback = args[last]
       args[last] = (err: unknown, res: unknown) => {
-        observeStatement(start)
-        if (isReadTimeout(err)) abandon()
+        answered(err)
         callback(err, res)
       }
     }
     const result = (Pg.Client.prototype.query as (...a: Array<any>) => any).apply(this, args)
     return result instanceof Promise
-      ? result.then((res: unknown) => (observeStatement(start), res), (err: unknown) => {
-        observeStatement(start)
-        if (isReadTimeout(err)) abandon()
+      ? result.then((res: unknown) => (answered(undefined), res), (err: unknown) => {
+        answered(err)
         throw err
       })
       : result
@@ -63,10 +62,8 @@ export const layerPg = (url: Redacted.Redacted) =>
         const pool = new Pg.Pool({
           connectionString: Redacted.value(url),
           max: 10,
-          // an idle connection is kept 5 minutes, not node-postgres' 10 s: a node whose load comes in bursts (a
-          // fleet's connect waves, requests spread over the hour) otherwise closes and reopens connections all the
-          // time, each a new server process to start and warm; on a starved machine opening one can take longer than
-          // the deadline, and requests fail for want of a connection the pool had just closed (bench/README.md, "fleet")
+          // an idle connection is kept 5 minutes, not node-postgres' 10 s: under bursty load the pool otherwise keeps
+          // reopening them, each a new server process, slower than the deadline when starved (bench/README.md, "fleet")
           idleTimeoutMillis: 300_000,
           application_name: "shoal",
           keepAlive: true,

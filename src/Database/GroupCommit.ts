@@ -59,15 +59,10 @@ export const make = (options: {
 
     /** Every write, in order, without savepoints; stops at the first failure (the transaction is then lost). */
     const optimistic = (jobs: ReadonlyArray<Job>) =>
-      Effect.gen(function*() {
-        const outcomes: Array<Outcome> = []
-        for (const job of jobs) {
-          const exit = yield* Effect.exit(job.write)
-          if (Exit.isFailure(exit)) return yield* Effect.fail(new FailedWrite())
-          outcomes.push(exit)
-        }
-        return outcomes
-      })
+      Effect.forEach(
+        jobs,
+        (job) => Effect.filterOrFail(Effect.exit(job.write), Exit.isSuccess, () => new FailedWrite())
+      )
 
     /** Every write inside its own SAVEPOINT (a nested withTransaction), rolled back to if it fails. */
     const isolated = (jobs: ReadonlyArray<Job>) =>
@@ -90,16 +85,14 @@ export const make = (options: {
         // a single write needs no savepoint to fail alone: its own transaction is rolled back
         if (jobs.length === 1) return yield* settle(jobs, [yield* Effect.exit(sql.withTransaction(jobs[0]!.write))])
         // BEGIN or COMMIT failed → every request fails with that cause
+        const died = (cause: Cause.Cause<unknown>) => jobs.map(() => Exit.die(Cause.squash(cause)))
         const first = yield* Effect.exit(sql.withTransaction(gather(optimistic(jobs))))
         if (Exit.isSuccess(first)) return yield* settle(jobs, first.value)
         if (!Cause.isFailType(first.cause) || !(first.cause.error instanceof FailedWrite)) {
-          return yield* settle(jobs, jobs.map(() => Exit.die(Cause.squash(first.cause))))
+          return yield* settle(jobs, died(first.cause))
         }
         const second = yield* Effect.exit(sql.withTransaction(isolated(jobs)))
-        yield* settle(
-          jobs,
-          Exit.isSuccess(second) ? second.value : jobs.map(() => Exit.die(Cause.squash(second.cause)))
-        )
+        yield* settle(jobs, Exit.isSuccess(second) ? second.value : died(second.cause))
       })
 
     yield* Effect.gen(function*() {

@@ -6,10 +6,9 @@ import { Pglite } from "./PgliteClient.js"
 /**
  * VACUUM (ANALYZE) for the embedded database, which runs PostgreSQL single-user: no autovacuum worker ever starts
  * (`SHOW autovacuum` says on; nothing runs). Without it, updated and deleted rows are never reclaimed and the
- * planner keeps the statistics of empty tables (it chose a sequential scan of users for every emit until we saw
- * it). One table per statement, so requests run in between; tables whose pages are all visible are mostly
- * skipped by VACUUM. Every DB_MAINTENANCE_INTERVAL (default 10 minutes), first one minute after start. A server
- * has autovacuum, so nothing runs there.
+ * planner keeps the statistics of empty tables (a sequential scan of users for every emit). One table per statement,
+ * so requests run in between; VACUUM mostly skips tables whose pages are all visible. Every DB_MAINTENANCE_INTERVAL
+ * (default 10 minutes), first one minute after start. A server has autovacuum, so nothing runs there.
  */
 export const MaintenanceLive = Layer.scopedDiscard(
   Effect.gen(function*() {

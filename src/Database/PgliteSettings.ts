@@ -7,19 +7,15 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 
 /**
- * PGlite's start parameters, with PostgreSQL's shared buffers at 16 MB rather than the default 128 MB. PGlite's
- * shared memory lives in its wasm memory and is touched when the server starts, so the buffer pool was resident in
- * full from the first second, idle or not (~150 MB of the process). Pages PostgreSQL does not hold itself are still
- * in the kernel's page cache (PGlite reads its files through Node's fs), so a database larger than the pool is read
- * from memory all the same.
+ * PGlite's start parameters, with shared buffers at 16 MB rather than 128 MB: PGlite's shared memory is wasm memory
+ * touched at start, so the whole pool was resident (~150 MB) idle or not. Pages beyond it are still read from the
+ * kernel's page cache (PGlite reads its files through Node's fs).
  */
 export const startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]
 
 /**
  * A new data directory is initialised (initdb) in a child process that exits when done; the server then opens the
- * finished directory. initdb in process left its memory to the server: PGlite runs it in a second wasm instance,
- * whose memory (a peak near 900 MB for the whole process) was only partly given back to the system (first start
- * 453 MB idle against 383 MB on later starts, in the bundle before the smaller buffers).
+ * finished directory. In process, initdb's second wasm instance (a peak near 900 MB) was only partly given back.
  */
 export const initialiseIfNew = (dataDir: string): Effect.Effect<WasmModule | undefined, SqlError> =>
   Effect.suspend(() =>
@@ -44,31 +40,28 @@ const compileServer = Effect.tryPromise({
 })
 
 const initdb = (dataDir: string) =>
-  Effect.suspend(() =>
-    Effect.async<void, SqlError>((resume) => {
-      const module = pgliteModule()
-      const script = `const { PGlite } = require(${JSON.stringify(module)})
+  Effect.async<void, SqlError>((resume) => {
+    const script = `const { PGlite } = require(${JSON.stringify(pgliteModule())})
 PGlite.create(${JSON.stringify({ dataDir, startParams })}).then((db) => db.close())`
-      // no execArgv: the child needs no TypeScript loader, nor the parent's flags
-      const child = spawn(process.execPath, ["-e", script], {
-        env: { ...process.env, NODE_OPTIONS: "" },
-        stdio: ["ignore", "ignore", "pipe"]
-      })
-      let stderr = ""
-      child.stderr.on("data", (d) => (stderr += d))
-      child.once(
-        "error",
-        (cause) => resume(Effect.fail(new SqlError({ cause, message: "PGlite: could not start initdb" })))
-      )
-      child.once("exit", (code, signal) =>
-        resume(
-          code === 0 ? Effect.void : Effect.fail(
-            new SqlError({
-              cause: stderr,
-              message: `PGlite: initdb of ${dataDir} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`
-            })
-          )
-        ))
-      return Effect.sync(() => child.kill("SIGKILL"))
+    // no execArgv: the child needs no TypeScript loader, nor the parent's flags
+    const child = spawn(process.execPath, ["-e", script], {
+      env: { ...process.env, NODE_OPTIONS: "" },
+      stdio: ["ignore", "ignore", "pipe"]
     })
-  )
+    let stderr = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    child.once(
+      "error",
+      (cause) => resume(Effect.fail(new SqlError({ cause, message: "PGlite: could not start initdb" })))
+    )
+    child.once("exit", (code, signal) =>
+      resume(
+        code === 0 ? Effect.void : Effect.fail(
+          new SqlError({
+            cause: stderr,
+            message: `PGlite: initdb of ${dataDir} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`
+          })
+        )
+      ))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })

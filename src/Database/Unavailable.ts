@@ -57,13 +57,7 @@ const socketCodes = new Set([
 
 const classify = (e: unknown, depth: number): Reason | undefined => {
   if (typeof e !== "object" || e === null || depth > 4) return undefined
-  const { _tag, code, message, cause, errors } = e as {
-    _tag?: unknown
-    code?: unknown
-    message?: unknown
-    cause?: unknown
-    errors?: unknown
-  }
+  const { _tag, code, message, cause, errors } = e as Record<string, unknown>
   if (_tag === "DatabaseDeadlineExceeded") return "timeout"
   if (typeof code === "string") {
     if (code === "57014" || code === "ETIMEDOUT") return "timeout"

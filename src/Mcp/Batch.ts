@@ -1,12 +1,13 @@
+import type { McpServer } from "@effect/ai"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import { KeyCheck } from "../Auth.js"
 import { type Decision, noteDecision, rateLimited } from "../Auth/RateLimiter.js"
-import { checkRequest, errorAnswer, type Id, INTERNAL_ERROR, INVALID_REQUEST, wellFormed } from "./JsonRpc.js"
+import type { McpCallers } from "./Callers.js"
+import { checkRequest, errorAnswer, type Id, INTERNAL_ERROR, INVALID_REQUEST, mcpError, wellFormed } from "./JsonRpc.js"
 import { asToolError } from "./Tool.js"
-import type { ToolCall } from "./ToolCall.js"
 
 /** CONTRACT "Who may do what": at most this many messages in one JSON-RPC batch; a longer one is refused whole. */
 export const MAX_BATCH_CALLS = 50
@@ -25,8 +26,32 @@ const limitedAnswer = (id: unknown, decision: Decision) => {
   return { jsonrpc: "2.0", id, error: { code: RATE_LIMITED, message: error.message, data: asToolError(error) } }
 }
 
+export interface ToolCall {
+  readonly id: string | number
+  readonly name: string
+  readonly arguments: Record<string, unknown>
+}
+
+/**
+ * How `tools/call` is answered, alone or in a batch: the registered tool's handler through `McpServer.callTool` (an
+ * unknown tool is its InvalidParams), run in the HTTP request's fiber as the key's principal, written as a JSON-RPC
+ * response. The RPC server, which needs a client, a mailbox and a fiber per request, serves the protocol's other
+ * methods (initialize, tools/list, prompts, resources). A `CallToolResult` is plain JSON (text content), so its schema
+ * encoding is the identity and is skipped.
+ */
+export const answerToolCall = (
+  server: McpServer.McpServer["Type"],
+  callers: McpCallers,
+  principal: Auth.Principal,
+  call: ToolCall
+): Effect.Effect<unknown> =>
+  callers.as(principal, server.callTool({ name: call.name, arguments: call.arguments })).pipe(
+    Effect.map((result) => ({ jsonrpc: "2.0", id: call.id, result })),
+    Effect.catchAllCause((cause) => Effect.succeed(mcpError(call.id, Cause.squash(cause))))
+  )
+
 export interface BatchPaths {
-  /** one `tools/call`, answered through the MCP server's tool handler (src/Mcp/ToolCall.ts) */
+  /** one `tools/call`, answered through the MCP server's tool handler (answerToolCall) */
   readonly toolCall: (call: ToolCall) => Effect.Effect<unknown>
   /** one message (with a numeric id, or none) through the RPC server; its JSON-RPC answer, if any */
   readonly rpc: (text: string) => Effect.Effect<unknown>
@@ -109,7 +134,7 @@ const answerOne = (message: unknown, decision: Decision | undefined, paths: Batc
   const id = m.id as Id
   const refused = checkRequest(id, m.method, params)
   if (refused !== undefined) return Effect.succeed(refused)
-  // params passed the schema; a call with a string or integer id is answered directly (src/Mcp/ToolCall.ts)
+  // params passed the schema; a call with a string or integer id is answered directly (answerToolCall)
   if (m.method === "tools/call" && (typeof id === "string" || Number.isSafeInteger(id))) {
     return paths.toolCall({ id: id as string | number, name: params.name, arguments: params.arguments })
   }

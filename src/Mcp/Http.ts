@@ -8,13 +8,12 @@ import { Auth } from "@shoal/domain"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { apiErrorResponse, errorResponse } from "../Http/ErrorEnvelope.js"
-import { answerSingle, makeBatch } from "./Batch.js"
+import { answerSingle, answerToolCall, makeBatch, type ToolCall } from "./Batch.js"
 import { McpCallers } from "./Callers.js"
 import { parseError } from "./JsonRpc.js"
 import { PromptsLive } from "./Prompts.js"
 import { EventsResourceLive } from "./Resources.js"
-import { answerToolCall, type ToolCall } from "./ToolCall.js"
-import { McpToolsLive, ShoalToolsLive } from "./Tools.js"
+import { McpToolsLive } from "./Tools.js"
 
 /** Set by the route on every authenticated request (any value the client sent is replaced). */
 const SESSION_HEADER = "x-shoal-mcp-session"
@@ -107,7 +106,7 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
   )
 
   const server = Layer.mergeAll(
-    McpToolsLive.pipe(Layer.provide(ShoalToolsLive)),
+    McpToolsLive,
     EventsResourceLive,
     PromptsLive,
     McpServer.layer({ name: "Shoal", version: "1.0.0" })

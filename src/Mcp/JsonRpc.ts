@@ -45,11 +45,7 @@ export const checkRequest = (id: Id, method: string, params: unknown) => {
  * a defect, or anything else, is an internal error whose details stay in the log.
  */
 export const mcpError = (id: Id, e: unknown) => {
-  const { _tag, code, message } = (e ?? {}) as {
-    readonly _tag?: unknown
-    readonly code?: unknown
-    readonly message?: unknown
-  }
+  const { _tag, code, message } = (e ?? {}) as Record<string, unknown>
   return _tag !== "Defect" && Number.isSafeInteger(code) && code !== 0 && typeof message === "string"
     ? errorAnswer(id, code as number, message)
     : errorAnswer(id, INTERNAL_ERROR, "internal error")

@@ -1,9 +1,11 @@
 import { Tool } from "@effect/ai"
 import { McpServerClient } from "@effect/ai/McpSchema"
-import { Errors, Idempotency as IdempotencyApi } from "@shoal/domain"
-import { Option, Schema, SchemaAST } from "effect"
+import { type Auth, Errors, Idempotency as IdempotencyApi } from "@shoal/domain"
+import { Effect, Option, Schema, SchemaAST } from "effect"
 import { isApiError } from "../Http/ErrorEnvelope.js"
+import { Idempotency } from "../Http/Idempotency.js"
 import { ok } from "../Http/RequestOf.js"
+import { McpCallers } from "./Callers.js"
 
 /** A tool's failure: the contract's error envelope, so an agent reads the same code and message as over REST. */
 export const ToolError = Schema.Struct({
@@ -110,3 +112,41 @@ export const tool = <const Name extends string, P extends Schema.Struct.Fields>(
 export const answered =
   <C extends Schema.Schema<any, any> & (new(props: any, disableValidation?: boolean) => any)>(Answer: C) =>
   (fields: Omit<ConstructorParameters<C>[0], "status">) => Schema.encodeSync(Answer)(ok(Answer)(fields))
+
+/**
+ * What every tool handler shares: who is calling, domain failures as tool errors, and `Idempotency-Key` through the
+ * same service and route names as REST, so a key used on `POST /api/agent/message` replays on `send_message` too.
+ */
+export const ToolRunner = Effect.gen(function*() {
+  const callers = yield* McpCallers
+  const idempotency = yield* Idempotency
+
+  /** Runs `f` as the principal whose key opened this MCP request. */
+  const as = <A, E, R>(f: (caller: Auth.Principal) => Effect.Effect<A, E, R>) =>
+    Effect.flatMap(callers.current, f).pipe(
+      Effect.mapError(asToolError),
+      Effect.catchAllDefect((defect) => Effect.fail(asToolError(defect)))
+    )
+
+  /**
+   * A creating tool's whole body: `f` as the caller, run once per `key` (the REST route's name, its request identity,
+   * `payload` and `path` as the REST handler sees them, and its response schema, so the stored answer is the one REST
+   * would replay) inside `around` if given, answered as the response's wire JSON.
+   */
+  const keyed = <A, I, E, R>(
+    key: string | undefined,
+    route: string,
+    request: { readonly payload?: unknown; readonly path?: unknown },
+    response: Schema.Schema<A, I>,
+    f: (caller: Auth.Principal) => Effect.Effect<A, E, R>,
+    around: (caller: Auth.Principal) => <X, EX, RX>(once: Effect.Effect<X, EX, RX>) => Effect.Effect<X, EX, RX> =
+      () => (once) => once
+  ) =>
+    as((c) =>
+      around(c)(idempotency.run({ userId: c.id, key, route, request, response }, f(c))).pipe(
+        Effect.map(Schema.encodeSync(response))
+      )
+    )
+
+  return { as, keyed } as const
+})

@@ -11,8 +11,7 @@ import { AccountActors } from "../../Wallet/AccountActors.js"
 import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
 import { Waves } from "../../Waves.js"
 import { McpCallers } from "../Callers.js"
-import { ToolRunner } from "../Runner.js"
-import { answered, destroys, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
+import { answered, destroys, idempotencyKey, queryFields, reads, sets, tool, ToolRunner } from "../Tool.js"
 
 /** The agent itself: who it is, its hourly Wave rhythm, its Gems. */
 export const MeTools = Toolkit.make(
@@ -75,7 +74,7 @@ export const MeTools = Toolkit.make(
 )
 
 export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
-  const { as, keyed, once } = yield* ToolRunner
+  const { as, keyed } = yield* ToolRunner
   const profiles = yield* Profiles
   const waves = yield* Waves
   const wallet = yield* Wallet
@@ -105,11 +104,13 @@ export const MeToolsLive = MeTools.toLayer(Effect.gen(function*() {
       as((c) => Effect.map(wallet.transactions(c, q), Schema.encodeSync(WalletApi.TransactionList))),
     // as `POST /api/gems/transfer`: queued behind the caller's account actor, the touched balances marked for `/me`
     gems_transfer: ({ idempotency_key, ...payload }) =>
-      as((c) =>
-        actors.serialize(
-          c.id,
-          tracked(once(c, idempotency_key, "transfer", { payload }, WalletApi.Transferred, wallet.transfer(c, payload)))
-        ).pipe(Effect.map(Schema.encodeSync(WalletApi.Transferred)))
+      keyed(
+        idempotency_key,
+        "transfer",
+        { payload },
+        WalletApi.Transferred,
+        (c) => wallet.transfer(c, payload),
+        (c) => (once) => actors.serialize(c.id, tracked(once))
       )
   }
 })).pipe(withOnly(McpCallers, Idempotency, Profiles, Waves, Wallet, Events, AccountActors, BalanceChanges))

@@ -9,8 +9,7 @@ import { Notifications } from "../../Notifications.js"
 import { Profiles } from "../../Profiles.js"
 import { Social } from "../../Social.js"
 import { McpCallers } from "../Callers.js"
-import { ToolRunner } from "../Runner.js"
-import { adds, answered, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
+import { adds, answered, idempotencyKey, queryFields, reads, sets, tool, ToolRunner } from "../Tool.js"
 
 /** Posts, follows, direct messages, notifications and finding people. */
 export const SocialTools = Toolkit.make(

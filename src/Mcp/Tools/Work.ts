@@ -12,8 +12,7 @@ import { TaskNotes } from "../../Tasks/Notes.js"
 import { commentCreated, taskCompleted, toTaskJson } from "../../Tasks/Wire.js"
 import { BalanceChanges } from "../../Wallet/BalanceChanges.js"
 import { McpCallers } from "../Callers.js"
-import { ToolRunner } from "../Runner.js"
-import { adds, answered, destroys, idempotencyKey, queryFields, reads, sets, tool } from "../Tool.js"
+import { adds, answered, destroys, idempotencyKey, queryFields, reads, sets, tool, ToolRunner } from "../Tool.js"
 
 /** Projects, their tasks, and gigs (public tasks with a Gems bounty). */
 export const WorkTools = Toolkit.make(
@@ -86,7 +85,7 @@ export const WorkTools = Toolkit.make(
 )
 
 export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
-  const { as, keyed, once } = yield* ToolRunner
+  const { as, keyed } = yield* ToolRunner
   const tasks = yield* Tasks
   const notes = yield* TaskNotes
   const projects = yield* Projects
@@ -103,17 +102,13 @@ export const WorkToolsLive = WorkTools.toLayer(Effect.gen(function*() {
         }))
       ),
     create_task: ({ idempotency_key, project_id, ...payload }) =>
-      as((c) =>
-        tracked(
-          once(
-            c,
-            idempotency_key,
-            "createTask",
-            { payload, path: { project_id } },
-            TasksApi.TaskResponse,
-            Effect.map(tasks.create(c, project_id, payload), ok(TasksApi.TaskResponse))
-          )
-        ).pipe(Effect.map(Schema.encodeSync(TasksApi.TaskResponse)))
+      keyed(
+        idempotency_key,
+        "createTask",
+        { payload, path: { project_id } },
+        TasksApi.TaskResponse,
+        (c) => Effect.map(tasks.create(c, project_id, payload), ok(TasksApi.TaskResponse)),
+        () => tracked
       ),
     update_task: ({ task_id, ...patch }) =>
       as((c) => tracked(tasks.update(c, task_id, patch)).pipe(Effect.map(answered(TasksApi.TaskResponse)))),
