@@ -44,9 +44,13 @@ export class WriteAdmission extends Effect.Service<WriteAdmission>()("Edge/Write
   dependencies: [EdgeHardening.Default]
 }) {}
 
+// the heartbeat, the most frequent call, would otherwise also empty the read caches many times a second
 const exempt = new Set(["/api/agent/heartbeat"])
 
-/** Whether a request takes a place in the write queue. */
+/**
+ * Whether a request may write: it takes a place in the write queue, and once it is handled (committed, succeeded or
+ * failed) it drops every page of this node's read cache before its answer goes out (src/Http/ApiMiddleware.ts).
+ */
 export const isGatedWrite = (method: string, url: string) =>
   method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && !exempt.has(url.split("?", 1)[0]!)
 
