@@ -59,20 +59,22 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
      * would only ask AgentHub again what it was just told.
      */
     const record = (userId: Ids.UserId, now: number): number => {
-      const seen = latest.get(userId)
+      let seen = latest.get(userId)
       if (seen === undefined) {
-        const fresh: Seen = { id: userId, at: now, written: -Infinity, pending: true }
-        latest.set(userId, fresh)
-        pending.push(fresh)
-        return -Infinity
+        seen = { id: userId, at: -Infinity, written: -Infinity, pending: false }
+        latest.set(userId, seen)
       }
       const before = seen.at
       if (now > before) seen.at = now
+      markPending(seen)
+      return before
+    }
+
+    const markPending = (seen: Seen) => {
       if (!seen.pending) {
         seen.pending = true
         pending.push(seen)
       }
-      return before
     }
 
     const touch = (userId: Ids.UserId, userType?: Ids.UserType) =>
@@ -108,10 +110,7 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
             Effect.sync(() => {
               for (const seen of written) {
                 seen.written = -Infinity
-                if (!seen.pending) {
-                  seen.pending = true
-                  pending.push(seen)
-                }
+                markPending(seen)
               }
             })
         )
