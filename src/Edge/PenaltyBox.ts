@@ -123,16 +123,8 @@ export class PenaltyBox extends Effect.Service<PenaltyBox>()("Edge/PenaltyBox", 
       Config.withDefault(defaultPenalty.mode)
     )
     const clock = yield* Effect.clock
-    const strikes: Strikes | undefined = !on || threshold <= 0 ? undefined : new Strikes(
-      {
-        threshold,
-        windowMs,
-        coolMs,
-        maxAddresses: Math.max(1, maxAddresses),
-        mode
-      },
-      () => clock.unsafeCurrentTimeMillis()
-    )
+    const options = { threshold, windowMs, coolMs, maxAddresses: Math.max(1, maxAddresses), mode }
+    const strikes = !on || threshold <= 0 ? undefined : new Strikes(options, () => clock.unsafeCurrentTimeMillis())
     return { strikes }
   }),
   dependencies: [EdgeHardening.Default]
