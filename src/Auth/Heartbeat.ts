@@ -1,5 +1,6 @@
 import type { Ids } from "@shoal/domain"
 import { Clock, Config, Duration, Effect, PubSub, Stream } from "effect"
+import { millis } from "../Edge/Switch.js"
 import { Supervisor } from "../Supervisor.js"
 import { HeartbeatRepo } from "./HeartbeatRepo.js"
 
@@ -34,9 +35,7 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     const repo = yield* HeartbeatRepo
     const supervisor = yield* Supervisor
     const interval = yield* Config.duration("HEARTBEAT_FLUSH_INTERVAL").pipe(Config.withDefault(Duration.seconds(5)))
-    const grain = Duration.toMillis(
-      yield* Config.duration("HEARTBEAT_WRITE_GRAIN").pipe(Config.withDefault(Duration.seconds(60)))
-    )
+    const grain = yield* millis("HEARTBEAT_WRITE_GRAIN", 60_000)
     const latest = new Map<Ids.UserId, Seen>()
     /** the touched since their last write, each once */
     let pending: Array<Seen> = []
@@ -78,7 +77,7 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     }
 
     const touch = (userId: Ids.UserId, userType?: Ids.UserType) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => touchAt(userId, userType, now)))
+      Effect.map(Clock.currentTimeMillis, (now) => touchAt(userId, userType, now))
 
     /** The newest heartbeat this node has seen, flushed or not. */
     const lastSeen = (userId: Ids.UserId): number | undefined => latest.get(userId)?.at
@@ -123,10 +122,9 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     yield* supervisor.every("heartbeat", "flush", interval, writeDue(false))
     yield* Effect.addFinalizer(() => flush)
     // bounded memory: forget what was written long ago (the database has it; a pending account is kept)
-    const forget = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.sync(() => {
-        for (const [k, seen] of latest) if (!seen.pending && now - seen.at > 3 * 60 * 60_000) latest.delete(k)
-      }))
+    const forget = Effect.map(Clock.currentTimeMillis, (now) => {
+      for (const [k, seen] of latest) if (!seen.pending && now - seen.at > 3 * 60 * 60_000) latest.delete(k)
+    })
     yield* supervisor.every("heartbeat", "forget", "10 minutes", forget)
 
     /** Accounts heard from after a quiet spell (not every call). */
