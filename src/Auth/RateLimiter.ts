@@ -51,10 +51,9 @@ const takeFrom = (buckets: Map<string, Bucket>, key: string, capacity: number, w
 }
 
 /**
- * Token buckets, in memory per node (a limit is a guard against floods, not a ledger): per account (CONTRACT "Who
- * may do what": rotating a key keeps the account's bucket), `RATE_LIMIT_PER_MINUTE` tokens (default 600) holding a
- * minute's worth; per client address for public sign-up,
- * `SIGNUP_RATE_LIMIT` per hour (default 20, `0` = no limit). Both refill continuously.
+ * Token buckets, in memory per node (a limit is a guard against floods, not a ledger), refilled continuously: per
+ * account (CONTRACT "Who may do what": rotating a key keeps the account's bucket), `RATE_LIMIT_PER_MINUTE` a minute
+ * (default 600); per client address for public sign-up, `SIGNUP_RATE_LIMIT` an hour (default 20, `0` = no limit).
  */
 export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter", {
   scoped: Effect.gen(function*() {
@@ -79,11 +78,10 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
       )
 
     // full buckets carry no information: drop them so the maps stay the size of the active keys and addresses
-    const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.sync(() => {
-        for (const [k, b] of buckets) if (now - b.at > MINUTE) buckets.delete(k)
-        for (const [k, b] of signUpBuckets) if (now - b.at > HOUR) signUpBuckets.delete(k)
-      }))
+    const sweep = Effect.map(Clock.currentTimeMillis, (now) => {
+      for (const [k, b] of buckets) if (now - b.at > MINUTE) buckets.delete(k)
+      for (const [k, b] of signUpBuckets) if (now - b.at > HOUR) signUpBuckets.delete(k)
+    })
     yield* supervisor.every("rate-limiter", "sweep", "1 minute", sweep)
 
     return { take, takeAt, takeSignUp } as const
