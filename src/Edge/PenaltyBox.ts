@@ -111,9 +111,7 @@ export class Strikes {
 export class PenaltyBox extends Effect.Service<PenaltyBox>()("Edge/PenaltyBox", {
   effect: Effect.gen(function*() {
     const { on } = yield* EdgeHardening
-    const threshold = yield* Config.integer("HTTP_PENALTY_THRESHOLD").pipe(
-      Config.withDefault(defaultPenalty.threshold)
-    )
+    const threshold = yield* Config.integer("HTTP_PENALTY_THRESHOLD").pipe(Config.withDefault(defaultPenalty.threshold))
     const windowMs = yield* millis("HTTP_PENALTY_WINDOW", defaultPenalty.windowMs)
     const coolMs = yield* millis("HTTP_PENALTY_DURATION", defaultPenalty.coolMs)
     const maxAddresses = yield* Config.integer("HTTP_PENALTY_MAX_ADDRESSES").pipe(

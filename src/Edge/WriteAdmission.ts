@@ -17,14 +17,12 @@ import { EdgeHardening, millis } from "./Switch.js"
  * One queue per process, shared by both servers (they write to the same database). Its slots follow the pace: up to
  * `WRITE_CONCURRENCY` while writes are fast (a group commit still gathers tens), down to `WRITE_CONCURRENCY_MIN` (10)
  * as they slow, so that what is admitted drains within `WRITE_LATENCY_TARGET` (400 ms); a closed loop of up to twice
- * the minimum is never shed. Off by default (`WRITE_CONCURRENCY=0`; the overload bench measures 64): on, it shed
- * bursts of creates that clients sent without retrying, and on the embedded database it cut the writes bench's
- * throughput (bench/README.md "overload").
+ * the minimum is never shed. Off by default (`WRITE_CONCURRENCY=0`): on, it shed bursts of creates that clients did
+ * not retry, and cut the writes bench's throughput on the embedded database (bench/README.md "overload").
  *
  * Gated: every method but GET, HEAD and OPTIONS, except the heartbeat, which writes nothing on the request path (a
- * touch in memory flushed in one batched UPDATE, src/Auth/Heartbeat.ts), so takes no share of the write path:
- * shedding it would make agents look offline under load, and the presence changes that follow are writes of their
- * own. With `EDGE_HARDENING=false` there is no queue, whatever `WRITE_CONCURRENCY`.
+ * touch flushed in batches, src/Auth/Heartbeat.ts): shedding it would make agents look offline under load, and the
+ * presence changes that follow are writes of their own. With `EDGE_HARDENING=false` there is no queue.
  */
 export class WriteAdmission extends Effect.Service<WriteAdmission>()("Edge/WriteAdmission", {
   effect: Effect.gen(function*() {
