@@ -5,11 +5,9 @@ import { Effect, Layer } from "effect"
 import { compress, respond } from "./Compressed.js"
 
 /**
- * `GET /docs`: the Swagger UI page of the API, built on its first request rather than at start.
- * `HttpApiSwagger.layer` builds the page when the server starts: the Swagger UI bundle and its CSS (~2 MB of
- * source) with the whole OpenAPI document inlined, about 11 MB of strings for the two APIs that sat in every
- * process's heap, though /docs is rarely opened. Here its module is imported on the first request (in the bundled
- * server, a chunk of its own) and the page is built then, once, with its gzip and brotli encodings.
+ * `GET /docs`: the Swagger UI page of the API, built once on its first request (with its gzip and brotli encodings)
+ * rather than at start as `HttpApiSwagger.layer` does: the bundle with the OpenAPI document inlined is about 11 MB of
+ * strings for the two APIs, in every process's heap though /docs is rarely opened. Its module is imported then too.
  */
 export const DocsLive = (path: `/${string}` = "/docs") =>
   HttpApiBuilder.Router.use((router) =>

@@ -29,9 +29,7 @@ const tooLarge = () =>
     "payload_too_large",
     `the request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`,
     undefined,
-    {
-      connection: "close"
-    }
+    { connection: "close" }
   )
 
 /** Deeper JSON is refused before decoding: no request needs it, and decoding it overflowed the stack. */

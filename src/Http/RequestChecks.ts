@@ -5,9 +5,8 @@ import { Effect, Exit } from "effect"
 import { errorResponse } from "./ErrorEnvelope.js"
 
 /**
- * Checks every request makes before any route sees it: the body's media type, its size when it is streamed,
- * and NUL characters anywhere in the input. They live here, in front of every route, so a new endpoint cannot
- * forget them.
+ * Checks every request makes before any route sees it (body media type, streamed size, NUL characters anywhere in
+ * the input): here, in front of every route, a new endpoint cannot forget them.
  */
 
 /** `application/json` or any `application/*+json` (merge-patch, problem …), with or without parameters. */
@@ -111,10 +110,7 @@ export const withBody = (
     try: () => (text === "" ? {} : JSON.parse(text)) as unknown,
     catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
   })
-  const overrides: PropertyDescriptorMap = {
-    text: { value: Effect.succeed(text) },
-    json: { value: json }
-  }
+  const overrides: PropertyDescriptorMap = { text: { value: Effect.succeed(text) }, json: { value: json } }
   if (asJson) overrides.headers = { value: { ...request.headers, "content-type": "application/json" } }
   // the node request's other members (url, method, response, upgrade …) are its own: delegate to it
   return Object.create(request, overrides)

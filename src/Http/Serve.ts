@@ -30,9 +30,8 @@ type ServerService = (typeof serverServices)[number]
 
 /**
  * `HttpApiBuilder.serve()`, except that each request starts from a small context: only the server's own services.
- * Node's handler forks every request from the context the server was started in, and Effect copies that whole
- * context each time it adds to it (the request, the route, the caller …, several times per request): with every
- * feature's services in it, the copies showed in profiles and grew with each feature. Handlers take their
+ * Effect copies a request's context each time it adds to it (several times per request): forked from the context
+ * the server was started in, with every feature's services, the copies showed in profiles. Handlers take their
  * services when their layer is built (a group merges its own context back in), so nothing they use is lost.
  */
 const serveLean = () =>
