@@ -3,7 +3,7 @@ import type { Server } from "node:http"
 import * as Net from "node:net"
 import { AddressCap } from "./AddressCap.js"
 import { PenaltyBox, type Strikes } from "./PenaltyBox.js"
-import { EdgeHardening } from "./Switch.js"
+import { edgeHardening } from "./Switch.js"
 import { Tarpit } from "./Tarpit.js"
 
 export interface GateOptions {
@@ -55,7 +55,7 @@ export const gate = (http: Server, options: GateOptions) => {
  */
 export class ConnectionGate extends Effect.Service<ConnectionGate>()("Edge/ConnectionGate", {
   effect: Effect.gen(function*() {
-    const { on } = yield* EdgeHardening
+    const on = yield* edgeHardening
     const perIp = yield* Config.integer("HTTP_MAX_CONNECTIONS_PER_IP").pipe(Config.withDefault(1_000))
     const { strikes } = yield* PenaltyBox
     return {
@@ -65,5 +65,5 @@ export class ConnectionGate extends Effect.Service<ConnectionGate>()("Edge/Conne
       install: (http: Server, backlog?: number) => on ? gate(http, { perIp, strikes, backlog }) : undefined
     }
   }),
-  dependencies: [EdgeHardening.Default, PenaltyBox.Default]
+  dependencies: [PenaltyBox.Default]
 }) {}

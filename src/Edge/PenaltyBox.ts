@@ -1,5 +1,5 @@
 import { Config, Effect } from "effect"
-import { EdgeHardening, millis } from "./Switch.js"
+import { edgeHardening, millis } from "./Switch.js"
 
 /**
  * A per-address penalty box, as fail2ban keeps one: an address that breaks the protocol (an event-socket frame past
@@ -110,7 +110,7 @@ export class Strikes {
  */
 export class PenaltyBox extends Effect.Service<PenaltyBox>()("Edge/PenaltyBox", {
   effect: Effect.gen(function*() {
-    const { on } = yield* EdgeHardening
+    const on = yield* edgeHardening
     const threshold = yield* Config.integer("HTTP_PENALTY_THRESHOLD").pipe(Config.withDefault(defaultPenalty.threshold))
     const windowMs = yield* millis("HTTP_PENALTY_WINDOW", defaultPenalty.windowMs)
     const coolMs = yield* millis("HTTP_PENALTY_DURATION", defaultPenalty.coolMs)
@@ -124,6 +124,5 @@ export class PenaltyBox extends Effect.Service<PenaltyBox>()("Edge/PenaltyBox", 
     const options = { threshold, windowMs, coolMs, maxAddresses: Math.max(1, maxAddresses), mode }
     const strikes = !on || threshold <= 0 ? undefined : new Strikes(options, () => clock.unsafeCurrentTimeMillis())
     return { strikes }
-  }),
-  dependencies: [EdgeHardening.Default]
+  })
 }) {}

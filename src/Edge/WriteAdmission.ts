@@ -3,7 +3,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Config, Effect } from "effect"
 import { errorResponse } from "../Http/ErrorEnvelope.js"
 import { type AdmissionOptions, AdmissionQueue, type Outcome } from "./AdmissionQueue.js"
-import { EdgeHardening, millis } from "./Switch.js"
+import { edgeHardening, millis } from "./Switch.js"
 
 /**
  * Load shedding for writes, as a proxy's queue in front of a server with `maxconn` would, but paced by how fast
@@ -26,7 +26,7 @@ import { EdgeHardening, millis } from "./Switch.js"
  */
 export class WriteAdmission extends Effect.Service<WriteAdmission>()("Edge/WriteAdmission", {
   effect: Effect.gen(function*() {
-    const { on } = yield* EdgeHardening
+    const on = yield* edgeHardening
     const concurrency = yield* Config.integer("WRITE_CONCURRENCY").pipe(Config.withDefault(0))
     const minimum = yield* Config.integer("WRITE_CONCURRENCY_MIN").pipe(Config.withDefault(10))
     const options: AdmissionOptions = {
@@ -38,8 +38,7 @@ export class WriteAdmission extends Effect.Service<WriteAdmission>()("Edge/Write
       maxQueue: 4_096
     }
     return { queue: on && concurrency > 0 ? new AdmissionQueue(options) : undefined }
-  }),
-  dependencies: [EdgeHardening.Default]
+  })
 }) {}
 
 // the heartbeat, the most frequent call, would otherwise also empty the read caches many times a second
