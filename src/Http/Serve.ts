@@ -14,9 +14,8 @@ import { millis } from "../Edge/Switch.js"
 import { withWriteAdmission, WriteAdmission } from "../Edge/WriteAdmission.js"
 import { httpTracing } from "../Metrics/Tracing.js"
 import { ApiMiddlewareLive } from "./ApiMiddleware.js"
-import { DocsLive } from "./Docs.js"
 import { createHoldingServer, serverDefaults } from "./HoldingServer.js"
-import { OpenApiLive } from "./OpenApiRoute.js"
+import { DocsLive, OpenApiLive } from "./OpenApiRoute.js"
 
 const serverServices = [
   HttpServer.HttpServer,
