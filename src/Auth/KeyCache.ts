@@ -27,12 +27,10 @@ interface Read {
  * 2 s for a key not found, a failed read not kept (the next call asks again). A key already read is answered within
  * the caller's own fiber step (`peek`), not an Effect `Cache` hit's ten (bench/README.md, "The one path, profiled").
  *
- * A miss joins its key's read under way, if any (concurrent misses for one key share one read), else waits for the
- * next read: up to READERS reads run at once, each of up to MAX_BATCH keys, so a lone miss is read at once and a
- * connect storm's keys (each new to this node) are read hundreds a statement while the reads before them run. Each
- * waiting check is completed with its read's outcome, a failed read's cause included (under a database outage: the
- * contract's 503). Rotation on this node invalidates at once, other nodes when its notice arrives
- * (src/Realtime/Revocations.ts).
+ * A miss joins its key's read under way, if any, else waits for the next: up to READERS reads run at once, each of up
+ * to MAX_BATCH keys, so a lone miss is read at once and a connect storm's keys are read hundreds a statement. Each
+ * waiting check gets its read's outcome, a failure's cause included (under a database outage: the contract's 503).
+ * Rotation invalidates on this node at once, on others when its notice arrives (src/Realtime/Revocations.ts).
  */
 export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
   scoped: Effect.gen(function*() {

@@ -93,11 +93,10 @@ const DRAIN_BYTES = 8 * MAX_BODY_BYTES
 
 /**
  * `app` behind the body's checks, read here once for every route (src/Http/ApiMiddleware.ts puts the error envelope
- * around it): refused if it is not JSON (415) or too large (413, also when chunked; a declared length past the
- * limit before anything is read) or too deep (400); NUL characters are refused in it and in the URL (400 naming the
- * field: PostgreSQL text cannot hold them, and checking here, not per field schema, covers every string of every
- * future route). An empty body is the empty JSON body whatever its declared type (HttpApi's multipart parser would
- * wait forever for an empty one). No generator: most requests take one of the early returns.
+ * around it): refused if not JSON (415), too large (413, also when chunked; a declared length past the limit before
+ * anything is read) or too deep (400); NUL characters in it or in the URL get a 400 naming the field (PostgreSQL text
+ * cannot hold them; checked here, every string of every future route is). An empty body is the empty JSON body
+ * whatever its type (HttpApi's multipart parser waits forever on an empty one). No generator: most return early.
  */
 export const guarded = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest): HttpApp.Default => {
   const length = request.headers["content-length"]

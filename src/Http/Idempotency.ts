@@ -78,8 +78,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Http/Idempotency
 /**
  * An endpoint opts into `Idempotency-Key` in one line: `.handle("create", idempotent("create", Api.Created, handler))`.
  * The key comes from the endpoint's `idempotency-key` header (declare `IdempotencyHeaders`), the caller from the
- * authentication middleware, the request identity from the payload and path. `options.redact` turns the answer into
- * what may be kept and replayed (an answer carrying a secret shown once must redact it).
+ * authentication middleware, the request identity from the payload and path; `options.redact`: see `Idempotency`.
  */
 export const idempotent = <
   Req extends { readonly headers: { readonly "idempotency-key"?: string | undefined } },
