@@ -14,11 +14,8 @@ const bearer = /^bearer\s+(\S+)\s*$/i
 
 /** The presented key: `Authorization: Bearer <key>` first, else `X-API-Key`. */
 export const presentedKey = (headers: Readonly<Record<string, string | undefined>>): string | undefined => {
-  const auth = headers["authorization"]
-  if (auth !== undefined) {
-    const m = bearer.exec(auth)
-    if (m) return m[1]
-  }
+  const fromBearer = bearer.exec(headers["authorization"] ?? "")?.[1]
+  if (fromBearer !== undefined) return fromBearer
   const key = headers["x-api-key"]
   return key !== undefined && key.length > 0 ? key.trim() : undefined
 }

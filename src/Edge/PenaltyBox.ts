@@ -78,10 +78,8 @@ export class Strikes {
 
   /** How many more ms `address` is boxed for, or 0 if it is not. */
   boxedFor(address: string | undefined): number {
-    if (address === undefined) return 0
-    const entry = this.entries.get(address)
-    if (entry === undefined || entry.until === 0) return 0
-    return Math.max(0, entry.until - this.now())
+    const entry = address === undefined ? undefined : this.entries.get(address)
+    return entry === undefined ? 0 : Math.max(0, entry.until - this.now())
   }
 
   /** Forgets an address not boxed among the oldest few, else the oldest: bounded work per new address. */

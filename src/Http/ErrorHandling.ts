@@ -55,8 +55,7 @@ const nestedDeeperThan = (text: string, max: number): boolean => {
 /** Turns every failure or defect into the contract's JSON error body, so no route answers with an empty 4xx/5xx. */
 export const toResponse = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function*() {
-    const failure = Cause.failureOption(cause)
-    const candidates = [...Option.toArray(failure), ...Cause.defects(cause)]
+    const candidates = [...Option.toArray(Cause.failureOption(cause)), ...Cause.defects(cause)]
     for (const e of candidates) {
       if (isApiError(e)) return apiErrorResponse(e)
       if (e instanceof HttpApiDecodeError) {
@@ -111,8 +110,7 @@ export const guarded = (app: HttpApp.Default, request: HttpServerRequest.HttpSer
   if (type !== undefined && !isJsonMediaType(type) && declared) return Effect.succeed(unsupportedMediaType(type))
   const asJson = type !== undefined && !type.toLowerCase().includes("application/json")
   // no Content-Length and no Transfer-Encoding (or a zero length) means no body (RFC 9112 6.3): the hottest POSTs
-  // (heartbeats) come that way, and reading an empty stream through Stream costs as much as the rest of the call;
-  // the empty text passes every check below
+  // (heartbeats) come that way, and reading an empty Stream costs as much as the rest; "" passes every check below
   if (!declared) return Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, "", asJson))
   // a failed read (the client went away) is a RequestError: the envelope maps it
   return Effect.flatMap(Effect.orDie(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES)), (body) => {
