@@ -107,9 +107,8 @@ export const rateLimited = (decision: Decision, per: string) =>
   })
 
 /**
- * The contract's rate-limit answer for `request`: `RateLimit-Limit/Remaining/Reset` on the response whatever it
- * is (added by the API's wrapper, `withRateLimitHeaders`: a pre-response handler per request cost fiber steps on the
- * hottest path), and past the limit a 429 `rate_limited` with `Retry-After`.
+ * The contract's rate-limit answer for `request`: `RateLimit-Limit/Remaining/Reset` on the response whatever it is
+ * (put there by the API's wrapper, `withRateLimitHeaders`), and past the limit a 429 `rate_limited` with `Retry-After`.
  */
 export const enforceOn = (
   request: HttpServerRequest.HttpServerRequest,

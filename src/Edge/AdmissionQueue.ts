@@ -106,14 +106,12 @@ export class AdmissionQueue {
 
   /** A running request finished at `now`: its slot goes to the next waiter still in time, if any. */
   release(now: number): void {
-    // releases while every slot is taken pace the queue: their mean interval (a moving average) is what one place
-    // in the queue costs
+    // releases while every slot is taken pace the queue: their mean interval is what one place in the queue costs
     if (this.inFlight >= this.slots()) {
       if (this.lastBusyRelease > 0) {
         const gap = Math.max(0, now - this.lastBusyRelease)
         this.gap = this.gap === 0 ? gap : this.gap * 0.9 + gap * 0.1
-        // releases come in bursts (a group commit answers tens at once): the pace the slots follow is taken over
-        // windows of busy time, not release by release
+        // releases come in bursts (a group commit answers tens at once): the pace is taken over windows of busy time
         this.busyTime += gap
         this.busyReleases++
         if (this.busyTime >= paceWindow) {
@@ -160,8 +158,7 @@ export class AdmissionQueue {
   private slots(): number {
     const { concurrency, maxWait, minConcurrency = concurrency } = this.options
     if (minConcurrency >= concurrency) return concurrency
-    // no pace yet: the minimum, as a slow start (a cold server offered an overload would otherwise admit the maximum
-    // at once, and those would be the slowest requests of all)
+    // no pace yet: the minimum, as a slow start (the maximum at once on a cold, overloaded server: the slowest of all)
     if (this.pace <= 0) return minConcurrency
     return Math.max(minConcurrency, Math.min(concurrency, Math.floor(maxWait / 2 / this.pace)))
   }

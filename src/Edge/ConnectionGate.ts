@@ -49,9 +49,8 @@ export const gate = (http: Server, options: GateOptions) => {
 }
 
 /**
- * The gate as each server of the process builds it (src/Http/Serve.ts): `HTTP_MAX_CONNECTIONS_PER_IP` (default
- * 1,000; 0: no cap) and the process's penalty box. With `EDGE_HARDENING=false` there is no gate: the HTTP server
- * accepts its connections itself.
+ * The gate as each server of the process builds it (src/Http/Serve.ts): `HTTP_MAX_CONNECTIONS_PER_IP` (default 1,000;
+ * 0: no cap) and the process's penalty box. With `EDGE_HARDENING=false` the HTTP server accepts connections itself.
  */
 export class ConnectionGate extends Effect.Service<ConnectionGate>()("Edge/ConnectionGate", {
   effect: Effect.gen(function*() {

@@ -32,8 +32,7 @@ export const ApiMiddlewareLive = HttpApiBuilder.middleware(
         const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
         const start = performance.now()
         const writes = isGatedWrite(request.method, request.url)
-        // methods, not arrow functions in named places: tsx's keepNames (the tests' and benches' servers) names each
-        // of those anew per request (a defineProperty each)
+        // methods, not arrows: tsx's keepNames (the tests' and benches' servers) would name each anew per request
         const outcome = {
           onSuccess(response: HttpServerResponse.HttpServerResponse) {
             if (writes) cache.touchAll()

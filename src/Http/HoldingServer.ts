@@ -152,11 +152,10 @@ const onClientError = (
 }
 
 /**
- * A node server that holds requests arriving before the app's handler is attached. NodeHttpServer listens as its
- * layer is built, while the handler is attached only after the rest of the app has started; a request in that
- * window would otherwise get no answer at all (seen as a hung health check during start-up). Its timeouts bound
- * slow clients, and errors node answers itself carry the JSON envelope. `strike` is told the address of each
- * client answered 408 (the penalty box's, when the edge has one).
+ * A node server that holds requests arriving before the app's handler is attached: NodeHttpServer listens as its
+ * layer is built, the handler is attached once the rest of the app has started, and a request in between would get
+ * no answer (a hung health check at start-up). Its timeouts bound slow clients, errors node answers itself carry the
+ * JSON envelope, and `strike` is told the address of each client answered 408 (the penalty box's, if any).
  */
 export const createHoldingServer = (options: ServerOptions = serverDefaults, strike?: Strike) => {
   const server = createServer({

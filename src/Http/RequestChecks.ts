@@ -37,11 +37,9 @@ const utf8 = new TextDecoder()
 
 /**
  * The body as text, at most `max` bytes. Past the limit the rest is read and dropped (up to `drain` more bytes), so
- * the client has finished sending when the 413 goes out and sees the answer, not a reset. A client that goes on
- * past that is cut off. A failed read (the client went away) is a `RequestError`, as the platform's stream fails.
- *
- * Read from the Node request's own events: the platform's `request.stream` (a Stream over the readable, its channel,
- * latch and finalizer, then destroying the request) cost as much as a small POST's handler (bench mcp).
+ * the client has finished sending when the 413 goes out and sees it, not a reset; past that it is cut off. A failed
+ * read (the client went away) is a `RequestError`, as the platform's stream fails. Read from the Node request's own
+ * events: the platform's `request.stream` cost as much as a small POST's handler (bench mcp).
  */
 export const readBody = (
   request: HttpServerRequest.HttpServerRequest,
