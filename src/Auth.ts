@@ -69,9 +69,8 @@ export class KeyCheck extends Effect.Service<KeyCheck>()("Auth/KeyCheck", {
           : Effect.succeed({ _tag: "Limited", principal, decision }))
 
     /**
-     * A request's key decided within the caller's own step, `now` being its clock reading: when a key is presented
-     * and its holder already read (`KeyCache.peek`). `undefined` otherwise (no key, a console session, a key to
-     * read): then `check`, which decides the same.
+     * A request's key decided within the caller's own step (`now`: its clock reading) when its holder is already read
+     * (`KeyCache.peek`); `undefined` otherwise (no key, a console session, a key to read), and `check` decides.
      */
     const checkKnown = (headers: Readonly<Record<string, string | undefined>>, now: number) => {
       const key = presentedKey(headers)

@@ -1,5 +1,6 @@
 import type { Ids } from "@shoal/domain"
 import { Clock, Config, Duration, Effect, PubSub, Stream } from "effect"
+import { millis } from "../Edge/Switch.js"
 import { Supervisor } from "../Supervisor.js"
 import { HeartbeatRepo } from "./HeartbeatRepo.js"
 
@@ -21,22 +22,19 @@ interface Seen {
 }
 
 /**
- * Every authenticated call counts as a heartbeat. Touches land in memory; every `HEARTBEAT_FLUSH_INTERVAL` one
- * batched UPDATE writes the accounts that are due, and the shutdown writes all of them, so the hot path never writes
- * to the database. An account is due when this node has not written its time for `HEARTBEAT_WRITE_GRAIN` (60 s):
- * a busy agent's row is written once a minute, not at every flush, always with its newest time (no touch is lost,
- * it waits at most one grain), and one heard from for the first time (or after a quiet grain) at the next flush.
- * This node answers from memory (`lastSeen`); only other nodes and the database's own readers (presence's offline
- * check against a 90-minute window, key listings) see a time up to a grain old.
+ * Every authenticated call counts as a heartbeat. Touches land in memory, so the hot path never writes to the
+ * database: every `HEARTBEAT_FLUSH_INTERVAL` one batched UPDATE writes the accounts that are due, the shutdown all of
+ * them. An account is due when this node has not written its time for `HEARTBEAT_WRITE_GRAIN` (60 s): a busy agent's
+ * row is written once a minute with its newest time (no touch is lost), a first or after-a-quiet-grain touch at the
+ * next flush. This node answers from memory (`lastSeen`); only other nodes and the database's readers (presence's
+ * 90-minute offline check, key listings) see a time up to a grain old.
  */
 export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
   scoped: Effect.gen(function*() {
     const repo = yield* HeartbeatRepo
     const supervisor = yield* Supervisor
     const interval = yield* Config.duration("HEARTBEAT_FLUSH_INTERVAL").pipe(Config.withDefault(Duration.seconds(5)))
-    const grain = Duration.toMillis(
-      yield* Config.duration("HEARTBEAT_WRITE_GRAIN").pipe(Config.withDefault(Duration.seconds(60)))
-    )
+    const grain = yield* millis("HEARTBEAT_WRITE_GRAIN", 60_000)
     const latest = new Map<Ids.UserId, Seen>()
     /** the touched since their last write, each once */
     let pending: Array<Seen> = []
@@ -44,9 +42,8 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     const woken = yield* PubSub.unbounded<Wake>()
 
     /**
-     * A touch at `now`. `userType` when the caller knows it (the key named the account): presence then need not look
-     * it up. A first sighting, or one after a quiet minute, may be a return from offline: presence listens for these
-     * (an unbounded hub: never suspends).
+     * A touch at `now`, with `userType` when the caller knows it (presence then need not look it up). A first sighting,
+     * or one after a quiet minute, may be a return from offline: presence listens for these (an unbounded hub).
      */
     const touchAt = (userId: Ids.UserId, userType: Ids.UserType | undefined, now: number): void => {
       // offered, not published through a fiber of its own (Effect.runSync): a connect storm wakes once per account
@@ -54,29 +51,30 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     }
 
     /**
-     * Records a touch; the account's touch before it (-Infinity for none this node remembers). As `seenAt`, a touch
-     * whose presence the caller has already seen to (the event socket's start tells AgentHub itself): no wake, which
-     * would only ask AgentHub again what it was just told.
+     * Records a touch; the account's touch before it (-Infinity: none this node remembers). As `seenAt`: a touch whose
+     * presence the caller saw to itself (the event socket's start tells AgentHub), so no wake to ask AgentHub again.
      */
     const record = (userId: Ids.UserId, now: number): number => {
-      const seen = latest.get(userId)
+      let seen = latest.get(userId)
       if (seen === undefined) {
-        const fresh: Seen = { id: userId, at: now, written: -Infinity, pending: true }
-        latest.set(userId, fresh)
-        pending.push(fresh)
-        return -Infinity
+        seen = { id: userId, at: -Infinity, written: -Infinity, pending: false }
+        latest.set(userId, seen)
       }
       const before = seen.at
       if (now > before) seen.at = now
+      markPending(seen)
+      return before
+    }
+
+    const markPending = (seen: Seen) => {
       if (!seen.pending) {
         seen.pending = true
         pending.push(seen)
       }
-      return before
     }
 
     const touch = (userId: Ids.UserId, userType?: Ids.UserType) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => touchAt(userId, userType, now)))
+      Effect.map(Clock.currentTimeMillis, (now) => touchAt(userId, userType, now))
 
     /** The newest heartbeat this node has seen, flushed or not. */
     const lastSeen = (userId: Ids.UserId): number | undefined => latest.get(userId)?.at
@@ -84,8 +82,6 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     /** Writes the pending accounts that are due at `now` (all of them when `all`); the others wait in `pending`. */
     const write = (now: number, all: boolean) =>
       Effect.suspend(() => {
-        if (pending.length === 0) return Effect.void
-        const batch = new Map<Ids.UserId, number>()
         const written: Array<Seen> = []
         const waiting: Array<Seen> = []
         for (const seen of pending) {
@@ -93,25 +89,21 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
             waiting.push(seen)
             continue
           }
-          batch.set(seen.id, seen.at)
           seen.pending = false
           seen.written = now
           written.push(seen)
         }
         pending = waiting
-        if (batch.size === 0) return Effect.void
+        if (written.length === 0) return Effect.void
         return Effect.onError(
-          repo.saveLastSeen(batch),
+          repo.saveLastSeen(new Map(written.map((seen) => [seen.id, seen.at]))),
           // kept for the next flush whatever ended this one: the database failing (SqlError, retried at the next
           // interval), or a defect (the supervisor starts the flusher again, and it writes them)
           () =>
             Effect.sync(() => {
               for (const seen of written) {
                 seen.written = -Infinity
-                if (!seen.pending) {
-                  seen.pending = true
-                  pending.push(seen)
-                }
+                markPending(seen)
               }
             })
         )
@@ -124,10 +116,9 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     yield* supervisor.every("heartbeat", "flush", interval, writeDue(false))
     yield* Effect.addFinalizer(() => flush)
     // bounded memory: forget what was written long ago (the database has it; a pending account is kept)
-    const forget = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.sync(() => {
-        for (const [k, seen] of latest) if (!seen.pending && now - seen.at > 3 * 60 * 60_000) latest.delete(k)
-      }))
+    const forget = Effect.map(Clock.currentTimeMillis, (now) => {
+      for (const [k, seen] of latest) if (!seen.pending && now - seen.at > 3 * 60 * 60_000) latest.delete(k)
+    })
     yield* supervisor.every("heartbeat", "forget", "10 minutes", forget)
 
     /** Accounts heard from after a quiet spell (not every call). */

@@ -1,4 +1,5 @@
 import { Clock, Config, Deferred, Duration, Effect, Exit, FiberId, Option, Queue } from "effect"
+import { millis } from "../Edge/Switch.js"
 import { Supervisor } from "../Supervisor.js"
 import { type KeyHolder, KeysRepo } from "./KeysRepo.js"
 
@@ -24,23 +25,18 @@ interface Read {
  * key hash → its holder (principal and extended limit), so authentication does not touch the database per request.
  * One map of what the reads settled to, each entry trusted until its time: `KEY_CACHE_TTL` (30 s) for a holder found,
  * 2 s for a key not found, a failed read not kept (the next call asks again). A key already read is answered within
- * the caller's own fiber step (`peek`): a hit through an Effect `Cache` took about ten, most of what a key check
- * cost (bench/README.md, "The one path, profiled").
+ * the caller's own fiber step (`peek`), not an Effect `Cache` hit's ten (bench/README.md, "The one path, profiled").
  *
- * A miss joins its key's read under way, if any (concurrent misses for one key share one read), else waits for the
- * next read: up to READERS reads run at once, each of up to MAX_BATCH keys, so a lone miss is read at once and a
- * connect storm's keys (each new to this node) are read hundreds a statement while the reads before them run. Each
- * waiting check is completed with its read's outcome, a failed read's cause included (under a database outage: the
- * contract's 503). Rotation on this node invalidates at once, other nodes when its notice arrives
- * (src/Realtime/Revocations.ts).
+ * A miss joins its key's read under way, if any, else waits for the next: up to READERS reads run at once, each of up
+ * to MAX_BATCH keys, so a lone miss is read at once and a connect storm's keys are read hundreds a statement. Each
+ * waiting check gets its read's outcome, a failure's cause included (under a database outage: the contract's 503).
+ * Rotation invalidates on this node at once, on others when its notice arrives (src/Realtime/Revocations.ts).
  */
 export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
   scoped: Effect.gen(function*() {
     const repo = yield* KeysRepo
     // how long a read of a key is trusted: the bound on serving a key revoked elsewhere whose notice was lost
-    const valid = Duration.toMillis(
-      yield* Config.duration("KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(30)))
-    )
+    const valid = yield* millis("KEY_CACHE_TTL", 30_000)
     const settled = new Map<string, { readonly holder: Option.Option<KeyHolder>; readonly until: number }>()
     const settle = (hash: string, holder: Option.Option<KeyHolder>, now: number) => {
       if (settled.size >= CAPACITY) settled.clear()
@@ -117,15 +113,11 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
       if (!queued.has(hash)) pending.delete(hash)
     }
 
-    // keys in use are read again before their read expires, in the background and in bulk (a thousand a
-    // statement), so an agent calling every few seconds never waits on the database; a key unused for IDLE is left
-    // to expire, and its next call reads it. The keys are kept in REFRESH_SLICES sets by their hash, and each turn
-    // (every `every / REFRESH_SLICES`) reads one set again: every key is still read within `every` of its last read,
-    // but the keys of a connect storm, all read within seconds, are not all read and set again in one turn
-    // (5,000 of them: 0.12-0.53 s of the event loop, bench/README.md, fleet)
-    const every = yield* Config.duration("KEY_CACHE_REFRESH_INTERVAL").pipe(
-      Config.withDefault(Duration.seconds(15))
-    )
+    // keys in use are read again in bulk before their read expires, so an agent calling every few seconds never
+    // waits on the database; a key unused for IDLE_MS is left to expire. Each turn reads one of REFRESH_SLICES sets
+    // (by hash), each key still within `every`: a connect storm's keys are not all read again in one turn (5,000 of
+    // them held the event loop up to 0.5 s, bench/README.md, fleet)
+    const every = yield* Config.duration("KEY_CACHE_REFRESH_INTERVAL").pipe(Config.withDefault(Duration.seconds(15)))
     const used = Array.from({ length: REFRESH_SLICES }, () => new Map<string, number>())
     // by the hash's last hex digits (a sha256: evenly spread)
     const sliceOf = (hash: string) => (Number.parseInt(hash.slice(-6), 16) || 0) % REFRESH_SLICES

@@ -4,8 +4,7 @@ import { hash, randomBytes } from "node:crypto"
 export const generateKey = () => `sk_${randomBytes(32).toString("base64url")}`
 
 // the key has 256 bits of entropy, so a fast hash is enough: no salt or KDF to slow every request. Node's one-shot
-// `hash` (the same SHA-256, the key read as UTF-8): every authenticated request takes one, and `createHash` made a
-// Hash object (a stream) per call, ~5x the time (1.35 against 0.27 µs measured alone)
+// `hash`, not `createHash` (a Hash stream per call, 5x the time): every authenticated request takes one
 export const hashKey = (key: string) => hash("sha256", key, "hex")
 
 /** What a key is shown as after it was handed out: `sk_` and 8 more characters (48 of its 256 bits). */
@@ -15,11 +14,8 @@ const bearer = /^bearer\s+(\S+)\s*$/i
 
 /** The presented key: `Authorization: Bearer <key>` first, else `X-API-Key`. */
 export const presentedKey = (headers: Readonly<Record<string, string | undefined>>): string | undefined => {
-  const auth = headers["authorization"]
-  if (auth !== undefined) {
-    const m = bearer.exec(auth)
-    if (m) return m[1]
-  }
+  const fromBearer = bearer.exec(headers["authorization"] ?? "")?.[1]
+  if (fromBearer !== undefined) return fromBearer
   const key = headers["x-api-key"]
   return key !== undefined && key.length > 0 ? key.trim() : undefined
 }

@@ -12,8 +12,7 @@ export interface KeyHolder {
 /**
  * The key check's reads. Principals for many key hashes at once (revoked keys excluded), with the account's extended
  * rate limit: each hash is one probe of api_keys' and users' primary keys (LATERAL … LIMIT 1), whatever the
- * statistics: as `key_hash = ANY(…)` the planner, before the first ANALYZE, read every active key through
- * api_keys_active_idx and filtered them, and with statistics hashed a scan of users (bench/README.md, fanout).
+ * statistics (as `key_hash = ANY(…)` the planner scanned every active key, or users; bench/README.md, fanout).
  */
 export class KeysRepo extends Effect.Service<KeysRepo>()("Auth/KeysRepo", {
   effect: Effect.gen(function*() {

@@ -51,10 +51,9 @@ const takeFrom = (buckets: Map<string, Bucket>, key: string, capacity: number, w
 }
 
 /**
- * Token buckets, in memory per node (a limit is a guard against floods, not a ledger): per account (CONTRACT "Who
- * may do what": rotating a key keeps the account's bucket), `RATE_LIMIT_PER_MINUTE` tokens (default 600) holding a
- * minute's worth; per client address for public sign-up,
- * `SIGNUP_RATE_LIMIT` per hour (default 20, `0` = no limit). Both refill continuously.
+ * Token buckets, in memory per node (a limit is a guard against floods, not a ledger), refilled continuously: per
+ * account (CONTRACT "Who may do what": rotating a key keeps the account's bucket), `RATE_LIMIT_PER_MINUTE` a minute
+ * (default 600); per client address for public sign-up, `SIGNUP_RATE_LIMIT` an hour (default 20, `0` = no limit).
  */
 export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter", {
   scoped: Effect.gen(function*() {
@@ -79,11 +78,10 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
       )
 
     // full buckets carry no information: drop them so the maps stay the size of the active keys and addresses
-    const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.sync(() => {
-        for (const [k, b] of buckets) if (now - b.at > MINUTE) buckets.delete(k)
-        for (const [k, b] of signUpBuckets) if (now - b.at > HOUR) signUpBuckets.delete(k)
-      }))
+    const sweep = Effect.map(Clock.currentTimeMillis, (now) => {
+      for (const [k, b] of buckets) if (now - b.at > MINUTE) buckets.delete(k)
+      for (const [k, b] of signUpBuckets) if (now - b.at > HOUR) signUpBuckets.delete(k)
+    })
     yield* supervisor.every("rate-limiter", "sweep", "1 minute", sweep)
 
     return { take, takeAt, takeSignUp } as const
@@ -109,9 +107,8 @@ export const rateLimited = (decision: Decision, per: string) =>
   })
 
 /**
- * The contract's rate-limit answer for `request`: `RateLimit-Limit/Remaining/Reset` on the response whatever it
- * is (added by the API's wrapper, `withRateLimitHeaders`: a pre-response handler per request cost fiber steps on the
- * hottest path), and past the limit a 429 `rate_limited` with `Retry-After`.
+ * The contract's rate-limit answer for `request`: `RateLimit-Limit/Remaining/Reset` on the response whatever it is
+ * (put there by the API's wrapper, `withRateLimitHeaders`), and past the limit a 429 `rate_limited` with `Retry-After`.
  */
 export const enforceOn = (
   request: HttpServerRequest.HttpServerRequest,
@@ -128,9 +125,7 @@ export const enforce = (decision: Decision, per: string) =>
 
 /**
  * `response` with the rate-limit headers of the decision `request` was given, if any. Set one at a time: the
- * platform's `setHeaders` (a record turned into headers, then spread into a copy, then copied again) cost 4-5x as
- * much, measured alone, and showed as the most expensive line of `GET /api/agent/me`'s profile (bench/README.md,
- * "The one path, profiled").
+ * platform's `setHeaders` copies its record twice, 4-5x the cost (bench/README.md, "The one path, profiled").
  */
 export const withRateLimitHeaders = (
   request: HttpServerRequest.HttpServerRequest,
@@ -138,14 +133,8 @@ export const withRateLimitHeaders = (
 ): HttpServerResponse.HttpServerResponse => {
   const decision = decisions.get(keyOf(request))
   if (decision === undefined) return response
-  const limited = HttpServerResponse.setHeader(
-    HttpServerResponse.setHeader(
-      HttpServerResponse.setHeader(response, "ratelimit-limit", String(decision.limit)),
-      "ratelimit-remaining",
-      String(decision.remaining)
-    ),
-    "ratelimit-reset",
-    String(decision.reset)
-  )
+  let limited = HttpServerResponse.setHeader(response, "ratelimit-limit", String(decision.limit))
+  limited = HttpServerResponse.setHeader(limited, "ratelimit-remaining", String(decision.remaining))
+  limited = HttpServerResponse.setHeader(limited, "ratelimit-reset", String(decision.reset))
   return decision.allowed ? limited : HttpServerResponse.setHeader(limited, "retry-after", String(decision.retryAfter))
 }

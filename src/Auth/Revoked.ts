@@ -2,9 +2,8 @@ import { Ids } from "@shoal/domain"
 import { Schema } from "effect"
 
 /**
- * NOTIFY channel: "these keys (or console sessions) of this account were revoked". A rotation sends it inside its
- * transaction, so it goes out only if the rotation commits; every node then closes the sockets opened with those keys
- * and uncaches them.
+ * NOTIFY channel: "these keys (or console sessions) of this account were revoked". Sent inside the rotation's
+ * transaction, so only if it commits; every node then closes the sockets opened with those keys and uncaches them.
  */
 export const KeysChannel = "shoal_keys"
 

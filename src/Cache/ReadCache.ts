@@ -1,4 +1,5 @@
-import { Cause, Config, Deferred, Duration, Effect, Exit } from "effect"
+import { Cause, Config, Deferred, Effect, Exit } from "effect"
+import { millis } from "../Edge/Switch.js"
 import { Notifier } from "../Realtime/Notifier.js"
 
 /** The channel migration 0011's triggers notify, with the written table's name as payload. */
@@ -31,9 +32,7 @@ interface Entry<V> {
 export class ReadCache extends Effect.Service<ReadCache>()("Cache/ReadCache", {
   scoped: Effect.gen(function*() {
     const notifier = yield* Notifier
-    const ttl = Duration.toMillis(
-      yield* Config.duration("READ_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(2)), Effect.orDie)
-    )
+    const ttl = yield* millis("READ_CACHE_TTL", 2_000).pipe(Effect.orDie)
     // off only in tests that show this node's own writes are seen without any notice
     const notices = yield* Config.boolean("READ_CACHE_NOTICES").pipe(Config.withDefault(true), Effect.orDie)
     const clock = yield* Effect.clock

@@ -2,10 +2,9 @@ import type { Socket } from "node:net"
 import { keepOnUpgrade } from "../Http/HoldingServer.js"
 
 /**
- * At most `perIp` open connections from one client address, event sockets included, as a proxy's per-source
- * `maxconn` would: a client opening thousands (slowloris, unauthenticated event sockets) is reset past it, and other
- * addresses are served. Counted until the socket closes, so an upgraded socket counts as long as it is open. The
- * address is the socket's peer: behind a reverse proxy every client shares the proxy's.
+ * At most `perIp` open connections from one client address, as a proxy's per-source `maxconn` would: a client opening
+ * thousands (slowloris, unauthenticated event sockets) is reset past it, and other addresses are served. Counted until
+ * the socket closes, upgraded or not. The address is the socket's peer: behind a reverse proxy, the proxy's.
  */
 export class AddressCap {
   private readonly open = new Map<string, number>()

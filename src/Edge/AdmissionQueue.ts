@@ -3,19 +3,16 @@
  * runs one transaction at a time): at most `concurrency` admitted at once, the rest waiting in a bounded FIFO queue,
  * and CoDel's test for a standing queue deciding when new arrivals are shed at once rather than queued.
  *
- * A burst is absorbed: it waits its turn, however large (up to `maxQueue`). Only a queue that has stood (every request
- * taken from it during a whole `interval` had waited longer than `target`) turns arrivals away, and only until a
- * request is taken after waiting less than `target` or the queue empties. So however long an overload lasts, the
- * queue holds about `target` plus an `interval`'s arrivals, the requests it admits keep their latency, and the rest
- * are told at once to come back.
+ * A burst waits its turn (up to `maxQueue`). Only a queue that has stood (every request taken from it during a whole
+ * `interval` had waited longer than `target`) turns arrivals away, until a request is taken after waiting less than
+ * `target` or the queue empties: however long an overload lasts, the queue holds about `target` plus an `interval`'s
+ * arrivals, the requests it admits keep their latency, and the rest are told at once to come back.
  *
  * A queue shorter than `concurrency` is never shed, however slow: up to twice `concurrency` clients writing in a
- * closed loop (a queue that stands but cannot grow) are all served. Beyond that, an arrival is also shed when the
- * queue ahead and the requests in flight would take longer than `maxWait` to drain at the recent pace, so the first
- * seconds of an overload, before CoDel has seen an interval, do not fill the queue with requests that will wait for
- * seconds. A request whose turn comes after it waited longer than `maxWait` (one that found `concurrency` or more
- * ahead) is shed then instead of run: its client has likely given up, or been answered by the server's own deadline,
- * and running it late would apply a write no one was told about.
+ * closed loop are all served. Beyond that, an arrival is also shed when the queue ahead and the requests in flight
+ * would take longer than `maxWait` to drain at the recent pace (the first seconds of an overload, before CoDel has
+ * seen an interval). A request whose turn comes after it waited longer than `maxWait` is shed then instead of run:
+ * its client has likely given up (or met the server's deadline), and running it would apply a write no one was told of.
  *
  * Times are passed in (ms): a plain state machine, deterministic to test, with no timers.
  */
@@ -23,9 +20,8 @@ export interface AdmissionOptions {
   /** requests admitted at once, at most */
   readonly concurrency: number
   /**
-   * requests admitted at once, at least (default: `concurrency`, a fixed number of slots). Between the two the
-   * number of slots follows the recent pace (Little's law): as many as it serves in half of `maxWait`, so the
-   * requests in flight and the queue that is never shed (as many as the slots) drain within `maxWait`
+   * requests admitted at once, at least (default: `concurrency`). Between the two the slots follow the recent pace
+   * (Little's law): as many as it serves in half of `maxWait`, so those in flight and as many queued drain in time
    */
   readonly minConcurrency?: number
   /** CoDel's target: a queue whose requests waited less than this is not standing (ms) */
@@ -110,14 +106,12 @@ export class AdmissionQueue {
 
   /** A running request finished at `now`: its slot goes to the next waiter still in time, if any. */
   release(now: number): void {
-    // releases while every slot is taken pace the queue: their mean interval (a moving average) is what one place
-    // in the queue costs
+    // releases while every slot is taken pace the queue: their mean interval is what one place in the queue costs
     if (this.inFlight >= this.slots()) {
       if (this.lastBusyRelease > 0) {
         const gap = Math.max(0, now - this.lastBusyRelease)
         this.gap = this.gap === 0 ? gap : this.gap * 0.9 + gap * 0.1
-        // releases come in bursts (a group commit answers tens at once): the pace the slots follow is taken over
-        // windows of busy time, not release by release
+        // releases come in bursts (a group commit answers tens at once): the pace is taken over windows of busy time
         this.busyTime += gap
         this.busyReleases++
         if (this.busyTime >= paceWindow) {
@@ -164,8 +158,7 @@ export class AdmissionQueue {
   private slots(): number {
     const { concurrency, maxWait, minConcurrency = concurrency } = this.options
     if (minConcurrency >= concurrency) return concurrency
-    // no pace yet: the minimum, as a slow start (a cold server offered an overload would otherwise admit the maximum
-    // at once, and those would be the slowest requests of all)
+    // no pace yet: the minimum, as a slow start (the maximum at once on a cold, overloaded server: the slowest of all)
     if (this.pace <= 0) return minConcurrency
     return Math.max(minConcurrency, Math.min(concurrency, Math.floor(maxWait / 2 / this.pace)))
   }

@@ -3,7 +3,7 @@ import type { Server } from "node:http"
 import * as Net from "node:net"
 import { AddressCap } from "./AddressCap.js"
 import { PenaltyBox, type Strikes } from "./PenaltyBox.js"
-import { EdgeHardening } from "./Switch.js"
+import { edgeHardening } from "./Switch.js"
 import { Tarpit } from "./Tarpit.js"
 
 export interface GateOptions {
@@ -49,13 +49,12 @@ export const gate = (http: Server, options: GateOptions) => {
 }
 
 /**
- * The gate as each server of the process builds it (src/Http/Serve.ts): `HTTP_MAX_CONNECTIONS_PER_IP` (default
- * 1,000; 0: no cap) and the process's penalty box. With `EDGE_HARDENING=false` there is no gate: the HTTP server
- * accepts its connections itself.
+ * The gate as each server of the process builds it (src/Http/Serve.ts): `HTTP_MAX_CONNECTIONS_PER_IP` (default 1,000;
+ * 0: no cap) and the process's penalty box. With `EDGE_HARDENING=false` the HTTP server accepts connections itself.
  */
 export class ConnectionGate extends Effect.Service<ConnectionGate>()("Edge/ConnectionGate", {
   effect: Effect.gen(function*() {
-    const { on } = yield* EdgeHardening
+    const on = yield* edgeHardening
     const perIp = yield* Config.integer("HTTP_MAX_CONNECTIONS_PER_IP").pipe(Config.withDefault(1_000))
     const { strikes } = yield* PenaltyBox
     return {
@@ -65,5 +64,5 @@ export class ConnectionGate extends Effect.Service<ConnectionGate>()("Edge/Conne
       install: (http: Server, backlog?: number) => on ? gate(http, { perIp, strikes, backlog }) : undefined
     }
   }),
-  dependencies: [EdgeHardening.Default, PenaltyBox.Default]
+  dependencies: [PenaltyBox.Default]
 }) {}

@@ -1,5 +1,5 @@
 import { Config, Effect } from "effect"
-import { EdgeHardening, millis } from "./Switch.js"
+import { edgeHardening, millis } from "./Switch.js"
 
 /**
  * A per-address penalty box, as fail2ban keeps one: an address that breaks the protocol (an event-socket frame past
@@ -78,10 +78,8 @@ export class Strikes {
 
   /** How many more ms `address` is boxed for, or 0 if it is not. */
   boxedFor(address: string | undefined): number {
-    if (address === undefined) return 0
-    const entry = this.entries.get(address)
-    if (entry === undefined || entry.until === 0) return 0
-    return Math.max(0, entry.until - this.now())
+    const entry = address === undefined ? undefined : this.entries.get(address)
+    return entry === undefined ? 0 : Math.max(0, entry.until - this.now())
   }
 
   /** Forgets an address not boxed among the oldest few, else the oldest: bounded work per new address. */
@@ -110,10 +108,8 @@ export class Strikes {
  */
 export class PenaltyBox extends Effect.Service<PenaltyBox>()("Edge/PenaltyBox", {
   effect: Effect.gen(function*() {
-    const { on } = yield* EdgeHardening
-    const threshold = yield* Config.integer("HTTP_PENALTY_THRESHOLD").pipe(
-      Config.withDefault(defaultPenalty.threshold)
-    )
+    const on = yield* edgeHardening
+    const threshold = yield* Config.integer("HTTP_PENALTY_THRESHOLD").pipe(Config.withDefault(defaultPenalty.threshold))
     const windowMs = yield* millis("HTTP_PENALTY_WINDOW", defaultPenalty.windowMs)
     const coolMs = yield* millis("HTTP_PENALTY_DURATION", defaultPenalty.coolMs)
     const maxAddresses = yield* Config.integer("HTTP_PENALTY_MAX_ADDRESSES").pipe(
@@ -123,17 +119,8 @@ export class PenaltyBox extends Effect.Service<PenaltyBox>()("Edge/PenaltyBox", 
       Config.withDefault(defaultPenalty.mode)
     )
     const clock = yield* Effect.clock
-    const strikes: Strikes | undefined = !on || threshold <= 0 ? undefined : new Strikes(
-      {
-        threshold,
-        windowMs,
-        coolMs,
-        maxAddresses: Math.max(1, maxAddresses),
-        mode
-      },
-      () => clock.unsafeCurrentTimeMillis()
-    )
+    const options = { threshold, windowMs, coolMs, maxAddresses: Math.max(1, maxAddresses), mode }
+    const strikes = !on || threshold <= 0 ? undefined : new Strikes(options, () => clock.unsafeCurrentTimeMillis())
     return { strikes }
-  }),
-  dependencies: [EdgeHardening.Default]
+  })
 }) {}

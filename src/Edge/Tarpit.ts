@@ -5,11 +5,10 @@ import type { Strikes } from "./PenaltyBox.js"
 const ignore = () => {}
 
 /**
- * What becomes of a boxed address's new connections (src/Edge/PenaltyBox.ts), as a proxy's tarpit would: in
- * `tarpit` mode each is held, never read (it arrives paused, src/Edge/ConnectionGate.ts), so its request or WebSocket
- * handshake stalls on the client's side and what it sends stays in the kernel, until the box opens and it is
- * closed; at most `perIp` are held per address (0: no cap), the rest reset. In `refuse` mode each is reset at once
- * (a client that reconnects at once then loops on connect and reset).
+ * What becomes of a boxed address's new connections (src/Edge/PenaltyBox.ts), as a proxy's tarpit would: in `tarpit`
+ * mode each is held unread (it arrives paused, src/Edge/ConnectionGate.ts), its request or handshake stalled and what
+ * it sends left in the kernel, until the box opens and it is closed; at most `perIp` are held per address (0: no
+ * cap), the rest reset. In `refuse` mode each is reset at once (a client reconnecting at once loops on connect, reset).
  */
 export class Tarpit {
   private readonly held = new Set<Socket>()

@@ -3,7 +3,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Config, Effect } from "effect"
 import { errorResponse } from "../Http/ErrorEnvelope.js"
 import { type AdmissionOptions, AdmissionQueue, type Outcome } from "./AdmissionQueue.js"
-import { EdgeHardening, millis } from "./Switch.js"
+import { edgeHardening, millis } from "./Switch.js"
 
 /**
  * Load shedding for writes, as a proxy's queue in front of a server with `maxconn` would, but paced by how fast
@@ -17,18 +17,16 @@ import { EdgeHardening, millis } from "./Switch.js"
  * One queue per process, shared by both servers (they write to the same database). Its slots follow the pace: up to
  * `WRITE_CONCURRENCY` while writes are fast (a group commit still gathers tens), down to `WRITE_CONCURRENCY_MIN` (10)
  * as they slow, so that what is admitted drains within `WRITE_LATENCY_TARGET` (400 ms); a closed loop of up to twice
- * the minimum is never shed. Off by default (`WRITE_CONCURRENCY=0`; the overload bench measures 64): on, it shed
- * bursts of creates that clients sent without retrying, and on the embedded database it cut the writes bench's
- * throughput (bench/README.md "overload").
+ * the minimum is never shed. Off by default (`WRITE_CONCURRENCY=0`): on, it shed bursts of creates that clients did
+ * not retry, and cut the writes bench's throughput on the embedded database (bench/README.md "overload").
  *
  * Gated: every method but GET, HEAD and OPTIONS, except the heartbeat, which writes nothing on the request path (a
- * touch in memory flushed in one batched UPDATE, src/Auth/Heartbeat.ts), so takes no share of the write path:
- * shedding it would make agents look offline under load, and the presence changes that follow are writes of their
- * own. With `EDGE_HARDENING=false` there is no queue, whatever `WRITE_CONCURRENCY`.
+ * touch flushed in batches, src/Auth/Heartbeat.ts): shedding it would make agents look offline under load, and the
+ * presence changes that follow are writes of their own. With `EDGE_HARDENING=false` there is no queue.
  */
 export class WriteAdmission extends Effect.Service<WriteAdmission>()("Edge/WriteAdmission", {
   effect: Effect.gen(function*() {
-    const { on } = yield* EdgeHardening
+    const on = yield* edgeHardening
     const concurrency = yield* Config.integer("WRITE_CONCURRENCY").pipe(Config.withDefault(0))
     const minimum = yield* Config.integer("WRITE_CONCURRENCY_MIN").pipe(Config.withDefault(10))
     const options: AdmissionOptions = {
@@ -40,13 +38,16 @@ export class WriteAdmission extends Effect.Service<WriteAdmission>()("Edge/Write
       maxQueue: 4_096
     }
     return { queue: on && concurrency > 0 ? new AdmissionQueue(options) : undefined }
-  }),
-  dependencies: [EdgeHardening.Default]
+  })
 }) {}
 
+// the heartbeat, the most frequent call, would otherwise also empty the read caches many times a second
 const exempt = new Set(["/api/agent/heartbeat"])
 
-/** Whether a request takes a place in the write queue. */
+/**
+ * Whether a request may write: it takes a place in the write queue, and once it is handled (committed, succeeded or
+ * failed) it drops every page of this node's read cache before its answer goes out (src/Http/ApiMiddleware.ts).
+ */
 export const isGatedWrite = (method: string, url: string) =>
   method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && !exempt.has(url.split("?", 1)[0]!)
 

@@ -5,7 +5,7 @@ import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Context, Effect, Layer } from "effect"
 import { withRateLimitHeaders } from "../Auth/RateLimiter.js"
 import { ReadCache } from "../Cache/ReadCache.js"
-import { mayWrite } from "../Cache/ReadCacheMiddleware.js"
+import { isGatedWrite } from "../Edge/WriteAdmission.js"
 import { httpMetrics } from "../Metrics/HttpMetrics.js"
 import { guarded, toResponse } from "./ErrorHandling.js"
 
@@ -14,15 +14,12 @@ import { guarded, toResponse } from "./ErrorHandling.js"
  * - the body's limits and checks, then the error envelope: every failure or defect becomes the contract's JSON
  *   error (src/Http/ErrorHandling.ts);
  * - read-your-writes: a request that may have written drops every cached page before its answer goes out
- *   (src/Cache/ReadCacheMiddleware.ts);
+ *   (`isGatedWrite`, src/Edge/WriteAdmission.ts);
  * - the rate-limit headers of the request's decision (src/Auth/RateLimiter.ts);
  * - its count and duration, by route, method and the status the client gets (src/Metrics/HttpMetrics.ts).
- * One wrapper rather than one middleware each: each layer of middleware cost the fiber several steps per request
- * (looking the request up, `onExit`, `ensuring`, `catchAllCause`), and steps are most of what a request answered
- * from memory costs (bench/README.md, "The one path, profiled"). Here: one step to find the request, one to match
- * the outcome. The platform runs this part of every request uninterruptible (`HttpApp.toHandled`; the router
- * makes only the handler interruptible), so an interruption comes here as a failure: counted as 5xx, answered by
- * nobody.
+ * One wrapper, not a middleware each: fiber steps are most of what a request answered from memory costs, and here
+ * it takes two (bench/README.md, "The one path, profiled"). The platform runs this part uninterruptible
+ * (`HttpApp.toHandled`), so an interruption comes here as a failure: counted as 5xx, answered by nobody.
  */
 export const ApiMiddlewareLive = HttpApiBuilder.middleware(
   Effect.gen(function*() {
@@ -34,9 +31,8 @@ export const ApiMiddlewareLive = HttpApiBuilder.middleware(
       return Effect.withFiberRuntime((fiber) => {
         const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
         const start = performance.now()
-        const writes = mayWrite(request)
-        // methods, not arrow functions in named places: tsx's keepNames (the tests' and benches' servers) names each
-        // of those anew per request (a defineProperty each)
+        const writes = isGatedWrite(request.method, request.url)
+        // methods, not arrows: tsx's keepNames (the tests' and benches' servers) would name each anew per request
         const outcome = {
           onSuccess(response: HttpServerResponse.HttpServerResponse) {
             if (writes) cache.touchAll()

@@ -29,9 +29,7 @@ const tooLarge = () =>
     "payload_too_large",
     `the request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`,
     undefined,
-    {
-      connection: "close"
-    }
+    { connection: "close" }
   )
 
 /** Deeper JSON is refused before decoding: no request needs it, and decoding it overflowed the stack. */
@@ -57,8 +55,7 @@ const nestedDeeperThan = (text: string, max: number): boolean => {
 /** Turns every failure or defect into the contract's JSON error body, so no route answers with an empty 4xx/5xx. */
 export const toResponse = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function*() {
-    const failure = Cause.failureOption(cause)
-    const candidates = [...Option.toArray(failure), ...Cause.defects(cause)]
+    const candidates = [...Option.toArray(Cause.failureOption(cause)), ...Cause.defects(cause)]
     for (const e of candidates) {
       if (isApiError(e)) return apiErrorResponse(e)
       if (e instanceof HttpApiDecodeError) {
@@ -95,11 +92,10 @@ const DRAIN_BYTES = 8 * MAX_BODY_BYTES
 
 /**
  * `app` behind the body's checks, read here once for every route (src/Http/ApiMiddleware.ts puts the error envelope
- * around it): refused if it is not JSON (415) or too large (413, also when chunked; a declared length past the
- * limit before anything is read) or too deep (400); NUL characters are refused in it and in the URL (400 naming the
- * field: PostgreSQL text cannot hold them, and checking here, not per field schema, covers every string of every
- * future route). An empty body is the empty JSON body whatever its declared type (HttpApi's multipart parser would
- * wait forever for an empty one). No generator: most requests take one of the early returns.
+ * around it): refused if not JSON (415), too large (413, also when chunked; a declared length past the limit before
+ * anything is read) or too deep (400); NUL characters in it or in the URL get a 400 naming the field (PostgreSQL text
+ * cannot hold them; checked here, every string of every future route is). An empty body is the empty JSON body
+ * whatever its type (HttpApi's multipart parser waits forever on an empty one). No generator: most return early.
  */
 export const guarded = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest): HttpApp.Default => {
   const length = request.headers["content-length"]
@@ -114,8 +110,7 @@ export const guarded = (app: HttpApp.Default, request: HttpServerRequest.HttpSer
   if (type !== undefined && !isJsonMediaType(type) && declared) return Effect.succeed(unsupportedMediaType(type))
   const asJson = type !== undefined && !type.toLowerCase().includes("application/json")
   // no Content-Length and no Transfer-Encoding (or a zero length) means no body (RFC 9112 6.3): the hottest POSTs
-  // (heartbeats) come that way, and reading an empty stream through Stream costs as much as the rest of the call;
-  // the empty text passes every check below
+  // (heartbeats) come that way, and reading an empty Stream costs as much as the rest; "" passes every check below
   if (!declared) return Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, "", asJson))
   // a failed read (the client went away) is a RequestError: the envelope maps it
   return Effect.flatMap(Effect.orDie(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES)), (body) => {

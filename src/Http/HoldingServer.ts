@@ -26,6 +26,9 @@ export const serverDefaults: ServerOptions = {
   keepAliveTimeoutMs: 5_000
 }
 
+/** The contract's error body, written here on the raw response or socket. */
+const envelope = (code: string, message: string) => JSON.stringify({ status: "error", error: { code, message } })
+
 const keep = Symbol("keepOnUpgrade")
 
 /** `listener`, marked as a connection count's "close" listener: the event socket's take-over leaves it in place. */
@@ -60,19 +63,14 @@ const capConnections = (server: Server, total: number) => {
 /**
  * Every request is answered in bounded time, whatever a route or a body parser does: past the deadline, if
  * nothing has been written yet, a JSON 503. The handler runs on; its late answer is dropped. The event socket is
- * an upgrade, not a request, so it is not timed. Rather than a timer per request (an Effect timeout around the app
- * cost ~30% of throughput on a fast GET; a node timer per request still showed in profiles), the requests in
- * flight sit in a set that one timer sweeps a few times per deadline, so a deadline is kept within a quarter of
- * itself (at most a second late).
+ * an upgrade, not a request, so it is not timed. A timer per request showed in profiles: one timer sweeps the
+ * requests in flight a few times per deadline, so a deadline is kept within a quarter of itself (at most 1 s late).
  */
 const answerInTime = (server: Server, ms: number) => {
   const inFlight = new Map<ServerResponse, number>()
   const timeOut = (res: ServerResponse) => {
     if (res.headersSent || res.writableEnded) return
-    const body = JSON.stringify({
-      status: "error",
-      error: { code: Errors.errorCodes.Unavailable[0], message: `the server did not answer within ${ms} ms; try again` }
-    })
+    const body = envelope(Errors.errorCodes.Unavailable[0], `the server did not answer within ${ms} ms; try again`)
     res.writeHead(Errors.errorCodes.Unavailable[1], {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(body),
@@ -122,7 +120,7 @@ const clientErrorFor = (code: string | undefined): readonly [readonly [code: str
 /** The raw answer to a request node refused before the app saw it: the contract's envelope, then close. */
 export const clientErrorResponse = (code: string | undefined): string => {
   const [[errorCode, status], message] = clientErrorFor(code)
-  const body = JSON.stringify({ status: "error", error: { code: errorCode, message } })
+  const body = envelope(errorCode, message)
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
     "content-type: application/json\r\n" +
     `content-length: ${Buffer.byteLength(body)}\r\n` +
@@ -154,11 +152,10 @@ const onClientError = (
 }
 
 /**
- * A node server that holds requests arriving before the app's handler is attached. NodeHttpServer listens as its
- * layer is built, while the handler is attached only after the rest of the app has started; a request in that
- * window would otherwise get no answer at all (seen as a hung health check during start-up). Its timeouts bound
- * slow clients, and errors node answers itself carry the JSON envelope. `strike` is told the address of each
- * client answered 408 (the penalty box's, when the edge has one).
+ * A node server that holds requests arriving before the app's handler is attached: NodeHttpServer listens as its
+ * layer is built, the handler is attached once the rest of the app has started, and a request in between would get
+ * no answer (a hung health check at start-up). Its timeouts bound slow clients, errors node answers itself carry the
+ * JSON envelope, and `strike` is told the address of each client answered 408 (the penalty box's, if any).
  */
 export const createHoldingServer = (options: ServerOptions = serverDefaults, strike?: Strike) => {
   const server = createServer({

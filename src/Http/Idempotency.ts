@@ -12,13 +12,12 @@ import { IdempotencyRepo } from "./IdempotencyRepo.js"
 export const RETENTION_MS = 24 * 60 * 60_000
 
 /**
- * `Idempotency-Key` with Stripe semantics, scoped to the caller: the first response is stored in the same
- * transaction as the write it reports, and replayed (with `Idempotent-Replayed: true`) for 24 hours.
- * Same key with another body → 409; while the first is still running → 409; a failed request stores nothing.
- * "Running" is a transaction-scoped advisory lock on the key, taken before the write: a request whose process died
- * (kill -9, a lost node) released it with its connection, so its retry runs at once rather than meeting a 409.
- * `redact` says what of the answer is kept: a secret shown once (an API key) must not sit in the table for a day,
- * so the replay answers the redacted copy (CONTRACT: only a hash of a key is stored).
+ * `Idempotency-Key` with Stripe semantics, scoped to the caller: the first response is stored in the transaction of
+ * the write it reports and replayed (with `Idempotent-Replayed: true`) for 24 hours. Same key with another body, or
+ * while the first is still running → 409; a failed request stores nothing. "Running" is a transaction-scoped advisory
+ * lock on the key, taken before the write: a request whose process died (kill -9, a lost node) released it with its
+ * connection, so its retry runs at once. `redact` says what of the answer is kept and replayed: a secret shown once
+ * (an API key) must not sit in the table for a day (CONTRACT: only a key's hash is stored).
  */
 export class Idempotency extends Effect.Service<Idempotency>()("Http/Idempotency", {
   effect: Effect.gen(function*() {
@@ -78,8 +77,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Http/Idempotency
 /**
  * An endpoint opts into `Idempotency-Key` in one line: `.handle("create", idempotent("create", Api.Created, handler))`.
  * The key comes from the endpoint's `idempotency-key` header (declare `IdempotencyHeaders`), the caller from the
- * authentication middleware, the request identity from the payload and path. `options.redact` turns the answer into
- * what may be kept and replayed (an answer carrying a secret shown once must redact it).
+ * authentication middleware, the request identity from the payload and path; `options.redact`: see `Idempotency`.
  */
 export const idempotent = <
   Req extends { readonly headers: { readonly "idempotency-key"?: string | undefined } },

@@ -5,9 +5,8 @@ import { Effect, Exit } from "effect"
 import { errorResponse } from "./ErrorEnvelope.js"
 
 /**
- * Checks every request makes before any route sees it: the body's media type, its size when it is streamed,
- * and NUL characters anywhere in the input. They live here, in front of every route, so a new endpoint cannot
- * forget them.
+ * Checks every request makes before any route sees it (body media type, streamed size, NUL characters anywhere in
+ * the input): here, in front of every route, a new endpoint cannot forget them.
  */
 
 /** `application/json` or any `application/*+json` (merge-patch, problem …), with or without parameters. */
@@ -38,11 +37,9 @@ const utf8 = new TextDecoder()
 
 /**
  * The body as text, at most `max` bytes. Past the limit the rest is read and dropped (up to `drain` more bytes), so
- * the client has finished sending when the 413 goes out and sees the answer, not a reset. A client that goes on
- * past that is cut off. A failed read (the client went away) is a `RequestError`, as the platform's stream fails.
- *
- * Read from the Node request's own events: the platform's `request.stream` (a Stream over the readable, its channel,
- * latch and finalizer, then destroying the request) cost as much as a small POST's handler (bench mcp).
+ * the client has finished sending when the 413 goes out and sees it, not a reset; past that it is cut off. A failed
+ * read (the client went away) is a `RequestError`, as the platform's stream fails. Read from the Node request's own
+ * events: the platform's `request.stream` cost as much as a small POST's handler (bench mcp).
  */
 export const readBody = (
   request: HttpServerRequest.HttpServerRequest,
@@ -111,10 +108,7 @@ export const withBody = (
     try: () => (text === "" ? {} : JSON.parse(text)) as unknown,
     catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
   })
-  const overrides: PropertyDescriptorMap = {
-    text: { value: Effect.succeed(text) },
-    json: { value: json }
-  }
+  const overrides: PropertyDescriptorMap = { text: { value: Effect.succeed(text) }, json: { value: json } }
   if (asJson) overrides.headers = { value: { ...request.headers, "content-type": "application/json" } }
   // the node request's other members (url, method, response, upgrade …) are its own: delegate to it
   return Object.create(request, overrides)

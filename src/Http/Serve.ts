@@ -14,9 +14,8 @@ import { millis } from "../Edge/Switch.js"
 import { withWriteAdmission, WriteAdmission } from "../Edge/WriteAdmission.js"
 import { httpTracing } from "../Metrics/Tracing.js"
 import { ApiMiddlewareLive } from "./ApiMiddleware.js"
-import { DocsLive } from "./Docs.js"
 import { createHoldingServer, serverDefaults } from "./HoldingServer.js"
-import { OpenApiLive } from "./OpenApiRoute.js"
+import { DocsLive, OpenApiLive } from "./OpenApiRoute.js"
 
 const serverServices = [
   HttpServer.HttpServer,
@@ -30,9 +29,8 @@ type ServerService = (typeof serverServices)[number]
 
 /**
  * `HttpApiBuilder.serve()`, except that each request starts from a small context: only the server's own services.
- * Node's handler forks every request from the context the server was started in, and Effect copies that whole
- * context each time it adds to it (the request, the route, the caller …, several times per request): with every
- * feature's services in it, the copies showed in profiles and grew with each feature. Handlers take their
+ * Effect copies a request's context each time it adds to it (several times per request): forked from the context
+ * the server was started in, with every feature's services, the copies showed in profiles. Handlers take their
  * services when their layer is built (a group merges its own context back in), so nothing they use is lost.
  */
 const serveLean = () =>
@@ -69,7 +67,6 @@ export const apiApp = <
   serveLean().pipe(
     Layer.provide(DocsLive("/docs")),
     Layer.provide(OpenApiLive("/openapi.json")),
-    // the error envelope, read-cache invalidation, rate-limit headers and metrics, as one wrapper
     Layer.provide(ApiMiddlewareLive),
     Layer.provide(routes),
     Layer.provide(HttpApiBuilder.api(api).pipe(Layer.provide(groups))),
@@ -90,9 +87,8 @@ export class ListenError
 {
 }
 
-// connections the kernel holds for the server to accept (capped by net.core.somaxconn); past them a client's SYN
-// is dropped and retried 1, 3, 7 s later, so a burst of new connections that lands while the loop is busy waits
-// seconds rather than the iteration it takes to accept them (bench/README.md, overload)
+// connections the kernel holds for the server to accept (capped by net.core.somaxconn); past them a client's SYN is
+// dropped and retried 1, 3, 7 s later: a burst landing while the loop is busy waits seconds (bench/README.md, overload)
 const defaultListenBacklog = 4096
 
 const reason = (cause: unknown): string => {
@@ -104,13 +100,11 @@ const reason = (cause: unknown): string => {
 
 /**
  * A Node HTTP server on `HOST`:`<portVariable>`; failing to listen names the address, the variable and why. A client
- * has `HTTP_HEADERS_TIMEOUT` (default 10 seconds) to send its request head and `HTTP_REQUEST_TIMEOUT` (default 30
- * seconds) for the whole request, then gets a JSON 408 and is closed; a request not answered within
- * `HTTP_HANDLER_TIMEOUT` (default 30 seconds) gets a JSON 503. At most `HTTP_MAX_CONNECTIONS` connections are open
- * (default 10 000; 0 turns it off), and an idle keep-alive connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT`
- * (default 5 seconds). The kernel holds up to `HTTP_LISTEN_BACKLOG` (4096) connections not yet accepted. With the
- * process's edge (src/Edge/ConnectionGate.ts), connections pass its gate first: a cap per client address and the
- * penalty box's tarpit.
+ * has `HTTP_HEADERS_TIMEOUT` (default 10 s) to send its request head and `HTTP_REQUEST_TIMEOUT` (30 s) for the whole
+ * request, then gets a JSON 408 and is closed; a request not answered within `HTTP_HANDLER_TIMEOUT` (30 s) gets a
+ * JSON 503. At most `HTTP_MAX_CONNECTIONS` connections are open (10 000; 0: no cap), an idle keep-alive connection is
+ * closed after `HTTP_KEEP_ALIVE_TIMEOUT` (5 s), and the kernel holds up to `HTTP_LISTEN_BACKLOG` (4096) not yet
+ * accepted. With the process's edge, connections pass its gate first (src/Edge/ConnectionGate.ts).
  */
 export const listen = (name: string, portVariable: string, defaultPort: number) =>
   Layer.unwrapEffect(Effect.gen(function*() {
@@ -139,15 +133,14 @@ export const listen = (name: string, portVariable: string, defaultPort: number) 
         return server
       })
     )
-    return Layer.merge(server, NodeHttpServer.layerContext)
-      .pipe(
-        Layer.mapError((cause) =>
-          new ListenError({
-            message: `the ${name} cannot listen on ${host}:${port} (${portVariable}): ${reason(cause)}`,
-            cause
-          })
-        )
+    return Layer.merge(server, NodeHttpServer.layerContext).pipe(
+      Layer.mapError((cause) =>
+        new ListenError({
+          message: `the ${name} cannot listen on ${host}:${port} (${portVariable}): ${reason(cause)}`,
+          cause
+        })
       )
+    )
   }))
 
 /** An app layer served by a real server, logging its address. */
