@@ -15,6 +15,8 @@ import { pendingRefusalMessage, pendingRetryAfter } from "./PendingAuth.js"
 
 const PATH = "/api/agent/ws"
 const isCursor = (s: string) => /^\d{1,15}$/.test(s)
+const rateLimited = (message: string, retryAfter: number) =>
+  errorResponse(429, "rate_limited", message, { retry_after: retryAfter }, { "retry-after": String(retryAfter) })
 
 /**
  * GET /api/agent/ws: the request's checks (a WebSocket upgrade, a valid `?after=`, a key in a header valid if
@@ -54,15 +56,11 @@ const handler = Effect.gen(function*() {
         }
         if (result._tag === "Limited") {
           const { retryAfter } = result.decision
-          return errorResponse(429, "rate_limited", `rate limit exceeded; retry after ${retryAfter} s`, {
-            retry_after: retryAfter
-          }, { "retry-after": String(retryAfter) })
+          return rateLimited(`rate limit exceeded; retry after ${retryAfter} s`, retryAfter)
         }
         header = result.principal
       } else if (sockets.refusesKeyless(NodeHttpServerRequest.toIncomingMessage(request).socket.remoteAddress)) {
-        return errorResponse(429, "rate_limited", pendingRefusalMessage, { retry_after: pendingRetryAfter }, {
-          "retry-after": String(pendingRetryAfter)
-        })
+        return rateLimited(pendingRefusalMessage, pendingRetryAfter)
       }
       const after = afterText === null ? undefined : Number(afterText)
       // behind what this node has handed out is surely valid; past it, the database knows other nodes' cursors
