@@ -49,7 +49,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     /** An event's id: its cursor in hex and the emit's salt (see EventRow.eventId, its twin in memory). */
     const eventId = (cursor: string, salt: Statement.Fragment | string) =>
       sql`'evt_' || lpad(to_hex(${sql.literal(cursor)}), 16, '0') || ${salt}`
-    const fanoutSalt = sql.literal("f.salt")
+    const fanoutId = eventId("f.lo + x.n - 1", sql.literal("f.salt"))
 
     /**
      * The start of an insert's CTE: `block` (lo, the first cursor) and `reserved` (hi, the last) for `n` events. In
@@ -116,21 +116,13 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      * are written in then, and each call only puts its own values' literals between the pieces (no fragments
      * built, compiled and searched for `$n` per call).
      */
+    const shapes: Array<LiteralTemplate> = []
     const blockScript = (rows: BlockRows, salt: string, now: Date) => {
       const shared = typeof rows.types === "string" && typeof rows.datas === "string"
-      let shape = shapes[shared ? 0 : 1]
-      if (shape === undefined) shape = shapes[shared ? 0 : 1] = compileShape(shared)
-      const args: ReadonlyArray<unknown> = [
-        rows.types,
-        rows.datas,
-        rows.recipients,
-        salt,
-        now.toISOString(),
-        rows.recipients.length
-      ]
+      const shape = shapes[shared ? 0 : 1] ??= compileShape(shared)
+      const args = [rows.types, rows.datas, rows.recipients, salt, now.toISOString(), rows.recipients.length]
       return fillTemplate(shape, args)
     }
-    const shapes: Array<LiteralTemplate> = []
     const compileShape = (shared: boolean) => {
       // one distinct marker per argument, in blockScript's order, found again among the compiled parameters
       const markers = shared
@@ -153,13 +145,12 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const after = (cursor: number, limit: number, recipientId?: string) => {
       const mine = (column: string) =>
         recipientId === undefined ? sql`` : sql`AND ${sql.literal(column)} = ${recipientId}::uuid`
-      const id = eventId("f.lo + x.n - 1", fanoutSalt)
       return Effect.map(
         sql<RawEventRow>`SELECT * FROM (
             (SELECT ${columns} FROM events
               WHERE cursor > ${cursor} ${mine("recipient_id")} ORDER BY cursor LIMIT ${limit})
             UNION ALL (
-              SELECT f.lo + x.n - 1 AS cursor, ${id} AS id, x.r::uuid AS recipient_id, f.type,
+              SELECT f.lo + x.n - 1 AS cursor, ${fanoutId} AS id, x.r::uuid AS recipient_id, f.type,
                 f.created_at, f.data::text AS data
               FROM event_fanouts f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
               WHERE f.hi > ${cursor} AND x.n > f.expanded AND f.lo + x.n - 1 > ${cursor} ${mine("x.r::uuid")})
@@ -221,7 +212,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           WITH f AS (SELECT lo, hi, salt, type, data, recipients, expanded, created_at, due_at
             FROM event_fanouts ORDER BY lo LIMIT 1 FOR UPDATE SKIP LOCKED),
           x AS (
-            SELECT f.lo + x.n - 1 AS c, x.r::uuid AS r, ${eventId("f.lo + x.n - 1", fanoutSalt)} AS id, f.type, f.data,
+            SELECT f.lo + x.n - 1 AS c, x.r::uuid AS r, ${fanoutId} AS id, f.type, f.data,
               f.created_at, f.due_at
             FROM f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
             WHERE x.n > f.expanded AND x.n <= f.expanded + ${chunk}
