@@ -183,13 +183,8 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
         s.authTimer = setTimeout(checkExpired, authTimeoutMs, s)
         runFork(Effect.flatMap(keys.checkKey(frame.api_key), (result) => {
           if (result._tag === "Allowed") return start(s, result.principal)
-          refuse(
-            s,
-            result._tag === "Limited" ? rateLimited : unauthorized,
-            result._tag === "Limited"
-              ? `rate limited; retry after ${result.decision.retryAfter} s`
-              : "the API key is unknown or revoked"
-          )
+          if (result._tag !== "Limited") refuse(s, unauthorized, "the API key is unknown or revoked")
+          else refuse(s, rateLimited, `rate limited; retry after ${result.decision.retryAfter} s`)
           return Effect.void
         }))
         return
