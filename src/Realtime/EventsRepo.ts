@@ -75,8 +75,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const wakeWebhooks =
       sql`(SELECT count(*) FROM (SELECT pg_notify(${WebhooksChannel}, 'due') FROM (SELECT 1 FROM hooked LIMIT 1) h) w)`
 
-    const started = Effect.map(blockHead)
-
     /**
      * One statement: a contiguous block of cursors reserved for these rows (nextval, then setval past the block:
      * emits are serialized, see Outbox.ts), the events, a webhook delivery for each recipient with a webhook_url,
@@ -84,7 +82,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      * only if the transaction commits. It takes no lock: on a server it runs after LOCK_ORDER (see `blockScript`).
      * Ids are the cursor in hex plus a random salt per emit: unique, and cheap to compute here and in memory.
      */
-    const blockStatement = (rows: BlockRows, salt: string, now: Date, n = rows.recipients.length) => {
+    const insertBlock = (rows: BlockRows, salt: string, now: Date, n = rows.recipients.length) => {
       const input = typeof rows.types === "string" && typeof rows.datas === "string"
         // one shared payload: parsed once, not once per recipient
         ? sql`SELECT lo + x.n - 1 AS c, x.r, k.t, k.d
@@ -106,12 +104,10 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           ${wakeWebhooks}
         FROM block`
     }
-    /** One block of events in the current transaction, embedded (no order lock: see Outbox.ts). */
-    const insertBlock = (rows: BlockRows, salt: string, now: Date) => blockStatement(rows, salt, now).pipe(started)
 
     /**
-     * `blockStatement` as SQL text with its values written in as literals (sqlLiteral), for a server's COMMIT
-     * script after LOCK_ORDER; its rows as `insertBlock`'s. The statement's text depends only on whether the rows
+     * `insertBlock` as SQL text with its values written in as literals (sqlLiteral), for a server's COMMIT
+     * script after LOCK_ORDER; the same rows. The statement's text depends only on whether the rows
      * share one payload, so it is compiled once per shape, with a marker in each argument's place: the constants
      * are written in then, and each call only puts its own values' literals between the pieces (no fragments
      * built, compiled and searched for `$n` per call).
@@ -131,7 +127,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
       const rows = { types: markers[0], datas: markers[1], recipients: markers[2] } as unknown as BlockRows
       const now = { toISOString: () => markers[4] } as Date
       return literalTemplate(
-        blockStatement(rows, markers[3] as string, now, markers[5] as number).compile(),
+        insertBlock(rows, markers[3] as string, now, markers[5] as number).compile(),
         markers
       )
     }
@@ -181,7 +177,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      * migrations/0004_event_fanouts.ts), and a NOTIFY for the dispatcher (with the salt, as a block's) and one for
      * the expander.
      */
-    const fanoutStatement = (rows: FanoutRows, salt: string, now: Date) =>
+    const insertFanout = (rows: FanoutRows, salt: string, now: Date) =>
       sql<BlockHead>`
         ${reserve(rows.recipients.length)},
         inserted AS (
@@ -194,12 +190,9 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           pg_notify(${FanoutsChannel}, lo::text)
         FROM block`
 
-    /** A fan-out in the current transaction, embedded (as `insertBlock`). */
-    const insertFanout = (rows: FanoutRows, salt: string, now: Date) => fanoutStatement(rows, salt, now).pipe(started)
-
-    /** `fanoutStatement` as SQL text with its values written in, for a script after LOCK_ORDER (as `blockScript`). */
+    /** `insertFanout` as SQL text with its values written in, for a script after LOCK_ORDER (as `blockScript`). */
     const fanoutScript = (rows: FanoutRows, salt: string, now: Date) =>
-      inlineCached(...fanoutStatement(rows, salt, now).compile())
+      inlineCached(...insertFanout(rows, salt, now).compile())
 
     /**
      * Expands the next chunk of the oldest fan-out into events rows (and webhook deliveries), in one statement; a
