@@ -51,7 +51,11 @@ export const takeOver = (request: HttpServerRequest.HttpServerRequest) => {
   return req
 }
 
-/** One socket's state before and after it authenticates (the connection, once it has one). */
+const kSession = Symbol("Realtime/Session")
+type WithSession = WebSocket & { [kSession]: Session }
+export const sessionOf = (ws: WebSocket) => (ws as WithSession)[kSession]
+
+/** One socket's state before and after it authenticates (the connection, once it has one); found by `sessionOf`. */
 export class Session {
   conn: Connection | undefined = undefined
   /** an auth frame (or a header key) is being or was checked: later frames before `ready` are ignored */
@@ -65,9 +69,7 @@ export class Session {
   /** client frames it may still send now (src/Realtime/FrameLimit.ts); undefined until its first frame */
   frameTokens: number | undefined = undefined
   frameAt = 0
-  constructor(readonly ws: WebSocket, readonly tcp: TcpSocket, readonly after: number | undefined) {}
+  constructor(readonly ws: WebSocket, readonly tcp: TcpSocket, readonly after: number | undefined) {
+    ;(ws as WithSession)[kSession] = this
+  }
 }
-
-export const kSession = Symbol("Realtime/Session")
-export type WithSession = WebSocket & { [kSession]: Session }
-export const sessionOf = (ws: WebSocket) => (ws as WithSession)[kSession]
