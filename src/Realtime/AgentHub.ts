@@ -230,7 +230,6 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
           const agent = agents.get(userId)
           if (agent !== undefined) tell(agent, { _tag: "Crash" })
         }),
-      /** every event up to this cursor has been offered to the actors on this node */
       position: () => position,
       /** accounts with an actor on this node (tests, metrics) */
       size: () => agents.size,

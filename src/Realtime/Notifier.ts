@@ -30,7 +30,6 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
     const embedded = yield* Effect.serviceOption(Pglite)
     const server = Option.isSome(embedded) ? Option.none() : yield* Effect.serviceOption(PgClient.PgClient)
 
-    /** `f` with each payload of `channel`, while the scope lasts. */
     const listenTo = (channel: string, f: (payload: string) => void): Effect.Effect<void, never, Scope.Scope> => {
       if (Option.isSome(embedded)) {
         const { db, lock } = embedded.value
