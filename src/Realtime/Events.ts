@@ -8,14 +8,15 @@ import { EventsRepo } from "./EventsRepo.js"
  * A resume point beyond the newest cursor (a client that kept its cursor across a data reset) would wait forever
  * for events that are never coming: it is refused, on polling and on the socket alike.
  */
-export const cursorAheadError = (after: number, newest: number) => {
-  const message =
-    `${after} is ahead of the newest event's cursor (${newest}); resume without after, or from a cursor you received`
-  return new Errors.InvalidRequest({
-    message: `after: ${message}`,
-    details: ErrorDetails.fieldDetails("after", message)
+export const refuseAhead = (repo: EventsRepo, after: number): Effect.Effect<void, Errors.InvalidRequest> =>
+  Effect.flatMap(Effect.orDie(repo.newest), (newest) => {
+    if (after <= newest) return Effect.void
+    const message =
+      `${after} is ahead of the newest event's cursor (${newest}); resume without after, or from a cursor you received`
+    return Effect.fail(
+      new Errors.InvalidRequest({ message: `after: ${message}`, details: ErrorDetails.fieldDetails("after", message) })
+    )
   })
-}
 
 /** Polling: the same stream as the socket and webhooks, read by cursor. */
 export class Events extends Effect.Service<Events>()("Realtime/Events", {
@@ -31,10 +32,7 @@ export class Events extends Effect.Service<Events>()("Realtime/Events", {
       // one more than asked says whether there is more without a count
       const rows = yield* Effect.orDie(repo.after(after, limit + 1, userId))
       // an empty page is the only one that may come from a cursor nobody was ever sent
-      if (rows.length === 0 && after > 0) {
-        const newest = yield* Effect.orDie(repo.newest)
-        if (after > newest) return yield* cursorAheadError(after, newest)
-      }
+      if (rows.length === 0 && after > 0) yield* refuseAhead(repo, after)
       const events = rows.slice(0, limit)
       const next = events.length > 0 ? events[events.length - 1]!.cursor : after
       return `{"status":"success","events":[${

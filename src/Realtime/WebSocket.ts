@@ -3,12 +3,12 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { KeyCheck, missingKeyMessage, presentedKey, unknownKeyMessage } from "../Auth.js"
 import { sessionToken } from "../Auth/Sessions.js"
 import { errorResponse } from "../Http/ErrorEnvelope.js"
 import { AgentHub } from "./AgentHub.js"
-import { cursorAheadError } from "./Events.js"
+import { refuseAhead } from "./Events.js"
 import { EventSocket } from "./EventSocket.js"
 import { EventsRepo } from "./EventsRepo.js"
 import { pendingRefusalMessage, pendingRetryAfter } from "./PendingAuth.js"
@@ -65,11 +65,8 @@ const handler = Effect.gen(function*() {
       const after = afterText === null ? undefined : Number(afterText)
       // behind what this node has handed out is surely valid; past it, the database knows other nodes' cursors
       if (after !== undefined && after > hub.position()) {
-        const newest = yield* Effect.orDie(repo.newest)
-        if (after > newest) {
-          const e = cursorAheadError(after, newest)
-          return errorResponse(400, "invalid_request", e.message, e.details)
-        }
+        const ahead = yield* Effect.either(refuseAhead(repo, after))
+        if (Either.isLeft(ahead)) return errorResponse(400, "invalid_request", ahead.left.message, ahead.left.details)
       }
       yield* sockets.accept(request, header, after)
       return HttpServerResponse.empty()
