@@ -126,11 +126,6 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       if (block.hi > position) position = block.hi
     }
 
-    const start = (at: number) =>
-      Effect.sync(() => {
-        if (at > position) position = at
-      })
-
     const disconnect = (userId: Ids.UserId, code: number, reason: string) =>
       Effect.sync(() => {
         for (const conn of agents.get(userId)?.sockets ?? []) conn.close(code, reason)
@@ -220,7 +215,6 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       touch,
       deliver,
       deliverBlock,
-      start,
       disconnect,
       revoke,
       keys,
