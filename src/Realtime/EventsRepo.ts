@@ -106,11 +106,10 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     }
 
     /**
-     * `insertBlock` as SQL text with its values written in as literals (sqlLiteral), for a server's COMMIT
-     * script after LOCK_ORDER; the same rows. The statement's text depends only on whether the rows
-     * share one payload, so it is compiled once per shape, with a marker in each argument's place: the constants
-     * are written in then, and each call only puts its own values' literals between the pieces (no fragments
-     * built, compiled and searched for `$n` per call).
+     * `insertBlock` as SQL text with its values written in as literals (sqlLiteral), for a server's COMMIT script
+     * after LOCK_ORDER; the same rows. Its text depends only on whether the rows share one payload, so it is compiled
+     * once per shape with a marker in each argument's place; a call only puts its values' literals between the pieces
+     * (no fragments built, compiled and searched for `$n` per call).
      */
     const shapes: Array<LiteralTemplate> = []
     const blockScript = (rows: BlockRows, salt: string, now: Date) => {
