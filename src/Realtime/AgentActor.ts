@@ -66,7 +66,7 @@ export const tell = (agent: Agent, m: Message): void => {
   const wake = agent.wake
   if (wake !== undefined) {
     agent.wake = undefined
-    wake(Effect.suspend(() => turn(agent)))
+    wake(run(agent))
   }
 }
 
@@ -106,23 +106,16 @@ const apply = (agent: Agent, behaviour: Behaviour): Effect.Effect<boolean> => {
   return Effect.succeed(false)
 }
 
-/**
- * The actor's loop: take what is queued, apply it in order; ends when `tick` evicts it. A waiting actor holds no
- * continuation: `tell` resumes its suspended fiber with its next turn.
- */
+/** The actor's loop: take what is queued, apply it in order; ends when `tick` evicts it. */
 export const run = (agent: Agent): Effect.Effect<void> => Effect.suspend(() => turn(agent))
 
 const turn = (agent: Agent): Effect.Effect<void> => {
   if (agent.batch === undefined) {
-    if (agent.inbox.length === 0) return wait(agent)
+    // waiting holds no continuation: `tell` resumes the fiber with its next turn
+    if (agent.inbox.length === 0) return Effect.async<void>((resume) => void (agent.wake = resume))
     agent.batch = agent.inbox
     agent.inbox = []
     agent.at = 0
   }
   return Effect.flatMap(apply(agent, agent.behaviour), (evicted) => evicted ? Effect.void : turn(agent))
 }
-
-const wait = (agent: Agent): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    agent.wake = resume
-  })

@@ -126,11 +126,6 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       if (block.hi > position) position = block.hi
     }
 
-    const start = (at: number) =>
-      Effect.sync(() => {
-        if (at > position) position = at
-      })
-
     const disconnect = (userId: Ids.UserId, code: number, reason: string) =>
       Effect.sync(() => {
         for (const conn of agents.get(userId)?.sockets ?? []) conn.close(code, reason)
@@ -220,7 +215,6 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
       touch,
       deliver,
       deliverBlock,
-      start,
       disconnect,
       revoke,
       keys,
@@ -230,7 +224,6 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
           const agent = agents.get(userId)
           if (agent !== undefined) tell(agent, { _tag: "Crash" })
         }),
-      /** every event up to this cursor has been offered to the actors on this node */
       position: () => position,
       /** accounts with an actor on this node (tests, metrics) */
       size: () => agents.size,

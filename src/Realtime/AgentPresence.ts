@@ -28,13 +28,12 @@ export const make = (options: {
 
   // a failed transition is tried again at a later tick (about a minute) rather than lost or restarting the actor
   const retryLater = (agent: Agent) => (cause: unknown) =>
-    Effect.zipRight(
-      Effect.logWarning("presence transition failed; retrying", cause),
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.sync(() => {
-          agent.presence = "connected"
-          agent.seen = now - presence.window + 60_000
-        }))
+    Effect.logWarning("presence transition failed; retrying", cause).pipe(
+      Effect.zipRight(Clock.currentTimeMillis),
+      Effect.map((now) => {
+        agent.presence = "connected"
+        agent.seen = now - presence.window + 60_000
+      })
     )
 
   const connect = (agent: Agent) =>
@@ -53,14 +52,12 @@ export const make = (options: {
           agent.presence = "offline"
           agent.idleSince = now
           yield* presence.offline(agent.userId).pipe(
-            Effect.tap((result) =>
-              Effect.sync(() => {
-                if (result._tag === "StillActive") {
-                  agent.presence = "connected"
-                  agent.seen = result.lastSeen
-                }
-              })
-            ),
+            Effect.tap((result) => {
+              if (result._tag === "StillActive") {
+                agent.presence = "connected"
+                agent.seen = result.lastSeen
+              }
+            }),
             Effect.catchAllCause(retryLater(agent))
           )
           agent.running = false

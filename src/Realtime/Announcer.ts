@@ -50,9 +50,7 @@ export const make = (presence: Presence): Effect.Effect<(agent: Agent) => void, 
             })
             const exit = yield* Effect.exit(presence.connectedAll(ids))
             const now = yield* Clock.currentTimeMillis
-            if (Exit.isFailure(exit)) {
-              yield* Effect.logWarning("presence transition failed; retrying", exit.cause)
-            }
+            if (Exit.isFailure(exit)) yield* Effect.logWarning("presence transition failed; retrying", exit.cause)
             for (const agent of batch) {
               agent.presence = "connected"
               // as a failed transition of the agent's own fiber: the sweep tries it again in a minute

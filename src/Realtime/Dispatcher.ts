@@ -34,7 +34,8 @@ export const DispatcherLive = Layer.scopedDiscard(
     // a block whose notice came before the commit's answer is handed out when it arrives
     blocks.onArrival(() => notifier.wake(EventsChannel))
 
-    yield* hub.start(yield* Effect.orDie(repo.head))
+    // the position starts at the head (no rows handed out): sockets replay what is older from the table
+    hub.deliver([], yield* Effect.orDie(repo.head))
 
     const clock = yield* Effect.clock
     const pump: Effect.Effect<void, SqlError> = Effect.gen(function*() {

@@ -44,8 +44,7 @@ export const envelopeJson = (e: EventRow) =>
   `{"id":"${e.id}","type":${quotedType(e.type)},"created_at":"${e.createdAt}","data":${e.data}}`
 
 /** An event as polling lists it (`PolledEvent`): the cursor, then the envelope's fields. */
-export const polledEventJson = (e: EventRow) =>
-  `{"cursor":${e.cursor},"id":"${e.id}","type":${quotedType(e.type)},"created_at":"${e.createdAt}","data":${e.data}}`
+export const polledEventJson = (e: EventRow) => `{"cursor":${e.cursor},${envelopeJson(e).slice(1)}`
 
 export const eventFrame = (e: EventRow) => `{"type":"event","cursor":${e.cursor},"event":${envelopeJson(e)}}`
 

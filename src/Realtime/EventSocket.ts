@@ -14,16 +14,7 @@ import { Connection } from "./Connection.js"
 import { EventsRepo } from "./EventsRepo.js"
 import { FrameLimitConfig, takeFrame } from "./FrameLimit.js"
 import { PendingAuth } from "./PendingAuth.js"
-import {
-  drained,
-  errorFrame,
-  kSession,
-  parseFrame,
-  Session,
-  sessionOf,
-  takeOver,
-  type WithSession
-} from "./SocketSession.js"
+import { drained, errorFrame, parseFrame, Session, sessionOf, takeOver } from "./SocketSession.js"
 
 const PAGE = 500
 /** after a protocol error, how long the close frame (already written) has to leave before the socket is destroyed */
@@ -106,12 +97,6 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       if (s.conn === undefined && !s.closed) refuse(s, tryAgainLater, "the key could not be checked in time; try again")
     }
 
-    /** A socket that cannot go live is closed, so its client resumes elsewhere instead of waiting forever. */
-    const failed = (s: Session, cause: unknown) => {
-      runFork(Effect.logWarning("event socket failed to start", cause))
-      s.ws.close(1011)
-    }
-
     /**
      * The authenticated socket's connection, attached to its account's actor, told `ready`. Undefined if the socket
      * closed first. Live events wait until `goLive`.
@@ -146,7 +131,10 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
         if (s.after === undefined) return Effect.sync(() => void c.goLive())
         return replay(c)
       }).pipe(
-        Effect.catchAllCause((cause) => Effect.sync(() => failed(s, cause)))
+        // a socket that cannot go live is closed, so its client resumes elsewhere instead of waiting forever
+        Effect.catchAllCause((cause) =>
+          Effect.zipRight(Effect.logWarning("event socket failed to start", cause), Effect.sync(() => s.ws.close(1011)))
+        )
       )
 
     /**
@@ -183,13 +171,8 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
         s.authTimer = setTimeout(checkExpired, authTimeoutMs, s)
         runFork(Effect.flatMap(keys.checkKey(frame.api_key), (result) => {
           if (result._tag === "Allowed") return start(s, result.principal)
-          refuse(
-            s,
-            result._tag === "Limited" ? rateLimited : unauthorized,
-            result._tag === "Limited"
-              ? `rate limited; retry after ${result.decision.retryAfter} s`
-              : "the API key is unknown or revoked"
-          )
+          if (result._tag !== "Limited") refuse(s, unauthorized, "the API key is unknown or revoked")
+          else refuse(s, rateLimited, `rate limited; retry after ${result.decision.retryAfter} s`)
           return Effect.void
         }))
         return
@@ -240,7 +223,6 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
 
     const session = (ws: WebSocket, tcp: TcpSocket, header: Auth.Principal | undefined, after: number | undefined) => {
       const s = new Session(ws, tcp, after)
-      ;(ws as WithSession)[kSession] = s
       // a key in the header was checked: frames before `ready` are not an auth frame
       if (header !== undefined) s.authenticating = true
       else {

@@ -8,66 +8,41 @@ import { EventsRepo } from "./EventsRepo.js"
  * A resume point beyond the newest cursor (a client that kept its cursor across a data reset) would wait forever
  * for events that are never coming: it is refused, on polling and on the socket alike.
  */
-export const cursorAheadError = (after: number, newest: number) => {
-  const message =
-    `${after} is ahead of the newest event's cursor (${newest}); resume without after, or from a cursor you received`
-  return new Errors.InvalidRequest({
-    message: `after: ${message}`,
-    details: ErrorDetails.fieldDetails("after", message)
+export const refuseAhead = (repo: EventsRepo, after: number): Effect.Effect<void, Errors.InvalidRequest> =>
+  Effect.flatMap(Effect.orDie(repo.newest), (newest) => {
+    if (after <= newest) return Effect.void
+    const message =
+      `${after} is ahead of the newest event's cursor (${newest}); resume without after, or from a cursor you received`
+    return Effect.fail(
+      new Errors.InvalidRequest({ message: `after: ${message}`, details: ErrorDetails.fieldDetails("after", message) })
+    )
   })
-}
 
 /** Polling: the same stream as the socket and webhooks, read by cursor. */
 export class Events extends Effect.Service<Events>()("Realtime/Events", {
   effect: Effect.gen(function*() {
     const repo = yield* EventsRepo
 
-    /** After `after` (default: the oldest event still retained), at most `limit` (default 100). */
-    const page = Effect.fn("Events.page")(function*(userId: Ids.UserId, after = 0, limit = 100) {
+    /**
+     * A page after `after` (default: the oldest event still retained), at most `limit` (default 100), as the JSON
+     * text of `EventsPage`, each event's data embedded as stored: the bytes that frames and webhook bodies carry for
+     * the same event, with no parse and re-serialization per row.
+     */
+    const pollJson = Effect.fn("Events.page")(function*(userId: Ids.UserId, after = 0, limit = 100) {
       // one more than asked says whether there is more without a count
       const rows = yield* Effect.orDie(repo.after(after, limit + 1, userId))
       // an empty page is the only one that may come from a cursor nobody was ever sent
-      if (rows.length === 0 && after > 0) {
-        const newest = yield* Effect.orDie(repo.newest)
-        if (after > newest) return yield* cursorAheadError(after, newest)
-      }
+      if (rows.length === 0 && after > 0) yield* refuseAhead(repo, after)
       const events = rows.slice(0, limit)
-      return {
-        events,
-        nextCursor: events.length > 0 ? events[events.length - 1]!.cursor : after,
-        hasMore: rows.length > limit
-      }
+      const next = events.length > 0 ? events[events.length - 1]!.cursor : after
+      return `{"status":"success","events":[${
+        events.map(polledEventJson).join(",")
+      }],"next_cursor":${next},"has_more":${rows.length > limit}}`
     })
 
-    /** A page as values, for callers in this process. */
+    /** A page as values, for callers in this process: `pollJson`'s text parsed (checked once, when encoded). */
     const poll = (userId: Ids.UserId, after?: number, limit?: number) =>
-      Effect.map(page(userId, after, limit), (p) =>
-        // checked once, when the response is encoded
-        new Api.EventsPage({
-          status: "success",
-          events: p.events.map((r): Api.PolledEvent => ({
-            cursor: r.cursor,
-            id: r.id,
-            type: r.type,
-            created_at: r.createdAt,
-            data: JSON.parse(r.data)
-          })),
-          next_cursor: p.nextCursor,
-          has_more: p.hasMore
-        }, true))
-
-    /**
-     * A page as the JSON text of `EventsPage`, each event's data embedded as stored: the bytes that frames and
-     * webhook bodies carry for the same event, with no parse and re-serialization per row.
-     */
-    const pollJson = (userId: Ids.UserId, after?: number, limit?: number) =>
-      Effect.map(
-        page(userId, after, limit),
-        (p) =>
-          `{"status":"success","events":[${
-            p.events.map(polledEventJson).join(",")
-          }],"next_cursor":${p.nextCursor},"has_more":${p.hasMore}}`
-      )
+      Effect.map(pollJson(userId, after, limit), (json) => new Api.EventsPage(JSON.parse(json), true))
 
     return { poll, pollJson } as const
   }),

@@ -49,7 +49,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     /** An event's id: its cursor in hex and the emit's salt (see EventRow.eventId, its twin in memory). */
     const eventId = (cursor: string, salt: Statement.Fragment | string) =>
       sql`'evt_' || lpad(to_hex(${sql.literal(cursor)}), 16, '0') || ${salt}`
-    const fanoutSalt = sql.literal("f.salt")
+    const fanoutId = eventId("f.lo + x.n - 1", sql.literal("f.salt"))
 
     /**
      * The start of an insert's CTE: `block` (lo, the first cursor) and `reserved` (hi, the last) for `n` events. In
@@ -75,8 +75,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const wakeWebhooks =
       sql`(SELECT count(*) FROM (SELECT pg_notify(${WebhooksChannel}, 'due') FROM (SELECT 1 FROM hooked LIMIT 1) h) w)`
 
-    const started = Effect.map(blockHead)
-
     /**
      * One statement: a contiguous block of cursors reserved for these rows (nextval, then setval past the block:
      * emits are serialized, see Outbox.ts), the events, a webhook delivery for each recipient with a webhook_url,
@@ -84,7 +82,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      * only if the transaction commits. It takes no lock: on a server it runs after LOCK_ORDER (see `blockScript`).
      * Ids are the cursor in hex plus a random salt per emit: unique, and cheap to compute here and in memory.
      */
-    const blockStatement = (rows: BlockRows, salt: string, now: Date, n = rows.recipients.length) => {
+    const insertBlock = (rows: BlockRows, salt: string, now: Date, n = rows.recipients.length) => {
       const input = typeof rows.types === "string" && typeof rows.datas === "string"
         // one shared payload: parsed once, not once per recipient
         ? sql`SELECT lo + x.n - 1 AS c, x.r, k.t, k.d
@@ -106,31 +104,20 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           ${wakeWebhooks}
         FROM block`
     }
-    /** One block of events in the current transaction, embedded (no order lock: see Outbox.ts). */
-    const insertBlock = (rows: BlockRows, salt: string, now: Date) => blockStatement(rows, salt, now).pipe(started)
 
     /**
-     * `blockStatement` as SQL text with its values written in as literals (sqlLiteral), for a server's COMMIT
-     * script after LOCK_ORDER; its rows as `insertBlock`'s. The statement's text depends only on whether the rows
-     * share one payload, so it is compiled once per shape, with a marker in each argument's place: the constants
-     * are written in then, and each call only puts its own values' literals between the pieces (no fragments
-     * built, compiled and searched for `$n` per call).
+     * `insertBlock` as SQL text with its values written in as literals (sqlLiteral), for a server's COMMIT script
+     * after LOCK_ORDER; the same rows. Its text depends only on whether the rows share one payload, so it is compiled
+     * once per shape with a marker in each argument's place; a call only puts its values' literals between the pieces
+     * (no fragments built, compiled and searched for `$n` per call).
      */
+    const shapes: Array<LiteralTemplate> = []
     const blockScript = (rows: BlockRows, salt: string, now: Date) => {
       const shared = typeof rows.types === "string" && typeof rows.datas === "string"
-      let shape = shapes[shared ? 0 : 1]
-      if (shape === undefined) shape = shapes[shared ? 0 : 1] = compileShape(shared)
-      const args: ReadonlyArray<unknown> = [
-        rows.types,
-        rows.datas,
-        rows.recipients,
-        salt,
-        now.toISOString(),
-        rows.recipients.length
-      ]
+      const shape = shapes[shared ? 0 : 1] ??= compileShape(shared)
+      const args = [rows.types, rows.datas, rows.recipients, salt, now.toISOString(), rows.recipients.length]
       return fillTemplate(shape, args)
     }
-    const shapes: Array<LiteralTemplate> = []
     const compileShape = (shared: boolean) => {
       // one distinct marker per argument, in blockScript's order, found again among the compiled parameters
       const markers = shared
@@ -139,7 +126,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
       const rows = { types: markers[0], datas: markers[1], recipients: markers[2] } as unknown as BlockRows
       const now = { toISOString: () => markers[4] } as Date
       return literalTemplate(
-        blockStatement(rows, markers[3] as string, now, markers[5] as number).compile(),
+        insertBlock(rows, markers[3] as string, now, markers[5] as number).compile(),
         markers
       )
     }
@@ -153,13 +140,12 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const after = (cursor: number, limit: number, recipientId?: string) => {
       const mine = (column: string) =>
         recipientId === undefined ? sql`` : sql`AND ${sql.literal(column)} = ${recipientId}::uuid`
-      const id = eventId("f.lo + x.n - 1", fanoutSalt)
       return Effect.map(
         sql<RawEventRow>`SELECT * FROM (
             (SELECT ${columns} FROM events
               WHERE cursor > ${cursor} ${mine("recipient_id")} ORDER BY cursor LIMIT ${limit})
             UNION ALL (
-              SELECT f.lo + x.n - 1 AS cursor, ${id} AS id, x.r::uuid AS recipient_id, f.type,
+              SELECT f.lo + x.n - 1 AS cursor, ${fanoutId} AS id, x.r::uuid AS recipient_id, f.type,
                 f.created_at, f.data::text AS data
               FROM event_fanouts f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
               WHERE f.hi > ${cursor} AND x.n > f.expanded AND f.lo + x.n - 1 > ${cursor} ${mine("x.r::uuid")})
@@ -190,7 +176,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      * migrations/0004_event_fanouts.ts), and a NOTIFY for the dispatcher (with the salt, as a block's) and one for
      * the expander.
      */
-    const fanoutStatement = (rows: FanoutRows, salt: string, now: Date) =>
+    const insertFanout = (rows: FanoutRows, salt: string, now: Date) =>
       sql<BlockHead>`
         ${reserve(rows.recipients.length)},
         inserted AS (
@@ -203,12 +189,9 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           pg_notify(${FanoutsChannel}, lo::text)
         FROM block`
 
-    /** A fan-out in the current transaction, embedded (as `insertBlock`). */
-    const insertFanout = (rows: FanoutRows, salt: string, now: Date) => fanoutStatement(rows, salt, now).pipe(started)
-
-    /** `fanoutStatement` as SQL text with its values written in, for a script after LOCK_ORDER (as `blockScript`). */
+    /** `insertFanout` as SQL text with its values written in, for a script after LOCK_ORDER (as `blockScript`). */
     const fanoutScript = (rows: FanoutRows, salt: string, now: Date) =>
-      inlineCached(...fanoutStatement(rows, salt, now).compile())
+      inlineCached(...insertFanout(rows, salt, now).compile())
 
     /**
      * Expands the next chunk of the oldest fan-out into events rows (and webhook deliveries), in one statement; a
@@ -221,7 +204,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           WITH f AS (SELECT lo, hi, salt, type, data, recipients, expanded, created_at, due_at
             FROM event_fanouts ORDER BY lo LIMIT 1 FOR UPDATE SKIP LOCKED),
           x AS (
-            SELECT f.lo + x.n - 1 AS c, x.r::uuid AS r, ${eventId("f.lo + x.n - 1", fanoutSalt)} AS id, f.type, f.data,
+            SELECT f.lo + x.n - 1 AS c, x.r::uuid AS r, ${fanoutId} AS id, f.type, f.data,
               f.created_at, f.due_at
             FROM f, unnest(string_to_array(f.recipients, ',')) WITH ORDINALITY AS x(r, n)
             WHERE x.n > f.expanded AND x.n <= f.expanded + ${chunk}

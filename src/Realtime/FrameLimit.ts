@@ -15,10 +15,9 @@ export const FrameLimitConfig = Config.all({
   perSecond: Config.number("WS_FRAME_RATE").pipe(Config.withDefault(FRAME_RATE)),
   burst: Config.integer("WS_FRAME_BURST").pipe(Config.withDefault(FRAME_BURST))
 })
-type FrameLimit = Config.Config.Success<typeof FrameLimitConfig>
 
 /** Takes one frame from the session's bucket at `now` (ms); false once the socket is past its limit. */
-export const takeFrame = (limit: FrameLimit, s: Session, now: number): boolean => {
+export const takeFrame = (limit: Config.Config.Success<typeof FrameLimitConfig>, s: Session, now: number): boolean => {
   if (limit.perSecond <= 0) return true
   const tokens = s.frameTokens === undefined
     ? limit.burst

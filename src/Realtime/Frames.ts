@@ -50,8 +50,7 @@ export const blockFrames = (b: Block): BlockFrames => {
         out.writeUInt16BE(length, 2)
       } else {
         out[1] = 127
-        out.writeUInt32BE(Math.floor(length / 2 ** 32), 2)
-        out.writeUInt32BE(length >>> 0, 6)
+        out.writeBigUInt64BE(BigInt(length), 2)
       }
       let at = header + HEAD.copy(out, header)
       at += out.write(decimal, at, "latin1")

@@ -13,30 +13,26 @@ export const EventsHttpLive = HttpApiBuilder.group(ShoalApi, "events", (handlers
     const deliveries = yield* Deliveries
     const secrets = yield* WebhookSecrets
     return handlers
+      // the EventsPage schema's shape, written with each event's stored data text (see Events.pollJson)
       .handle("poll", ({ urlParams }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
-          events.pollJson(caller.id, urlParams.after, urlParams.limit)).pipe(
-            // the EventsPage schema's shape, written with each event's stored data text (see Events.pollJson)
-            Effect.map((json) => HttpServerResponse.text(json, { contentType: "application/json" }))
-          ))
+        Auth.CurrentUser.pipe(
+          Effect.flatMap((caller) => events.pollJson(caller.id, urlParams.after, urlParams.limit)),
+          Effect.map((json) => HttpServerResponse.text(json, { contentType: "application/json" }))
+        ))
       .handle("deliveries", ({ urlParams }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
-          deliveries.list(caller.id, urlParams)).pipe(
-            Effect.map((list) =>
-              new Api.DeliveriesPage({ status: "success", deliveries: list })
-            )
-          ))
+        Auth.CurrentUser.pipe(
+          Effect.flatMap((caller) => deliveries.list(caller.id, urlParams)),
+          Effect.map((list) => new Api.DeliveriesPage({ status: "success", deliveries: list }))
+        ))
       .handle("redeliver", ({ path }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
-          deliveries.redeliver(caller.id, path.id)).pipe(
-            Effect.map((delivery) =>
-              new Api.DeliveryResponse({ status: "success", delivery })
-            )
-          ))
-      .handle("testWebhook", () =>
-        Effect.flatMap(Auth.CurrentUser, deliveries.test))
+        Auth.CurrentUser.pipe(
+          Effect.flatMap((caller) => deliveries.redeliver(caller.id, path.id)),
+          Effect.map((delivery) => new Api.DeliveryResponse({ status: "success", delivery }))
+        ))
+      .handle("testWebhook", () => Effect.flatMap(Auth.CurrentUser, deliveries.test))
       .handle("rotateWebhookSecret", () =>
-        Effect.flatMap(Auth.CurrentUser, (caller) => secrets.rotate(caller.id)).pipe(
+        Auth.CurrentUser.pipe(
+          Effect.flatMap((caller) => secrets.rotate(caller.id)),
           Effect.map((secret) => new Api.WebhookSecret({ status: "success", secret }))
         ))
   })).pipe(withOnly(Events, Deliveries, WebhookSecrets, Auth.Authentication))

@@ -14,13 +14,10 @@ export const lingerWhileMore = (
   linger: number,
   maxLinger: number,
   more: Effect.Effect<boolean>
-): Effect.Effect<void> => {
-  const wait = (waited: number): Effect.Effect<void> =>
-    linger <= 0 || waited >= maxLinger
-      ? Effect.void
-      : Effect.zipRight(
-        realSleep(Math.min(linger, maxLinger - waited)),
-        Effect.flatMap(more, (again) => again ? wait(waited + linger) : Effect.void)
-      )
-  return wait(0)
-}
+): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    for (let waited = 0; linger > 0 && waited < maxLinger; waited += linger) {
+      yield* realSleep(Math.min(linger, maxLinger - waited))
+      if (!(yield* more)) return
+    }
+  })

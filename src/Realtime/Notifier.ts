@@ -21,7 +21,8 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
     const wake = (channel: Channel) => {
       for (const q of readers.get(channel)!) q.unsafeOffer(undefined)
     }
-    const notified = (channel: Channel) => (payload: string) => {
+    // a poll is a payload of its own (undefined) to the events listeners: a notice may have been lost
+    const notified = (channel: Channel) => (payload: string | undefined) => {
       if (channel === EventsChannel) { for (const f of listeners) f(payload) }
       wake(channel)
     }
@@ -29,7 +30,6 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
     const embedded = yield* Effect.serviceOption(Pglite)
     const server = Option.isSome(embedded) ? Option.none() : yield* Effect.serviceOption(PgClient.PgClient)
 
-    /** `f` with each payload of `channel`, while the scope lasts. */
     const listenTo = (channel: string, f: (payload: string) => void): Effect.Effect<void, never, Scope.Scope> => {
       if (Option.isSome(embedded)) {
         const { db, lock } = embedded.value
@@ -54,13 +54,9 @@ export class Notifier extends Effect.Service<Notifier>()("Realtime/Notifier", {
     for (const channel of channels) yield* listenTo(channel, notified(channel))
     if (Option.isNone(embedded)) {
       const every = yield* Config.duration("EVENT_POLL_INTERVAL").pipe(Config.withDefault(Duration.seconds(2)))
-      // a poll is a payload of its own (undefined) to the events listeners: a notice may have been lost
-      const poll = () => {
-        for (const f of listeners) f(undefined)
-        channels.forEach(wake)
-      }
       // a listener's defect restarts the polling (never ends it)
-      yield* supervisor.every("notifier", "poll", every, Effect.sync(poll))
+      const poll = Effect.sync(() => channels.forEach((channel) => notified(channel)(undefined)))
+      yield* supervisor.every("notifier", "poll", every, poll)
     }
 
     return {

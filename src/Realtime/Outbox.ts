@@ -107,7 +107,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
         const stored = fanout
           ? repo.insertFanout({ recipients, type: types, data: datas }, salt, now)
           : repo.insertBlock(rows, salt, now)
-        yield* Effect.orDie(Effect.map(stored, added))
+        yield* Effect.orDie(Effect.map(stored, (result) => added(blockHead(result))))
       })
 
     /** One catalog event to each of `recipientIds`; `data` is encoded to JSON once, whatever the fan-out. */

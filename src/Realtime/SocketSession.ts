@@ -1,6 +1,6 @@
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { Socket as TcpSocket } from "node:net"
 import type { WebSocket } from "ws"
 import { closeListenersToKeep } from "../Http/HoldingServer.js"
@@ -10,27 +10,24 @@ import type { Connection } from "./Connection.js"
 
 export type Frame = { readonly type?: unknown; readonly [k: string]: unknown }
 
+const parseJson = Option.liftThrowable((data: Buffer): unknown => JSON.parse(data.toString("utf8")))
+
 export const parseFrame = (data: Buffer): Frame | undefined => {
-  try {
-    const value: unknown = JSON.parse(data.toString("utf8"))
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Frame : undefined
-  } catch {
-    return undefined
-  }
+  const value = Option.getOrUndefined(parseJson(data))
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Frame : undefined
 }
 
 /** Waits until the socket's queue has drained below half of `maxBuffered` (or it closed): a replay's backpressure. */
 export const drained = (conn: Connection, maxBuffered: number): Effect.Effect<void> =>
-  conn.ws.bufferedAmount < maxBuffered / 2 || conn.closed
-    ? Effect.void
-    : Effect.zipRight(
-      Effect.async<void>((resume) => {
+  Effect.gen(function*() {
+    while (conn.ws.bufferedAmount >= maxBuffered / 2 && !conn.closed) {
+      yield* Effect.async<void>((resume) => {
         const done = () => resume(Effect.void)
         conn.tcp.once("drain", done).once("close", done)
         return Effect.sync(() => conn.tcp.off("drain", done).off("close", done))
-      }),
-      Effect.suspend(() => drained(conn, maxBuffered))
-    )
+      })
+    }
+  })
 
 export const errorFrame = (message: string) => JSON.stringify({ type: "error", message })
 
@@ -51,7 +48,11 @@ export const takeOver = (request: HttpServerRequest.HttpServerRequest) => {
   return req
 }
 
-/** One socket's state before and after it authenticates (the connection, once it has one). */
+const kSession = Symbol("Realtime/Session")
+type WithSession = WebSocket & { [kSession]: Session }
+export const sessionOf = (ws: WebSocket) => (ws as WithSession)[kSession]
+
+/** One socket's state before and after it authenticates (the connection, once it has one); found by `sessionOf`. */
 export class Session {
   conn: Connection | undefined = undefined
   /** an auth frame (or a header key) is being or was checked: later frames before `ready` are ignored */
@@ -65,9 +66,7 @@ export class Session {
   /** client frames it may still send now (src/Realtime/FrameLimit.ts); undefined until its first frame */
   frameTokens: number | undefined = undefined
   frameAt = 0
-  constructor(readonly ws: WebSocket, readonly tcp: TcpSocket, readonly after: number | undefined) {}
+  constructor(readonly ws: WebSocket, readonly tcp: TcpSocket, readonly after: number | undefined) {
+    ;(ws as WithSession)[kSession] = this
+  }
 }
-
-export const kSession = Symbol("Realtime/Session")
-export type WithSession = WebSocket & { [kSession]: Session }
-export const sessionOf = (ws: WebSocket) => (ws as WithSession)[kSession]

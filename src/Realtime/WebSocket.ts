@@ -3,18 +3,20 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Auth } from "@shoal/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { KeyCheck, missingKeyMessage, presentedKey, unknownKeyMessage } from "../Auth.js"
 import { sessionToken } from "../Auth/Sessions.js"
 import { errorResponse } from "../Http/ErrorEnvelope.js"
 import { AgentHub } from "./AgentHub.js"
-import { cursorAheadError } from "./Events.js"
+import { refuseAhead } from "./Events.js"
 import { EventSocket } from "./EventSocket.js"
 import { EventsRepo } from "./EventsRepo.js"
 import { pendingRefusalMessage, pendingRetryAfter } from "./PendingAuth.js"
 
 const PATH = "/api/agent/ws"
 const isCursor = (s: string) => /^\d{1,15}$/.test(s)
+const rateLimited = (message: string, retryAfter: number) =>
+  errorResponse(429, "rate_limited", message, { retry_after: retryAfter }, { "retry-after": String(retryAfter) })
 
 /**
  * GET /api/agent/ws: the request's checks (a WebSocket upgrade, a valid `?after=`, a key in a header valid if
@@ -54,24 +56,17 @@ const handler = Effect.gen(function*() {
         }
         if (result._tag === "Limited") {
           const { retryAfter } = result.decision
-          return errorResponse(429, "rate_limited", `rate limit exceeded; retry after ${retryAfter} s`, {
-            retry_after: retryAfter
-          }, { "retry-after": String(retryAfter) })
+          return rateLimited(`rate limit exceeded; retry after ${retryAfter} s`, retryAfter)
         }
         header = result.principal
       } else if (sockets.refusesKeyless(NodeHttpServerRequest.toIncomingMessage(request).socket.remoteAddress)) {
-        return errorResponse(429, "rate_limited", pendingRefusalMessage, { retry_after: pendingRetryAfter }, {
-          "retry-after": String(pendingRetryAfter)
-        })
+        return rateLimited(pendingRefusalMessage, pendingRetryAfter)
       }
       const after = afterText === null ? undefined : Number(afterText)
       // behind what this node has handed out is surely valid; past it, the database knows other nodes' cursors
       if (after !== undefined && after > hub.position()) {
-        const newest = yield* Effect.orDie(repo.newest)
-        if (after > newest) {
-          const e = cursorAheadError(after, newest)
-          return errorResponse(400, "invalid_request", e.message, e.details)
-        }
+        const ahead = yield* Effect.either(refuseAhead(repo, after))
+        if (Either.isLeft(ahead)) return errorResponse(400, "invalid_request", ahead.left.message, ahead.left.details)
       }
       yield* sockets.accept(request, header, after)
       return HttpServerResponse.empty()

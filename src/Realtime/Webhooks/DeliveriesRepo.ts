@@ -91,10 +91,9 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
     /** When the next pending delivery after `horizon` falls due (leases included), or null. */
     const nextDue = (horizon: number) =>
       Effect.map(
-        sql<
-          { readonly at: Date | null }
-        >`SELECT min(greatest(next_attempt_at, coalesce(locked_until, next_attempt_at))) AS at
-        FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at > ${iso(horizon)}::timestamptz`,
+        sql<{ readonly at: Date | null }>`
+          SELECT min(greatest(next_attempt_at, coalesce(locked_until, next_attempt_at))) AS at
+          FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at > ${iso(horizon)}::timestamptz`,
         (rows) => rows[0]?.at ? new Date(rows[0].at).getTime() : null
       )
 

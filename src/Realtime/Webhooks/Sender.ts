@@ -16,8 +16,7 @@ export interface Outcome {
 const guardedLookup: LookupFunction = (hostname, options, callback) => {
   Dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return (callback as (e: Error) => void)(err)
-    const bad = addresses.find((a) => isBlockedAddress(a.address))
-    if (bad !== undefined || addresses.length === 0) {
+    if (addresses.length === 0 || addresses.some((a) => isBlockedAddress(a.address))) {
       return (callback as (e: Error) => void)(new Error(`${hostname} resolves to a private or reserved address`))
     }
     if (options.all) return (callback as (e: null, a: Array<Dns.LookupAddress>) => void)(null, addresses)

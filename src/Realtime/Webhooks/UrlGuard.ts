@@ -42,23 +42,20 @@ export const blockedReason = (address: string): string | undefined => {
   const bare = dottedTailToHex(address.replace(/^\[|\]$/g, "").replace(/%.*$/, ""))
   if (bare === undefined || !ipaddr.isValid(bare)) return `${address} is not an IP address`
   const ip = ipaddr.parse(bare)
-  if (ip.kind() === "ipv4") {
-    return ip.range() === "unicast"
-      ? undefined
-      : `${bare} is a loopback, private, link-local or reserved address (${ip.range()})`
+  if (ip.kind() === "ipv6") {
+    const ip6 = ip as ipaddr.IPv6
+    if (ip6.isIPv4MappedAddress()) {
+      const mapped = ip6.toIPv4Address()
+      return mapped.range() === "unicast"
+        ? undefined
+        : `${bare} is the IPv4-mapped form of ${mapped.toString()}, a loopback, private, link-local or reserved address`
+    }
+    const form = embeddingForm(ip6)
+    if (form !== undefined) return `${bare} is ${form}, which embeds an IPv4 address; it is not accepted`
   }
-  const ip6 = ip as ipaddr.IPv6
-  if (ip6.isIPv4MappedAddress()) {
-    const mapped = ip6.toIPv4Address()
-    return mapped.range() === "unicast"
-      ? undefined
-      : `${bare} is the IPv4-mapped form of ${mapped.toString()}, a loopback, private, link-local or reserved address`
-  }
-  const form = embeddingForm(ip6)
-  if (form !== undefined) return `${bare} is ${form}, which embeds an IPv4 address; it is not accepted`
-  return ip6.range() === "unicast"
+  return ip.range() === "unicast"
     ? undefined
-    : `${bare} is a loopback, private, link-local or reserved address (${ip6.range()})`
+    : `${bare} is a loopback, private, link-local or reserved address (${ip.range()})`
 }
 
 export const isBlockedAddress = (address: string): boolean => blockedReason(address) !== undefined
