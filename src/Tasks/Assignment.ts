@@ -1,6 +1,6 @@
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors } from "@shoal/domain"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { PublicUrl } from "../Identity/PublicUrl.js"
 import { joinsBySelf } from "../Messages/Policy.js"
 import { PeopleRepo, type PersonRow } from "../Projects/PeopleRepo.js"
@@ -33,13 +33,11 @@ export const makeAssignment = Effect.gen(function*() {
         : handle !== undefined
         ? yield* people.byHandle(handle)
         : yield* people.byId(input.assigned_to_id!)
-      if (Option.isNone(found)) {
-        return yield* new Errors.NotFound({
+      return yield* Effect.orElseFail(found, () =>
+        new Errors.NotFound({
           message: `no user ${handle !== undefined ? `with handle "${handle}"` : `with id ${input.assigned_to_id}`}`,
           details: { field: handle !== undefined ? "assigned_to" : "assigned_to_id" }
-        })
-      }
-      return found.value
+        }))
     })
 
   /**
