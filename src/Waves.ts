@@ -179,9 +179,8 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
       const now = yield* Clock.currentTimeMillis
       const { hour, row } = yield* waveOf(caller, input.wave_id, now)
       const id = waveId(hour, caller.handle)
-      if (row?.status === "completed") {
-        return yield* new Errors.Conflict({ message: `Wave ${id} is already completed`, details: { wave_id: id } })
-      }
+      const completed = new Errors.Conflict({ message: `Wave ${id} is already completed`, details: { wave_id: id } })
+      if (row?.status === "completed") return yield* completed
       const taskId = row?.task_id ?? null
       const comment = yield* oneOfTwoNames("comment", input.comment, "notes", input.notes)
       if (taskId === null && (input.task_status !== undefined || comment !== undefined)) {
@@ -194,9 +193,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         ? undefined
         : yield* tasksRepo.visible(taskId, caller.id)
       return yield* Effect.gen(function*() {
-        if (!(yield* repo.complete(caller.id, hour, taskId, now))) {
-          return yield* new Errors.Conflict({ message: `Wave ${id} is already completed`, details: { wave_id: id } })
-        }
+        if (!(yield* repo.complete(caller.id, hour, taskId, now))) return yield* completed
         if (task !== undefined && input.task_status !== undefined) {
           if (input.task_status === "completed") yield* tasks.complete(caller, task.id)
           else yield* tasks.update(caller, task.id, { status: input.task_status })
