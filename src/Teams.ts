@@ -50,10 +50,7 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
 
     /** The caller's role in the squad (404 for no squad). */
     const callerRole = (caller: Auth.Principal, id: Ids.TeamId) =>
-      Effect.gen(function*() {
-        yield* repo.existing(id)
-        return yield* repo.roleOf(id, caller.id)
-      })
+      Effect.zipRight(repo.existing(id), repo.roleOf(id, caller.id))
 
     const addMember = Effect.fn("Teams.addMember")(
       function*(caller: Auth.Principal, id: Ids.TeamId, input: typeof Api.AddTeamMember.Type) {
