@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Gigs as Api, Work } from "@shoal/domain"
-import { Clock, Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import * as GigPolicy from "./Gigs/Policy.js"
 import { type GigRow, GigsRepo } from "./Gigs/Repo.js"
 import { PublicUrl } from "./Identity/PublicUrl.js"
@@ -23,7 +23,6 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
     const projects = yield* ProjectsRepo
     const outbox = yield* Outbox
     const publicUrl = yield* Effect.orDie(PublicUrl)
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const toGig = ({ owner_handle, owner_id, owner_name, ...r }: GigRow) => ({
       ...r,
@@ -51,7 +50,7 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
         if (task.caller_role === "owner" || task.owns_owner) {
           return yield* new Errors.Forbidden({ message: "the project's owner cannot apply for its own gig" })
         }
-        const at = yield* now
+        const at = yield* DateTime.nowAsDate
         return yield* Effect.gen(function*() {
           // decided under the transaction: assigned or finished meanwhile is no longer open
           if (!(yield* repo.isOpen(id))) {
@@ -81,7 +80,7 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
       Effect.gen(function*() {
         const task = yield* tasks.visible(id, caller.id)
         yield* Policy.requireManager(task, "see a gig's applications")
-        return yield* repo.forTask(id, yield* now)
+        return yield* repo.forTask(id, yield* DateTime.nowAsDate)
       })
 
     const accept = (caller: Auth.Principal, id: Ids.TaskId, appId: Ids.ApplicationId) =>
@@ -89,13 +88,12 @@ export class Gigs extends Effect.Service<Gigs>()("Gigs", {
         const task = yield* tasks.visible(id, caller.id)
         yield* Policy.requireManager(task, "accept a gig's applications")
         yield* GigPolicy.requireAcceptable(task)
-        const at = yield* now
+        const at = yield* DateTime.nowAsDate
         return yield* Effect.gen(function*() {
-          const found = yield* repo.byId(id, appId, at)
-          if (Option.isNone(found)) {
-            return yield* new Errors.NotFound({ message: `no application ${appId} for task ${id}` })
-          }
-          const application = found.value
+          const application = yield* Effect.flatMap(
+            repo.byId(id, appId, at),
+            Effect.orElseFail(() => new Errors.NotFound({ message: `no application ${appId} for task ${id}` }))
+          )
           // decided by the update itself: assigned, closed or finished meanwhile is no longer open
           if (!(yield* repo.assign(id, application.applicant_id, at))) {
             return yield* GigPolicy.requireAcceptable(Option.getOrThrow(yield* tasks.byId(id)))

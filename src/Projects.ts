@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Projects as Api } from "@shoal/domain"
-import { Clock, Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { PublicUrl } from "./Identity/PublicUrl.js"
 import { joinsBySelf } from "./Messages/Policy.js"
 import { requestedBy, resolveAttribution } from "./Projects/Attribution.js"
@@ -38,7 +38,6 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
     const people = yield* PeopleRepo
     const teams = yield* TeamsRepo
     const publicUrl = yield* Effect.orDie(PublicUrl)
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     // the row's columns are the project's fields; what a row adds about the caller (its role, a page's total) is
     // dropped when the answer is encoded
@@ -107,7 +106,7 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
         requested_by_id: attribution.id
       }
       const row = yield* Effect.gen(function*() {
-        const id = yield* repo.insert(caller.id, values, yield* now)
+        const id = yield* repo.insert(caller.id, values, yield* DateTime.nowAsDate)
         return yield* Effect.flatMap(repo.access(id, caller.id), Effect.orDieWith(() => "created project vanished"))
       }).pipe(sql.withTransaction, Effect.orDie)
       return { project: toProject(row), warning: attribution.warning }
@@ -139,7 +138,7 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
         const attribution = yield* resolveAttribution(people, patch)
         const stored = { ...values, requested_by_id: attribution.id ?? values.requested_by_id }
         const updated = yield* Effect.gen(function*() {
-          yield* repo.update(id, stored, yield* now)
+          yield* repo.update(id, stored, yield* DateTime.nowAsDate)
           return yield* Effect.flatMap(repo.access(id, caller.id), Effect.orDieWith(() => "updated project vanished"))
         }).pipe(sql.withTransaction, Effect.orDie)
         return { project: toProject(updated), warning: attribution.warning }
@@ -177,7 +176,7 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
         if (role === "manager") yield* Policy.requireManager(row, "name managers")
         const user = yield* people.named(input.handle)
         const consented = joinsBySelf(caller.id, user)
-        const added = yield* repo.addMember(id, user.id, role, yield* now, consented)
+        const added = yield* repo.addMember(id, user.id, role, yield* DateTime.nowAsDate, consented)
         const member = (yield* repo.members(id)).find((m) => m.id === user.id)!
         return { added, member }
       }
@@ -194,7 +193,7 @@ export class Projects extends Effect.Service<Projects>()("Projects", {
         return yield* Effect.gen(function*() {
           const held = (yield* repo.activeBounties(id)).filter((t) => !TaskPolicy.canMoveBounty(caller, t, to))
           if (held.length > 0) return yield* TaskPolicy.bountyMoveConflict(held.length)
-          return yield* repo.moveActiveTasks(id, target, yield* now)
+          return yield* repo.moveActiveTasks(id, target, yield* DateTime.nowAsDate)
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       }
     )

@@ -12,7 +12,6 @@ import { cursorParam, pageOf } from "./Social/Cursor.js"
 import { makeAssignment } from "./Tasks/Assignment.js"
 import * as Bounty from "./Tasks/Bounty.js"
 import { makeBountyEvents } from "./Tasks/BountyEvents.js"
-import { makeNextOccurrence } from "./Tasks/NextOccurrence.js"
 import { NotesRepo } from "./Tasks/NotesRepo.js"
 import * as TaskPolicy from "./Tasks/Policy.js"
 import { TasksRepo } from "./Tasks/Repo.js"
@@ -36,8 +35,7 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     const remote = <A, E>(effect: Effect.Effect<A, E>) => wallet.local ? Effect.void : effect
     const publicUrl = yield* Effect.orDie(PublicUrl)
 
-    const { assign, assigneeOf } = yield* makeAssignment
-    const nextOccurrence = yield* makeNextOccurrence(assign)
+    const { assign, assigneeOf, nextOccurrence } = yield* makeAssignment
     const bountyEvents = yield* makeBountyEvents
 
     // one cursor style for lists (the feed's): `cursor` in, `next_cursor` out; the legacy `page` still works

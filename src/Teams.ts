@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Teams as Api } from "@shoal/domain"
-import { Clock, Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { joinsBySelf } from "./Messages/Policy.js"
 import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as Policy from "./Teams/Policy.js"
@@ -16,7 +16,6 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* TeamsRepo
     const people = yield* PeopleRepo
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const withMembers = (id: Ids.TeamId) =>
       Effect.gen(function*() {
@@ -31,7 +30,7 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
         handle: input.handle ?? null,
         description: input.description ?? "",
         created_by: caller.id,
-        created_at: yield* now
+        created_at: yield* DateTime.nowAsDate
       })
         .pipe(sql.withTransaction, Effect.orDie)
       if (Option.isNone(id)) {
@@ -51,10 +50,7 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
 
     /** The caller's role in the squad (404 for no squad). */
     const callerRole = (caller: Auth.Principal, id: Ids.TeamId) =>
-      Effect.gen(function*() {
-        yield* repo.existing(id)
-        return yield* repo.roleOf(id, caller.id)
-      })
+      Effect.zipRight(repo.existing(id), repo.roleOf(id, caller.id))
 
     const addMember = Effect.fn("Teams.addMember")(
       function*(caller: Auth.Principal, id: Ids.TeamId, input: typeof Api.AddTeamMember.Type) {
@@ -62,7 +58,7 @@ export class Teams extends Effect.Service<Teams>()("Teams", {
         const mine = yield* callerRole(caller, id)
         yield* role === "admin" ? Policy.requireAdminManager(mine) : Policy.requireMemberManager(mine)
         const user = yield* people.named(input.handle)
-        yield* repo.addMember(id, user.id, role, yield* now, joinsBySelf(caller.id, user))
+        yield* repo.addMember(id, user.id, role, yield* DateTime.nowAsDate, joinsBySelf(caller.id, user))
         return yield* withMembers(id)
       }
     )

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Wallet as Api } from "@shoal/domain"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import { KeyCache } from "./Auth/KeyCache.js"
 import { PeopleRepo, type PersonRow } from "./Projects/PeopleRepo.js"
 import { Outbox } from "./Realtime/Outbox.js"
@@ -88,12 +88,11 @@ export class Wallet extends Effect.Service<Wallet>()("Wallet", {
       Effect.gen(function*() {
         let found = known.get(to)
         if (found === undefined) {
-          const row = yield* people.byIdOrHandle(to)
-          if (Option.isNone(row)) {
-            return yield* new Errors.NotFound({ message: `no user "${to}"`, details: { field: "to_agent" } })
-          }
+          const { handle, id, user_type } = yield* Effect.flatMap(
+            people.byIdOrHandle(to),
+            Effect.orElseFail(() => new Errors.NotFound({ message: `no user "${to}"`, details: { field: "to_agent" } }))
+          )
           if (known.size >= KNOWN_CAPACITY) known.clear()
-          const { handle, id, user_type } = row.value
           known.set(to, found = { id, handle, user_type })
         }
         if (found.user_type !== "agent") {

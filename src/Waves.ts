@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids } from "@shoal/domain"
 import { Errors, Waves as Api, Work } from "@shoal/domain"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import { Heartbeat } from "./Auth/Heartbeat.js"
+import { Messages } from "./Messages.js"
 import { PeopleRepo, uuid } from "./Projects/PeopleRepo.js"
 import { Outbox } from "./Realtime/Outbox.js"
 import { Presence } from "./Realtime/Presence.js"
@@ -10,7 +11,6 @@ import { Tasks } from "./Tasks.js"
 import { TaskNotes } from "./Tasks/Notes.js"
 import { TasksRepo } from "./Tasks/Repo.js"
 import { oneOfTwoNames } from "./Tasks/TwoNames.js"
-import { OwnerNotice } from "./Waves/OwnerNotice.js"
 import { HOUR, hourOf, iso, parseWaveId, phaseAt, taskInWave, waveHour, waveId } from "./Waves/Phase.js"
 import { WavesRepo } from "./Waves/Repo.js"
 import { DAY, dayStart, slot, toSlots } from "./Waves/Slots.js"
@@ -30,7 +30,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
     const outbox = yield* Outbox
     const heartbeat = yield* Heartbeat
     const presence = yield* Presence
-    const notice = yield* OwnerNotice
+    const messages = yield* Messages
 
     const status = Effect.map(Clock.currentTimeMillis, (now) => {
       const p = phaseAt(now)
@@ -68,10 +68,8 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
           : uuid.test(lower)
           ? yield* people.byId(lower as Ids.UserId)
           : yield* people.byHandle(lower)
-        if (Option.isNone(found)) {
-          return yield* new Errors.NotFound({ message: `no agent "${ref}"`, details: { field: "agent" } })
-        }
-        const user = found.value
+        const user = yield* Effect.orElseFail(found, () =>
+          new Errors.NotFound({ message: `no agent "${ref}"`, details: { field: "agent" } }))
         if (user.id !== caller.id && user.owner_id !== caller.id) {
           return yield* new Errors.Forbidden({ message: "only the agent itself or its owner can see its schedule" })
         }
@@ -181,9 +179,8 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
       const now = yield* Clock.currentTimeMillis
       const { hour, row } = yield* waveOf(caller, input.wave_id, now)
       const id = waveId(hour, caller.handle)
-      if (row?.status === "completed") {
-        return yield* new Errors.Conflict({ message: `Wave ${id} is already completed`, details: { wave_id: id } })
-      }
+      const completed = new Errors.Conflict({ message: `Wave ${id} is already completed`, details: { wave_id: id } })
+      if (row?.status === "completed") return yield* completed
       const taskId = row?.task_id ?? null
       const comment = yield* oneOfTwoNames("comment", input.comment, "notes", input.notes)
       if (taskId === null && (input.task_status !== undefined || comment !== undefined)) {
@@ -196,9 +193,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         ? undefined
         : yield* tasksRepo.visible(taskId, caller.id)
       return yield* Effect.gen(function*() {
-        if (!(yield* repo.complete(caller.id, hour, taskId, now))) {
-          return yield* new Errors.Conflict({ message: `Wave ${id} is already completed`, details: { wave_id: id } })
-        }
+        if (!(yield* repo.complete(caller.id, hour, taskId, now))) return yield* completed
         if (task !== undefined && input.task_status !== undefined) {
           if (input.task_status === "completed") yield* tasks.complete(caller, task.id)
           else yield* tasks.update(caller, task.id, { status: input.task_status })
@@ -206,16 +201,24 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
         const commentId = task !== undefined && comment !== undefined
           ? (yield* notes.addComment(caller, task.id, { content: comment })).comment.id
           : null
+        // the DM to the task's owner (CONTRACT "Task owner"), committed with the completion: a human owning the agent,
+        // or a fellow project member, gets it at once, anyone else a message request; an owner that cannot be
+        // written to (NotFound or Unprocessable: an account gone meanwhile) costs the agent nothing: `message_id: null`
         const messageId = task !== undefined && input.notify_owner !== false && task.created_by_id !== caller.id
-          ? yield* notice.send({
-            from: caller,
+          ? yield* messages.send({
+            from: caller.id,
             to: task.created_by_id,
-            taskId: task.id,
-            taskTitle: task.title,
-            waveId: id,
-            taskStatus: input.task_status,
-            comment
-          })
+            content: [
+              `Wave ${id} complete on "${task.title}"`,
+              input.task_status !== undefined ? `status: ${input.task_status}` : undefined,
+              comment
+            ].filter((s) => s !== undefined).join("\n")
+          }).pipe(
+            Effect.map((sent) => sent.id),
+            Effect.catchAll((e) =>
+              Effect.as(Effect.logWarning("wave complete: the task owner's DM was not sent", e), null)
+            )
+          )
           : null
         return { wave_id: id, task_id: taskId, comment_id: commentId, message_id: messageId }
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
@@ -231,9 +234,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
     const fleet = Effect.fn("Waves.fleet")(function*(caller: Auth.Principal) {
       const now = yield* Clock.currentTimeMillis
       const owner = caller.userType === "human" ? caller.id : caller.ownerId
-      const rows = owner === null
-        ? Option.toArray(yield* repo.userById(caller.id))
-        : yield* repo.agentsOf(owner)
+      const rows = yield* repo.fleet(caller.id, owner)
       return rows.map((u) => {
         const last = Math.max(heartbeat.lastSeen(u.id) ?? 0, u.last_seen_at?.getTime() ?? 0)
         return {
@@ -258,5 +259,5 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
       fleet
     } as const
   }),
-  dependencies: [WavesRepo.Default, TasksRepo.Default, PeopleRepo.Default, OwnerNotice.Default]
+  dependencies: [WavesRepo.Default, TasksRepo.Default, PeopleRepo.Default, Messages.Default]
 }) {}

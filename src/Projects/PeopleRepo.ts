@@ -46,10 +46,7 @@ export class PeopleRepo extends Effect.Service<PeopleRepo>()("Projects/PeopleRep
 
     /** The user with the handle, or a 404 naming it. */
     const named = (handle: string) =>
-      Effect.flatMap(byHandle(handle), (found) =>
-        Option.isSome(found)
-          ? Effect.succeed(found.value)
-          : Effect.fail(noUserWithHandle(handle)))
+      Effect.flatMap(byHandle(handle), Effect.orElseFail(() => noUserWithHandle(handle)))
 
     return { byHandle, byId, byIdOrHandle, named } as const
   })

@@ -6,7 +6,9 @@ import { joinsBySelf } from "../Messages/Policy.js"
 import { PeopleRepo, type PersonRow } from "../Projects/PeopleRepo.js"
 import { ProjectsRepo } from "../Projects/Repo.js"
 import { Outbox } from "../Realtime/Outbox.js"
-import type { TaskRow } from "./Repo.js"
+import { NotesRepo } from "./NotesRepo.js"
+import { nextDeadline } from "./Recurrence.js"
+import { type TaskAccessRow, type TaskRow, TasksRepo } from "./Repo.js"
 import { taskAssigned } from "./Wire.js"
 
 export type AssigneeInput = {
@@ -15,8 +17,13 @@ export type AssigneeInput = {
   readonly assigned_to_id?: Ids.UserId | null | undefined
 }
 
-/** Who a task is assigned to, and what assigning it does: the assignee joins the project and hears of it. */
+/**
+ * Who a task is assigned to, and what assigning it does: the assignee joins the project and hears of it. The next
+ * occurrence of a completed recurring task is assigned again.
+ */
 export const makeAssignment = Effect.gen(function*() {
+  const repo = yield* TasksRepo
+  const notes = yield* NotesRepo
   const projects = yield* ProjectsRepo
   const people = yield* PeopleRepo
   const outbox = yield* Outbox
@@ -33,13 +40,11 @@ export const makeAssignment = Effect.gen(function*() {
         : handle !== undefined
         ? yield* people.byHandle(handle)
         : yield* people.byId(input.assigned_to_id!)
-      if (Option.isNone(found)) {
-        return yield* new Errors.NotFound({
+      return yield* Effect.orElseFail(found, () =>
+        new Errors.NotFound({
           message: `no user ${handle !== undefined ? `with handle "${handle}"` : `with id ${input.assigned_to_id}`}`,
           details: { field: handle !== undefined ? "assigned_to" : "assigned_to_id" }
-        })
-      }
-      return found.value
+        }))
     })
 
   /**
@@ -53,5 +58,34 @@ export const makeAssignment = Effect.gen(function*() {
       yield* outbox.emit([assignee.id], "task.assigned", taskAssigned(publicUrl, task, projectTitle, caller))
     })
 
-  return { assigneeOf, assign } as const
+  /** The next occurrence of a completed recurring task: made once, found again on every retry. */
+  const nextOccurrence = (caller: Auth.Principal, task: TaskAccessRow, now: Date) =>
+    Effect.gen(function*() {
+      if (task.recurrence === null) return undefined
+      const existing = yield* repo.nextOccurrence(task.id)
+      if (existing !== undefined) return yield* repo.reread(existing)
+      const values = {
+        title: task.title,
+        description: task.description,
+        status: "pending" as const,
+        assigned_to_id: task.assigned_to_id,
+        recurrence: task.recurrence,
+        priority: task.priority,
+        deadline: nextDeadline(task.deadline, task.recurrence, now.getTime()),
+        wave_scheduled: null,
+        requested_by_id: task.rb_id
+      }
+      const id = yield* repo.insert(task.project_id, task.created_by_id, values, now, task.id)
+      // a concurrent completion made it first
+      if (id === undefined) return yield* repo.reread((yield* repo.nextOccurrence(task.id))!)
+      yield* notes.copyItems(task.id, id, now)
+      const next = yield* repo.reread(id)
+      if (task.assigned_to_id !== null && task.assigned_to_id !== caller.id && task.a_handle !== null) {
+        const assignee = yield* people.byId(task.assigned_to_id)
+        if (Option.isSome(assignee)) yield* assign(caller, next, task.project_title, assignee.value, now)
+      }
+      return next
+    })
+
+  return { assigneeOf, assign, nextOccurrence } as const
 })

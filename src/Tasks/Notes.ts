@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Auth, Ids, Tasks as Api } from "@shoal/domain"
 import { Errors } from "@shoal/domain"
-import { Clock, Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { PublicUrl } from "../Identity/PublicUrl.js"
 import { resolveAttribution } from "../Projects/Attribution.js"
 import { PeopleRepo } from "../Projects/PeopleRepo.js"
@@ -20,7 +20,6 @@ export class TaskNotes extends Effect.Service<TaskNotes>()("Tasks/Notes", {
     const people = yield* PeopleRepo
     const outbox = yield* Outbox
     const publicUrl = yield* Effect.orDie(PublicUrl)
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const comment = (id: Ids.CommentId) =>
       Effect.flatMap(repo.comment(id), Effect.orDieWith(() => `comment ${id} vanished`))
@@ -35,7 +34,7 @@ export class TaskNotes extends Effect.Service<TaskNotes>()("Tasks/Notes", {
         const task = yield* tasks.visible(id, caller.id)
         yield* Policy.requireParticipant(task, "comment on its tasks")
         const attribution = yield* resolveAttribution(people, input)
-        const at = yield* now
+        const at = yield* DateTime.nowAsDate
         const row = yield* Effect.gen(function*() {
           const commentId = yield* repo.insertComment({
             task: id,
@@ -77,7 +76,7 @@ export class TaskNotes extends Effect.Service<TaskNotes>()("Tasks/Notes", {
           return yield* new Errors.Forbidden({ message: "only the comment's author can edit it" })
         }
         const attribution = yield* resolveAttribution(people, input)
-        yield* repo.editComment(commentId, input.content, attribution.id, yield* now)
+        yield* repo.editComment(commentId, input.content, attribution.id, yield* DateTime.nowAsDate)
         return { comment: toComment(yield* comment(commentId)), warning: attribution.warning }
       }
     )
@@ -85,7 +84,7 @@ export class TaskNotes extends Effect.Service<TaskNotes>()("Tasks/Notes", {
     const addItem = Effect.fn("TaskNotes.addItem")(function*(caller: Auth.Principal, id: Ids.TaskId, text: string) {
       const task = yield* tasks.visible(id, caller.id)
       yield* Policy.requireParticipant(task, "change its checklists")
-      const items = yield* repo.addItems(id, [{ text, is_checked: false }], yield* now)
+      const items = yield* repo.addItems(id, [{ text, is_checked: false }], yield* DateTime.nowAsDate)
       return items[0]!
     })
 
@@ -93,11 +92,10 @@ export class TaskNotes extends Effect.Service<TaskNotes>()("Tasks/Notes", {
       function*(caller: Auth.Principal, id: Ids.TaskId, item: Ids.ChecklistItemId, checked: boolean | undefined) {
         const task = yield* tasks.visible(id, caller.id)
         yield* Policy.requireParticipant(task, "change its checklists")
-        const row = yield* repo.setItem(id, item, checked)
-        if (Option.isNone(row)) {
-          return yield* new Errors.NotFound({ message: `no checklist item ${item} on task ${id}` })
-        }
-        return row.value
+        return yield* Effect.flatMap(
+          repo.setItem(id, item, checked),
+          Effect.orElseFail(() => new Errors.NotFound({ message: `no checklist item ${item} on task ${id}` }))
+        )
       }
     )
 

@@ -17,19 +17,16 @@ export const canManageAdmins = (caller: Role) => is(caller, "owner")
 export const canRemove = (caller: Role, target: Role, self: boolean) =>
   is(target, "admin") ? canManageAdmins(caller) || self : canManageMembers(caller)
 
+const unless = (allowed: boolean, message: string) =>
+  allowed ? Effect.void : Effect.fail(new Errors.Forbidden({ message }))
+
 export const requireMemberManager = (caller: Role) =>
-  canManageMembers(caller)
-    ? Effect.void
-    : Effect.fail(new Errors.Forbidden({ message: "only the squad's owner or an admin changes its members" }))
+  unless(canManageMembers(caller), "only the squad's owner or an admin changes its members")
 
 export const requireAdminManager = (caller: Role) =>
-  canManageAdmins(caller)
-    ? Effect.void
-    : Effect.fail(new Errors.Forbidden({ message: "only the squad's owner names admins" }))
+  unless(canManageAdmins(caller), "only the squad's owner names admins")
 
 export const requireRemove = (caller: Role, target: Role, self: boolean) =>
-  canRemove(caller, target, self)
-    ? Effect.void
-    : is(target, "admin")
-    ? Effect.fail(new Errors.Forbidden({ message: "only the squad's owner removes admins" }))
+  is(target, "admin")
+    ? unless(canRemove(caller, target, self), "only the squad's owner removes admins")
     : requireMemberManager(caller)

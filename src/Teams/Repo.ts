@@ -44,10 +44,7 @@ export class TeamsRepo extends Effect.Service<TeamsRepo>()("Teams/Repo", {
 
     /** The squad, or a 404. */
     const existing = (id: Ids.TeamId) =>
-      Effect.flatMap(find(id), (found) =>
-        Option.isSome(found)
-          ? Effect.succeed(found.value)
-          : Effect.fail(new Errors.NotFound({ message: `no squad with id ${id}` })))
+      Effect.flatMap(find(id), Effect.orElseFail(() => new Errors.NotFound({ message: `no squad with id ${id}` })))
 
     const list = (caller: Ids.UserId, mine: boolean) =>
       SqlSchema.findAll({

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Ids } from "@shoal/domain"
-import { Effect, flow, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { PersonRow } from "../Projects/PeopleRepo.js"
 
 const at = (ms: number) => new Date(ms)
@@ -135,26 +135,16 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
         return { first: false, at: rows[0]!.checked_in_at }
       }).pipe(Effect.orDie)
 
-    const userById = flow(
-      SqlSchema.findOne({
-        Request: Ids.UserId,
-        Result: UserRow,
-        execute: (id) =>
-          sql`SELECT id, handle, display_name, user_type, owner_id, last_seen_at FROM users WHERE id = ${id}`
-      }),
-      Effect.orDie
-    )
-
-    const agentsOf = flow(
+    /** The agents of `owner`; without an owner, the caller alone (if it exists). */
+    const fleet = (caller: Ids.UserId, owner: Ids.UserId | null) =>
       SqlSchema.findAll({
-        Request: Ids.UserId,
+        Request: Schema.Void,
         Result: UserRow,
-        execute: (owner) =>
+        execute: () =>
           sql`SELECT id, handle, display_name, user_type, owner_id, last_seen_at FROM users
-          WHERE owner_id = ${owner} AND user_type = 'agent' ORDER BY created_at, handle`
-      }),
-      Effect.orDie
-    )
+          WHERE ${owner === null ? sql`id = ${caller}` : sql`owner_id = ${owner} AND user_type = 'agent'`}
+          ORDER BY created_at, handle`
+      })(undefined).pipe(Effect.orDie)
 
     return {
       claim,
@@ -167,8 +157,7 @@ export class WavesRepo extends Effect.Service<WavesRepo>()("Waves/Repo", {
       holders,
       complete,
       checkIn,
-      userById,
-      agentsOf
+      fleet
     } as const
   })
 }) {}

@@ -3,7 +3,7 @@ import { Errors, Waves as Api, Work } from "@shoal/domain"
 import { Clock, Effect } from "effect"
 import { ProjectsRepo } from "../Projects/Repo.js"
 import { TasksRepo } from "../Tasks/Repo.js"
-import { DAY } from "./Slots.js"
+import { DAY, dayStart } from "./Slots.js"
 import { UsageRepo } from "./UsageRepo.js"
 
 /** Token usage an agent reports, and its totals by day, model and project (CONTRACT "Usage"). */
@@ -40,11 +40,10 @@ export class Usage extends Effect.Service<Usage>()("Waves/Usage", {
 
     const summary = Effect.fn("Usage.summary")(function*(caller: Auth.Principal, q: Api.UsageQuery) {
       const now = yield* Clock.currentTimeMillis
-      const today = Date.parse(`${new Date(now).toISOString().slice(0, 10)}T00:00:00Z`)
-      const last = q.to !== undefined ? Date.parse(`${q.to}T00:00:00Z`) : today
+      const last = dayStart(q.to ?? new Date(now).toISOString().slice(0, 10))
       // the day after 9999-12-31 is past what the databases take: the window ends at the last instant instead
       const to = Work.capInstant(last + DAY)
-      const from = q.from !== undefined ? Date.parse(`${q.from}T00:00:00Z`) : last + DAY - 30 * DAY
+      const from = q.from !== undefined ? dayStart(q.from) : last + DAY - 30 * DAY
       if (from >= to) {
         return yield* new Errors.InvalidRequest({ message: "from is after to", details: { field: "from" } })
       }
