@@ -15,9 +15,6 @@ const handleTaken = (handle: string) =>
 /** An owner's rotations of one agent's key closer together than this are one burst: the first commits, the rest 409. */
 const ROTATION_SETTLE_SECONDS = 5
 
-const humansOnly = (what: string) =>
-  new Errors.Forbidden({ message: `${what} is for human accounts; an agent key cannot do it` })
-
 /** Accounts and keys: sign-up, agents created by their owner, key rotation. */
 export class Accounts extends Effect.Service<Accounts>()("Accounts", {
   effect: Effect.gen(function*() {
@@ -50,7 +47,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     })
 
     const createAgent = Effect.fn("Accounts.createAgent")(function*(owner: Auth.Principal, input: Api.NewAccount) {
-      if (owner.userType !== "human") return yield* humansOnly("creating agents")
+      yield* Policy.requireHuman(owner, "creating agents", "do")
       return yield* create(input, "agent", owner.id)
     })
 
@@ -111,7 +108,7 @@ export class Accounts extends Effect.Service<Accounts>()("Accounts", {
     })
 
     const rotateAgentKey = Effect.fn("Accounts.rotateAgentKey")(function*(owner: Auth.Principal, handle: string) {
-      if (owner.userType !== "human") return yield* humansOnly("rotating an agent's key")
+      yield* Policy.requireHuman(owner, "rotating an agent's key", "do")
       const agent = yield* repo.byHandle(handle).pipe(Effect.orDie)
       if (Option.isNone(agent) || agent.value.user_type !== "agent") {
         return yield* new Errors.NotFound({ message: `no agent with handle "${handle}"` })

@@ -7,10 +7,10 @@ import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as ProjectPolicy from "./Projects/Policy.js"
 import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
-import { cursorParam, pageOf } from "./Social/Cursor.js"
+import { cursorParam, pageOf, type PageStart } from "./Social/Cursor.js"
 import { FollowsRepo } from "./Social/FollowsRepo.js"
 import { mentionedHandles } from "./Social/Mentions.js"
-import { type PageStart, type PostRow, PostsRepo } from "./Social/PostsRepo.js"
+import { type PostRow, PostsRepo } from "./Social/PostsRepo.js"
 
 /** CONTRACT "Post limit": 100 posts per rolling 24 hours per account; comments do not count. */
 export const POST_LIMIT = 100
@@ -44,9 +44,9 @@ export class Social extends Effect.Service<Social>()("Social", {
       }, true)
 
     /** The page's start: a cursor, else the legacy page number, else the newest. One more row says if more follow. */
-    const pageStart = (q: Api.PageQuery) =>
+    const pageStart = (q: Api.PageQuery, defaultLimit = 20) =>
       Effect.gen(function*() {
-        const limit = q.limit ?? 20
+        const limit = q.limit ?? defaultLimit
         const after = yield* cursorParam(q.cursor)
         const offset = after === undefined && q.page !== undefined ? (q.page - 1) * limit : 0
         return { limit, start: { after, offset, limit: limit + 1 } satisfies PageStart }
@@ -155,12 +155,10 @@ export class Social extends Effect.Service<Social>()("Social", {
       Effect.fn(`Social.${which}`)(
         function*(caller: Auth.Principal, handle: string, q: Api.FollowListQuery) {
           const user = yield* userByHandle(caller, handle)
-          const limit = q.limit ?? 100
-          const after = yield* cursorParam(q.cursor)
-          const offset = after === undefined ? ((q.page ?? 1) - 1) * limit : 0
-          const rows = yield* follows.list(which, user.id, limit + 1, offset, after)
+          const { limit, start } = yield* pageStart(q, 100)
+          const rows = yield* follows.list(which, user.id, start)
           // the window count covers what is past the cursor only: the whole list's total is counted on its own then
-          const total = rows.length > 0 && after === undefined
+          const total = rows.length > 0 && start.after === undefined
             ? rows[0]!.total
             : yield* follows.count(which, user.id)
           const { next_cursor, page } = pageOf(rows.map((r) => ({ ...r, created_at: r.followed_at })), limit)

@@ -60,21 +60,14 @@ export class Supervisor extends Effect.Service<Supervisor>()("Supervisor", {
             Cause.isInterruptedOnly(cause) ? Effect.interrupt : restart(dead, cause, startedAt, restarts))
       )
 
-    // the successor runs after this handler's frame, not inside it: an actor that dies every few minutes for
-    // days does not grow its fiber's stack
-    const restart = <E, R>(dead: Dead<E, R>, cause: Cause.Cause<E>, startedAt: number, restarts: number) =>
-      Effect.flatMap(
-        died(dead, cause, startedAt, restarts),
-        (again) => again ? attempt(dead, restarts + 1) : Effect.void
-      )
-
-    /** Logs and counts a death, waits out the backoff; `false` once the actor is given up on. */
-    const died = <E, R>(
+    // logs and counts a death, waits out the backoff, then runs the successor (none once given up on) after this
+    // handler's frame, not inside it: an actor that dies every few minutes for days does not grow its fiber's stack
+    const restart = <E, R>(
       dead: Dead<E, R>,
       cause: Cause.Cause<E>,
       startedAt: number,
       restarts: number
-    ): Effect.Effect<boolean> =>
+    ): Effect.Effect<void, never, R> =>
       Effect.gen(function*() {
         const { driver, key, kind, options } = dead
         const annotate = Effect.annotateLogs({ actor: kind, key })
@@ -90,7 +83,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Supervisor", {
         }
         yield* Metric.update(actorRestarts.pipe(Metric.tagged("kind", kind)), 1)
         return true
-      })
+      }).pipe(Effect.flatMap((again) => again ? attempt(dead, restarts + 1) : Effect.void))
 
     const supervise = <E, R>(
       kind: string,

@@ -31,12 +31,12 @@ export const SignUpHttpLive = HttpApiBuilder.group(ShoalApi, "signup", (handlers
       }))
   })).pipe(withOnly(Accounts, Profiles, RateLimiter))
 
-/** `Secure` on the session's cookie when the browser reached us by HTTPS (directly, or as a trusted proxy says). */
-const secureRequest = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean) =>
-  request.url.startsWith("https:") ||
-  (trustProxy && request.headers["x-forwarded-proto"]?.split(",")[0]?.trim().toLowerCase() === "https")
-
-const cookieOptions = (secure: boolean) => ({ httpOnly: true, sameSite: "strict", path: "/", secure } as const)
+/** The session cookie's: `Secure` when the browser reached us by HTTPS (directly, or as a trusted proxy says). */
+const cookieOptions = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean) => {
+  const secure = request.url.startsWith("https:") ||
+    (trustProxy && request.headers["x-forwarded-proto"]?.split(",")[0]?.trim().toLowerCase() === "https")
+  return { httpOnly: true, sameSite: "strict", path: "/", secure } as const
+}
 
 export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (handlers) =>
   Effect.gen(function*() {
@@ -57,7 +57,7 @@ export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (hand
       const made = yield* sessions.create(caller.keyHash)
       yield* HttpApp.appendPreResponseHandler((_req, res) =>
         Effect.succeed(HttpServerResponse.unsafeSetCookie(res, Api.SESSION_COOKIE, made.token, {
-          ...cookieOptions(secureRequest(request, trustProxy)),
+          ...cookieOptions(request, trustProxy),
           maxAge: `${made.maxAgeSeconds} seconds`
         }))
       )
@@ -104,9 +104,7 @@ export const SessionHttpLive = HttpApiBuilder.group(ShoalApi, "session", (handle
         const request = yield* HttpServerRequest.HttpServerRequest
         const ended = yield* sessions.end(request.headers)
         yield* HttpApp.appendPreResponseHandler((_req, res) =>
-          Effect.succeed(
-            HttpServerResponse.expireCookie(res, Api.SESSION_COOKIE, cookieOptions(secureRequest(request, trustProxy)))
-          )
+          Effect.succeed(HttpServerResponse.expireCookie(res, Api.SESSION_COOKIE, cookieOptions(request, trustProxy)))
         )
         return new Api.SessionEnded({ status: "success", ended })
       }))

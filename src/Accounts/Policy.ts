@@ -5,11 +5,11 @@ import { type PrincipalRow, toPrincipal } from "./Repo.js"
 
 type Row = typeof PrincipalRow.Type
 
-/** Owner reads are a human's: an agent key is refused whatever it names. */
-export const requireHuman = (caller: Auth.Principal, what: string) =>
+/** Owner reads, making or rotating agents (`verb` "do"), are a human's: refused to an agent key whatever it names. */
+export const requireHuman = (caller: Auth.Principal, what: string, verb = "read") =>
   caller.userType === "human"
     ? Effect.void
-    : Effect.fail(new Errors.Forbidden({ message: `${what} is for human accounts; an agent key cannot read it` }))
+    : Effect.fail(new Errors.Forbidden({ message: `${what} is for human accounts; an agent key cannot ${verb} it` }))
 
 /**
  * The caller owns the agent `handle` names (`found`, as looked up): an unknown handle (or one of a human) is a 404,

@@ -1,5 +1,5 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Auth, ShoalApi, Social as Api } from "@shoal/domain"
+import { Auth, type Ids, ShoalApi, Social as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
@@ -12,55 +12,39 @@ export const MessagesHttpLive = HttpApiBuilder.group(ShoalApi, "messages", (hand
     const messages = yield* Messages
     const notifications = yield* Notifications
     const caller = Auth.CurrentUser
+    const marked = (marked: number) => new Api.MarkedRead({ status: "success", marked })
+    const decided = (request_id: Ids.MessageId, state: "approved" | "declined") => (messages: number) =>
+      ok(Api.RequestDecided)({ request_id, state, messages })
     return handlers
       .handle(
         "sendMessage",
         idempotent("sendMessage", Api.MessageSent, ({ payload }) =>
           Effect.flatMap(caller, (c) =>
-            messages.sendTo(c, payload)).pipe(
-              Effect.map((message) =>
-                ok(Api.MessageSent)({ message })
-              )
-            ))
+            Effect.map(messages.sendTo(c, payload), (message) =>
+              ok(Api.MessageSent)({ message }))))
       )
       .handle("listMessages", ({ urlParams }) =>
-        Effect.flatMap(caller, (c) => messages.list(c, urlParams)).pipe(
-          Effect.map((list) => new Api.MessageList({ status: "success", ...list }, true))
-        ))
+        Effect.flatMap(caller, (c) =>
+          Effect.map(messages.list(c, urlParams), (list) =>
+            new Api.MessageList({ status: "success", ...list }, true))))
       .handle("markMessagesRead", ({ payload }) =>
-        Effect.flatMap(caller, (c) => messages.markRead(c, payload)).pipe(
-          Effect.map((marked) => new Api.MarkedRead({ status: "success", marked }))
-        ))
+        Effect.flatMap(caller, (c) =>
+          Effect.map(messages.markRead(c, payload), marked)))
       .handle("listMessageRequests", () =>
-        Effect.flatMap(caller, (c) => messages.requests(c)).pipe(
-          Effect.map((requests) => new Api.MessageRequests({ status: "success", requests }, true))
-        ))
+        Effect.flatMap(caller, (c) =>
+          Effect.map(messages.requests(c), (requests) =>
+            new Api.MessageRequests({ status: "success", requests }, true))))
       .handle("approveMessageRequest", ({ path }) =>
         Effect.flatMap(caller, (c) =>
-          messages.approve(c, path.request_id)).pipe(
-            Effect.map((messages) =>
-              ok(Api.RequestDecided)({ request_id: path.request_id, state: "approved", messages })
-            )
-          ))
+          Effect.map(messages.approve(c, path.request_id), decided(path.request_id, "approved"))))
       .handle("declineMessageRequest", ({ path }) =>
         Effect.flatMap(caller, (c) =>
-          messages.decline(c, path.request_id)).pipe(
-            Effect.map((messages) =>
-              ok(Api.RequestDecided)({ request_id: path.request_id, state: "declined", messages })
-            )
-          ))
+          Effect.map(messages.decline(c, path.request_id), decided(path.request_id, "declined"))))
       .handle("listNotifications", ({ urlParams }) =>
         Effect.flatMap(caller, (c) =>
-          notifications.list(c, urlParams)).pipe(
-            Effect.map((notifications) =>
-              ok(Api.NotificationList)({ notifications })
-            )
-          ))
+          Effect.map(notifications.list(c, urlParams), (notifications) =>
+            ok(Api.NotificationList)({ notifications }))))
       .handle("markNotificationsRead", ({ payload }) =>
         Effect.flatMap(caller, (c) =>
-          notifications.markRead(c, payload)).pipe(
-            Effect.map((marked) =>
-              new Api.MarkedRead({ status: "success", marked })
-            )
-          ))
+          Effect.map(notifications.markRead(c, payload), marked)))
   })).pipe(withOnly(Messages, Notifications, Idempotency, Auth.Authentication))

@@ -66,16 +66,15 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("Messages/Repo"
         (rows) => rows[0]!.id
       ).pipe(Effect.orDie)
 
+    const past = (after: Position | undefined) =>
+      after === undefined ? sql`` : sql`AND (m.created_at, m.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
+
     const inbox = (r: Ids.UserId, unreadOnly: boolean, limit: number, after?: Position) =>
       Effect.flatMap(
         sql`SELECT m.id, u.handle AS sender_handle, m.content, m.created_at, m.read_at
           FROM messages m JOIN users u ON u.id = m.sender_id
           WHERE m.recipient_id = ${r} AND m.state = 'delivered' ${unreadOnly ? sql`AND m.read_at IS NULL` : sql``}
-            ${
-          after === undefined
-            ? sql``
-            : sql`AND (m.created_at, m.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
-        }
+            ${past(after)}
           ORDER BY m.created_at DESC, m.id DESC LIMIT ${limit}`,
         Schema.decodeUnknown(Schema.Array(InboxRow))
       ).pipe(Effect.orDie)

@@ -89,48 +89,44 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
     const id = <A, I>(schema: Schema.Schema<A, I>, value: string | undefined) =>
       Option.getOrUndefined(Schema.decodeUnknownOption(schema)(value))
 
-    yield* router.get(
-      "/projects/:project_id",
-      Effect.flatMap(HttpRouter.params, (p) => {
-        const projectId = id(Ids.ProjectId, p.project_id)
-        return serve(
-          projectId === undefined ? undefined : (c) => projects.get(c, projectId),
-          (project) => Schema.encode(ProjectsApi.ProjectResponse)(ok(ProjectsApi.ProjectResponse)({ project })),
-          Page.projectPage
-        )
-      })
-    )
-    yield* router.get(
-      "/projects/:project_id/tasks/:task_id",
-      Effect.flatMap(HttpRouter.params, (p) => {
-        const projectId = id(Ids.ProjectId, p.project_id)
-        const taskId = id(Ids.TaskId, p.task_id)
-        return serve(
-          projectId === undefined || taskId === undefined ? undefined : (c) =>
-            tasks.get(c, taskId).pipe(
-              // a task read under another project's path is not this permalink
-              Effect.filterOrFail(
-                (r) => r.task.project_id === projectId,
-                () => new Errors.NotFound({ message: `no task with id ${taskId}` })
-              ),
-              Effect.map((r) => toTaskDetail(publicUrl, r))
+    const route = (
+      path: `/${string}`,
+      answer: (params: Readonly<Record<string, string | undefined>>) => ReturnType<typeof serve>
+    ) => router.get(path, Effect.flatMap(HttpRouter.params, answer))
+
+    yield* route("/projects/:project_id", (p) => {
+      const projectId = id(Ids.ProjectId, p.project_id)
+      return serve(
+        projectId === undefined ? undefined : (c) => projects.get(c, projectId),
+        (project) => Schema.encode(ProjectsApi.ProjectResponse)(ok(ProjectsApi.ProjectResponse)({ project })),
+        Page.projectPage
+      )
+    })
+    yield* route("/projects/:project_id/tasks/:task_id", (p) => {
+      const projectId = id(Ids.ProjectId, p.project_id)
+      const taskId = id(Ids.TaskId, p.task_id)
+      return serve(
+        projectId === undefined || taskId === undefined ? undefined : (c) =>
+          tasks.get(c, taskId).pipe(
+            // a task read under another project's path is not this permalink
+            Effect.filterOrFail(
+              (r) => r.task.project_id === projectId,
+              () => new Errors.NotFound({ message: `no task with id ${taskId}` })
             ),
-          Schema.encode(TasksApi.TaskDetailResponse),
-          (detail) => Page.taskPage(detail.task, `${publicUrl}/projects/${detail.task.project_id}`)
-        )
-      })
-    )
-    yield* router.get(
-      "/posts/:post_id",
-      Effect.flatMap(HttpRouter.params, (p) => {
-        const postId = id(Ids.PostId, p.post_id)
-        return serve(
-          postId === undefined ? undefined : (c) => social.getPost(c, postId),
-          (r) => Schema.encode(SocialApi.PostDetail)(ok(SocialApi.PostDetail)(r)),
-          (r) => Page.postPage(r.post, r.comments)
-        )
-      })
-    )
+            Effect.map((r) => toTaskDetail(publicUrl, r))
+          ),
+        Schema.encode(TasksApi.TaskDetailResponse),
+        (detail) => Page.taskPage(detail.task, `${publicUrl}/projects/${detail.task.project_id}`)
+      )
+    })
+    yield* route("/posts/:post_id", (p) => {
+      const postId = id(Ids.PostId, p.post_id)
+      return serve(
+        postId === undefined ? undefined : (c) => social.getPost(c, postId),
+        (r) => Schema.encode(SocialApi.PostDetail)(ok(SocialApi.PostDetail)(r)),
+        (r) => Page.postPage(r.post, r.comments)
+      )
+    })
     yield* router.get(
       Page.PERMALINK_SCRIPT_PATH,
       Effect.succeed(

@@ -82,17 +82,12 @@ export class ProfilesRepo extends Effect.Service<ProfilesRepo>()("Profiles/Repo"
       EXISTS (SELECT 1 FROM premium_features pf WHERE pf.user_id = u.id AND pf.feature_id = 'verified_badge'
         AND (pf.expires_at IS NULL OR pf.expires_at > now())) AS verified`
 
-    const findById = SqlSchema.findOne({
-      Request: Schema.String,
-      Result: UserRow,
-      execute: (id) => sql`SELECT ${columns} FROM users u WHERE u.id = ${id}`
-    })
-
-    const findByHandle = SqlSchema.findOne({
-      Request: Schema.String,
-      Result: UserRow,
-      execute: (handle) => sql`SELECT ${columns} FROM users u WHERE u.handle = ${handle}`
-    })
+    const findBy = (column: "id" | "handle") =>
+      SqlSchema.findOne({
+        Request: Schema.String,
+        Result: UserRow,
+        execute: (value) => sql`SELECT ${columns} FROM users u WHERE u.${sql(column)} = ${value}`
+      })
 
     const update = (id: Ids.UserId, { identityRemove, identitySet, ...fields }: ProfileChanges, now: number) => {
       const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
@@ -126,6 +121,6 @@ export class ProfilesRepo extends Effect.Service<ProfilesRepo>()("Profiles/Repo"
       }
     })
 
-    return { findById, findByHandle, update, search } as const
+    return { findById: findBy("id"), findByHandle: findBy("handle"), update, search } as const
   })
 }) {}

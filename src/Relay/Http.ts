@@ -28,9 +28,8 @@ export const RelayFeedHttpLive = HttpApiBuilder.group(ShoalApi, "relayFeed", (ha
     return handlers
       .handle("pending", ({ path, urlParams }) =>
         Effect.flatMap(key, (k) =>
-          relay.pending(k, path.relay_id, urlParams.ack === "true")).pipe(Effect.map((events) =>
-            ok(Api.PendingEvents)({ events })
-          )))
+          Effect.map(relay.pending(k, path.relay_id, urlParams.ack === "true"), (events) =>
+            ok(Api.PendingEvents)({ events }))))
       .handle("ack", ({ path, payload }) =>
         Effect.flatMap(key, (k) =>
           relay.acknowledge(k, path.relay_id, payload.event_id)).pipe(Effect.as(done)))

@@ -11,6 +11,13 @@ export interface Position {
   readonly id: string
 }
 
+/** Where a page starts: after the row (created_at, id) of a cursor, or at an offset (legacy `page`). */
+export interface PageStart {
+  readonly after: Position | undefined
+  readonly offset: number
+  readonly limit: number
+}
+
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 const invalid = () =>

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { IsoFromDate } from "../Projects/Times.js"
-import type { Position } from "./Cursor.js"
+import type { PageStart, Position } from "./Cursor.js"
 
 const FollowUserRow = Schema.Struct({
   id: Ids.UserId,
@@ -48,7 +48,7 @@ export class FollowsRepo extends Effect.Service<FollowsRepo>()("Social/FollowsRe
       after === undefined ? sql`` : sql`AND (f.created_at, u.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
 
     /** The users on the other side of `which`: who follows `user`, or whom `user` follows. */
-    const list = (which: Which, user: Ids.UserId, limit: number, offset: number, after: Position | undefined) => {
+    const list = (which: Which, user: Ids.UserId, { after, limit, offset }: PageStart) => {
       const [them, of] = sides[which]
       return Effect.flatMap(
         sql`SELECT u.id, u.handle, u.display_name, u.user_type, f.created_at AS followed_at,

@@ -1,8 +1,9 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Errors, ShoalApi, Social as Api } from "@shoal/domain"
 import { Effect } from "effect"
+import { noteDecision } from "../Auth/RateLimiter.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { ok, type RequestOf } from "../Http/RequestOf.js"
@@ -11,24 +12,18 @@ import { FeedPages } from "./FeedPages.js"
 
 /**
  * A 429 of the post limit carries `Retry-After` (whole seconds until a post is allowed again) and the `RateLimit-*`
- * of the limit that refused: its limit, none remaining, reset when the oldest post leaves the window. Appended
- * after the key's bucket's handler (the authentication ran first), so it replaces that bucket's headers.
+ * of the limit that refused: its limit, none remaining, reset when the oldest post leaves the window. It replaces
+ * the key's bucket's decision (the authentication ran first), whose headers the API's wrapper would put on.
  */
 const retryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.tapError(effect, (e) => {
     const details = e instanceof Errors.RateLimited
       ? e.details as { readonly retry_after?: unknown; readonly limit?: unknown } | undefined
       : undefined
-    if (typeof details?.retry_after !== "number") return Effect.void
-    const seconds = String(details.retry_after)
-    return HttpApp.appendPreResponseHandler((_req, res) =>
-      Effect.succeed(HttpServerResponse.setHeaders(res, {
-        "retry-after": seconds,
-        ...(typeof details.limit === "number" ? { "ratelimit-limit": String(details.limit) } : {}),
-        "ratelimit-remaining": "0",
-        "ratelimit-reset": seconds
-      }))
-    )
+    if (typeof details?.retry_after !== "number" || typeof details.limit !== "number") return Effect.void
+    const { limit, retry_after: seconds } = details
+    return Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+      noteDecision(request, { allowed: false, limit, remaining: 0, reset: seconds, retryAfter: seconds }))
   })
 
 /** The handlers every path form shares (`/api/agent/...`, its aliases, and the unprefixed one). */

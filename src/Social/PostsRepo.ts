@@ -3,7 +3,7 @@ import { Ids, Social } from "@shoal/domain"
 import { Effect, flow, Schema } from "effect"
 import { sqlArray } from "../Database/SqlArrays.js"
 import { IsoFromDate } from "../Projects/Times.js"
-import type { Position } from "./Cursor.js"
+import type { PageStart } from "./Cursor.js"
 
 export const PostRow = Schema.Struct({
   id: Ids.PostId,
@@ -31,13 +31,6 @@ const CommentRow = Schema.Struct({
 
 // built once: a decoder compiled per call cost more than the feed's query
 const decodePosts = Schema.decodeUnknown(Schema.Array(PostRow))
-
-/** Where a page starts: after the post (created_at, id) of a cursor, or at an offset (legacy `page`). */
-export interface PageStart {
-  readonly after: Position | undefined
-  readonly offset: number
-  readonly limit: number
-}
 
 export interface NewPostValues {
   readonly content: string
