@@ -1,7 +1,7 @@
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Config, Effect } from "effect"
-import { errorResponse } from "../Http/ErrorEnvelope.js"
+import { unavailableResponse } from "../Http/ErrorEnvelope.js"
 import { type AdmissionOptions, AdmissionQueue, type Outcome } from "./AdmissionQueue.js"
 import { edgeHardening, millis } from "./Switch.js"
 
@@ -52,13 +52,7 @@ export const isGatedWrite = (method: string, url: string) =>
   method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && !exempt.has(url.split("?", 1)[0]!)
 
 const overloaded = () =>
-  errorResponse(
-    503,
-    "unavailable",
-    "the server is taking more writes than it can absorb; retry after 1 s",
-    { reason: "overloaded" },
-    { "retry-after": "1" }
-  )
+  unavailableResponse("the server is taking more writes than it can absorb", { reason: "overloaded" }, 1)
 
 /** `app` with its writes admitted through `queue` (none: `app` as it is). */
 export const withWriteAdmission = <E, R>(
