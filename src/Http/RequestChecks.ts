@@ -169,9 +169,7 @@ export const nulFieldsInUrl = (url: string): Array<NulAt> => {
   if (/%00/.test(path)) found.push({ field: "path", message: nulMessage })
   if (q >= 0) {
     for (const [k, v] of new URLSearchParams(url.slice(q + 1))) {
-      if (k.includes("\u0000") || v.includes("\u0000")) {
-        found.push({ field: named([k]), message: nulMessage })
-      }
+      if (k.includes("\u0000") || v.includes("\u0000")) found.push({ field: named([k]), message: nulMessage })
     }
   }
   return found
