@@ -86,8 +86,7 @@ const answerInTime = (server: Server, ms: number) => {
       inFlight.delete(res)
       timeOut(res)
     }
-  }, Math.max(10, Math.min(1_000, ms / 4)))
-  sweep.unref()
+  }, Math.max(10, Math.min(1_000, ms / 4))).unref()
   server.once("close", () => clearInterval(sweep))
   // one listener for every response (the response is `this`), not a `once` wrapper and a closure per request
   function done(this: ServerResponse) {
