@@ -1,5 +1,5 @@
 import type { Ids } from "@shoal/domain"
-import { Clock, Config, Duration, Effect, PubSub, Stream } from "effect"
+import { Array as Arr, Clock, Config, Duration, Effect, PubSub, Stream } from "effect"
 import { millis } from "../Edge/Switch.js"
 import { Supervisor } from "../Supervisor.js"
 import { HeartbeatRepo } from "./HeartbeatRepo.js"
@@ -82,18 +82,12 @@ export class Heartbeat extends Effect.Service<Heartbeat>()("Auth/Heartbeat", {
     /** Writes the pending accounts that are due at `now` (all of them when `all`); the others wait in `pending`. */
     const write = (now: number, all: boolean) =>
       Effect.suspend(() => {
-        const written: Array<Seen> = []
-        const waiting: Array<Seen> = []
-        for (const seen of pending) {
-          if (!all && now - seen.written < grain) {
-            waiting.push(seen)
-            continue
-          }
+        const [waiting, written] = Arr.partition(pending, (seen) => all || now - seen.written >= grain)
+        pending = waiting
+        for (const seen of written) {
           seen.pending = false
           seen.written = now
-          written.push(seen)
         }
-        pending = waiting
         if (written.length === 0) return Effect.void
         return Effect.onError(
           repo.saveLastSeen(new Map(written.map((seen) => [seen.id, seen.at]))),

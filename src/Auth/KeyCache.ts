@@ -1,4 +1,4 @@
-import { Clock, Config, Deferred, Duration, Effect, Exit, FiberId, Option, Queue } from "effect"
+import { Array as Arr, Clock, Config, Deferred, Duration, Effect, Exit, FiberId, Option, Queue } from "effect"
 import { millis } from "../Edge/Switch.js"
 import { Supervisor } from "../Supervisor.js"
 import { type KeyHolder, KeysRepo } from "./KeysRepo.js"
@@ -51,8 +51,7 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
     const readers = yield* Effect.makeSemaphore(READERS)
     // the holders as of the latest of the misses' clock readings (an extended limit still running then)
     const read = (batch: ReadonlyMap<string, Read>) => {
-      let now = 0
-      for (const { at } of batch.values()) if (at > now) now = at
+      const now = Math.max(0, ...Array.from(batch.values(), (waiter) => waiter.at))
       return Effect.flatMap(
         Effect.exit(Effect.orDie(repo.holders([...batch.keys()], new Date(now)))),
         (exit) =>
@@ -89,8 +88,8 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
       for (const [hash, waiter] of queued) {
         if (batch.size === MAX_BATCH) break
         batch.set(hash, waiter)
+        queued.delete(hash)
       }
-      for (const hash of batch.keys()) queued.delete(hash)
       if (queued.size > 0) yield* Queue.offer(wake, undefined)
       if (batch.size === 0) return yield* readers.release(1)
       yield* Effect.forkIn(Effect.ensuring(read(batch), readers.release(1)), scope)
@@ -134,8 +133,7 @@ export class KeyCache extends Effect.Service<KeyCache>()("Auth/KeyCache", {
         due.push(hash)
       }
       // a thousand keys a statement; a key no longer live is dropped, and its next call is refused
-      for (let i = 0; i < due.length; i += 1_000) {
-        const batch = due.slice(i, i + 1_000)
+      for (const batch of Arr.chunksOf(due, 1_000)) {
         const found = yield* repo.holders(batch, new Date(now))
         for (const hash of batch) {
           const holder = found.get(hash)

@@ -89,10 +89,9 @@ export class ConsoleSessions extends Effect.Service<ConsoleSessions>()("Auth/Con
      */
     const forRequest = (headers: Headers): Effect.Effect<SessionCheck> => {
       const token = sessionToken(headers)
-      if (token === undefined || one(headers[Api.CONSOLE_HEADER]) !== "1" || !sameHost(headers, false)) {
-        return Effect.succeed(none)
-      }
-      return lookup(token)
+      return token === undefined || one(headers[Api.CONSOLE_HEADER]) !== "1" || !sameHost(headers, false)
+        ? Effect.succeed(none)
+        : lookup(token)
     }
 
     /**

@@ -113,9 +113,7 @@ export class ReadCache extends Effect.Service<ReadCache>()("Cache/ReadCache", {
     return {
       make,
       /** Drops every cached page of this node: called once a request that may have written is handled. */
-      touchAll: () => {
-        epoch++
-      }
+      touchAll: () => void epoch++
     } as const
   })
 }) {}

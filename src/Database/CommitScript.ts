@@ -127,6 +127,4 @@ export const layer = <E, R>(pg: Layer.Layer<PgClient.PgClient | SqlClient.SqlCli
   Layer.effectContext(
     Effect.map(PgClient.PgClient, (client) =>
       Context.make(PgClient.PgClient, client).pipe(Context.add(SqlClient.SqlClient, make(client))))
-  ).pipe(
-    Layer.provide(pg)
-  )
+  ).pipe(Layer.provide(pg))

@@ -102,18 +102,13 @@ export const layerPg = (url: Redacted.Redacted) =>
 export const layerEmbedded = (dir: string) =>
   Pglite.layerFrom(Effect.zipRight(lockDataDir(dir), Pglite.open({ dataDir: dir })))
 
-type Chosen = Layer.Layer<
-  Layer.Layer.Success<ReturnType<typeof layerPg>> | Layer.Layer.Success<ReturnType<typeof layerEmbedded>>,
-  Layer.Layer.Error<ReturnType<typeof layerPg>> | Layer.Layer.Error<ReturnType<typeof layerEmbedded>>
->
-
 /** SqlClient from config: `DATABASE_URL` → server, else PGlite under `DATA_DIR` (default ./.data). */
 export const layerFromConfig = Layer.unwrapEffect(
   Effect.gen(function*() {
     const url = yield* Config.option(Config.redacted("DATABASE_URL"))
-    if (Option.isSome(url) && Redacted.value(url.value).length > 0) return layerPg(url.value) as Chosen
+    if (Option.isSome(url) && Redacted.value(url.value).length > 0) return layerPg(url.value)
     const dir = yield* Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
-    return layerEmbedded(`${dir.replace(/\/$/, "")}/pg`) as Chosen
+    return layerEmbedded(`${dir.replace(/\/$/, "")}/pg`)
   })
 )
 

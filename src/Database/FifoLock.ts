@@ -11,8 +11,7 @@ export class FifoLock {
   readonly acquire: Effect.Effect<void> = Effect.async<void>((resume) => {
     if (!this.locked) {
       this.locked = true
-      resume(Effect.void)
-      return
+      return resume(Effect.void)
     }
     let granted = false
     const waiter = () => {

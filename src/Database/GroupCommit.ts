@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Deferred, Effect, Exit, Queue, type Scope } from "effect"
+import { Cause, Data, Deferred, Effect, Exit, Queue, type Scope } from "effect"
 import { Supervisor } from "../Supervisor.js"
 
 /**
@@ -31,9 +31,6 @@ interface Job {
   readonly write: Effect.Effect<unknown, unknown>
   readonly done: Deferred.Deferred<unknown, unknown>
 }
-
-/** What a write left to complete its request with, once its transaction's fate is known. */
-type Outcome = Exit.Exit<unknown, unknown>
 
 /**
  * A group committer over the current SqlClient, its fiber living as long as `Scope`. With `enabled: false`, each
@@ -77,7 +74,8 @@ export const make = (options: {
           )
         )
 
-    const settle = (jobs: ReadonlyArray<Job>, outcomes: ReadonlyArray<Outcome>) =>
+    /** Completes each request with what its write left, once its transaction's fate is known. */
+    const settle = (jobs: ReadonlyArray<Job>, outcomes: ReadonlyArray<Exit.Exit<unknown, unknown>>) =>
       Effect.forEach(jobs, (job, i) => Deferred.done(job.done, outcomes[i]!), { discard: true })
 
     const runBatch = (jobs: ReadonlyArray<Job>) =>
@@ -119,6 +117,4 @@ export const make = (options: {
   }) satisfies Effect.Effect<GroupCommit, never, SqlClient.SqlClient | Supervisor | Scope.Scope>
 
 /** The optimistic attempt's signal that a write failed and the batch must run again, isolated. */
-class FailedWrite {
-  readonly _tag = "FailedWrite"
-}
+class FailedWrite extends Data.TaggedClass("FailedWrite") {}

@@ -102,13 +102,10 @@ export const layerFrom = <E>(acquire: Effect.Effect<PGlite, E, Scope.Scope>) =>
         // (the lock hands itself on if it was granted in the same tick)
         onSome: (duration) =>
           Effect.acquireRelease(
-            lock.acquire.pipe(
-              Effect.interruptible,
-              Effect.timeoutFail({
-                duration,
-                onTimeout: () => deadlineError("waiting for the embedded database", duration)
-              })
-            ),
+            Effect.timeoutFail(Effect.interruptible(lock.acquire), {
+              duration,
+              onTimeout: () => deadlineError("waiting for the embedded database", duration)
+            }),
             () => Effect.sync(() => lock.release())
           )
       })

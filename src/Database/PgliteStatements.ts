@@ -61,12 +61,7 @@ export const make = (db: PGlite) => {
       return text.length >= BINARY_FROM && TEXT_TYPES.has(type) ? Buffer.from(text, "utf8") : text
     })
     const { messages } = await db.execProtocol(
-      Buffer.concat([
-        S.bind({ statement: statement.name, values }),
-        S.describe({ type: "P" }),
-        S.execute({}),
-        S.sync()
-      ])
+      Buffer.concat([S.bind({ statement: statement.name, values }), S.describe({ type: "P" }), S.execute({}), S.sync()])
     )
     return parse.parseResults(messages, parsers, rowMode === "array" ? { rowMode: "array" } : {})[0]?.rows ?? []
   }

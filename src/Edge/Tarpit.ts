@@ -30,8 +30,7 @@ export class Tarpit {
     if (this.cap !== undefined && !this.cap.admits(socket)) return true
     this.held.add(socket)
     socket.on("error", ignore)
-    const timer = setTimeout(() => socket.destroy(), left)
-    timer.unref()
+    const timer = setTimeout(() => socket.destroy(), left).unref()
     socket.once("close", () => {
       clearTimeout(timer)
       this.held.delete(socket)

@@ -1,28 +1,24 @@
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Config, Effect } from "effect"
-import { errorResponse } from "../Http/ErrorEnvelope.js"
+import { unavailableResponse } from "../Http/ErrorEnvelope.js"
 import { type AdmissionOptions, AdmissionQueue, type Outcome } from "./AdmissionQueue.js"
 import { edgeHardening, millis } from "./Switch.js"
 
 /**
  * Load shedding for writes, as a proxy's queue in front of a server with `maxconn` would, but paced by how fast
- * writes are applied (the policy: src/Edge/AdmissionQueue.ts). Writes beyond `WRITE_CONCURRENCY` in flight wait in
- * one queue; once it has stood longer than `WRITE_QUEUE_TARGET` for a whole `WRITE_QUEUE_INTERVAL`, or would hold a
- * new write longer than `WRITE_LATENCY_TARGET` at its recent pace, new writes are answered at once 503
- * `unavailable`, `Retry-After: 1`, details `{"reason":"overloaded"}`; so is a write still waiting at
- * `WRITE_LATENCY_TARGET` when its turn comes, rather than applied late. A shed request was never handled (its body
- * not even read), so it is safe to retry as it is.
+ * writes are applied (the policy, CoDel's standing queue and a latency target: src/Edge/AdmissionQueue.ts). A shed
+ * write is answered at once 503 `unavailable`, details `{"reason":"overloaded"}`: it was never handled (its body not
+ * even read), so it is safe to retry as it is.
  *
  * One queue per process, shared by both servers (they write to the same database). Its slots follow the pace: up to
- * `WRITE_CONCURRENCY` while writes are fast (a group commit still gathers tens), down to `WRITE_CONCURRENCY_MIN` (10)
- * as they slow, so that what is admitted drains within `WRITE_LATENCY_TARGET` (400 ms); a closed loop of up to twice
- * the minimum is never shed. Off by default (`WRITE_CONCURRENCY=0`): on, it shed bursts of creates that clients did
- * not retry, and cut the writes bench's throughput on the embedded database (bench/README.md "overload").
+ * `WRITE_CONCURRENCY` while writes are fast (a group commit still gathers tens), down to `WRITE_CONCURRENCY_MIN` as
+ * they slow. Off by default (`WRITE_CONCURRENCY=0`): on, it shed bursts of creates that clients did not retry, and
+ * cut the writes bench's throughput on the embedded database (bench/README.md "overload").
  *
- * Gated: every method but GET, HEAD and OPTIONS, except the heartbeat, which writes nothing on the request path (a
- * touch flushed in batches, src/Auth/Heartbeat.ts): shedding it would make agents look offline under load, and the
- * presence changes that follow are writes of their own. With `EDGE_HARDENING=false` there is no queue.
+ * The heartbeat is not gated (`isGatedWrite`): it writes nothing on the request path (a touch flushed in batches,
+ * src/Auth/Heartbeat.ts), shedding it would make agents look offline under load, and the presence changes that
+ * follow are writes of their own. With `EDGE_HARDENING=false` there is no queue.
  */
 export class WriteAdmission extends Effect.Service<WriteAdmission>()("Edge/WriteAdmission", {
   effect: Effect.gen(function*() {
@@ -52,13 +48,7 @@ export const isGatedWrite = (method: string, url: string) =>
   method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && !exempt.has(url.split("?", 1)[0]!)
 
 const overloaded = () =>
-  errorResponse(
-    503,
-    "unavailable",
-    "the server is taking more writes than it can absorb; retry after 1 s",
-    { reason: "overloaded" },
-    { "retry-after": "1" }
-  )
+  unavailableResponse("the server is taking more writes than it can absorb", { reason: "overloaded" }, 1)
 
 /** `app` with its writes admitted through `queue` (none: `app` as it is). */
 export const withWriteAdmission = <E, R>(

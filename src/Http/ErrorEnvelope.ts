@@ -25,13 +25,9 @@ export const apiErrorResponse = (e: Errors.ApiError) => {
 
 /**
  * 503 `unavailable` for a request that met the database, or a dependency of this process (the wallet over RPC), down
- * or past its deadline; details say which and why.
+ * or past its deadline, or that write admission shed; details say which and why.
  */
-export const unavailableResponse = (message: string, details: Record<string, string>) =>
-  errorResponse(
-    503,
-    "unavailable",
-    `${message}; retry after ${retryAfterSeconds} s`,
-    details,
-    { "retry-after": String(retryAfterSeconds) }
-  )
+export const unavailableResponse = (message: string, details: Record<string, string>, retryAfter = retryAfterSeconds) =>
+  errorResponse(503, "unavailable", `${message}; retry after ${retryAfter} s`, details, {
+    "retry-after": String(retryAfter)
+  })

@@ -86,8 +86,7 @@ const answerInTime = (server: Server, ms: number) => {
       inFlight.delete(res)
       timeOut(res)
     }
-  }, Math.max(10, Math.min(1_000, ms / 4)))
-  sweep.unref()
+  }, Math.max(10, Math.min(1_000, ms / 4))).unref()
   server.once("close", () => clearInterval(sweep))
   // one listener for every response (the response is `this`), not a `once` wrapper and a closure per request
   function done(this: ServerResponse) {
@@ -128,30 +127,6 @@ export const clientErrorResponse = (code: string | undefined): string => {
 }
 
 /**
- * Node answers malformed framing (400), oversized headers (431) and slow clients (408) itself, before any
- * request reaches the app, with an empty body. The same cases, answered with the contract's JSON envelope when
- * nothing of a response has been written yet on the socket (as node's own handler decides), then closed. A 408 is
- * a strike against the client's address (`strike`: src/Edge/PenaltyBox.ts).
- */
-const onClientError = (
-  strike: Strike | undefined,
-  responses: WeakMap<Duplex, ServerResponse>
-) =>
-(err: Error & { code?: string }, socket: Duplex) => {
-  if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") strike?.((socket as Socket).remoteAddress)
-  // a response half written (a pipelined request failed to parse behind it) must not have an error spliced into it
-  const last = responses.get(socket)
-  const midResponse = last !== undefined && last.headersSent && !last.writableFinished
-  if (err.code !== "ECONNRESET" && socket.writable && !midResponse) {
-    socket.end(clientErrorResponse(err.code))
-    // a client that does not read its answer must not hold the socket
-    setTimeout(() => socket.destroy(), 1_000).unref()
-  } else {
-    socket.destroy()
-  }
-}
-
-/**
  * A node server that holds requests arriving before the app's handler is attached: NodeHttpServer listens as its
  * layer is built, the handler is attached once the rest of the app has started, and a request in between would get
  * no answer (a hung health check at start-up). Its timeouts bound slow clients, errors node answers itself carry the
@@ -166,9 +141,24 @@ export const createHoldingServer = (options: ServerOptions = serverDefaults, str
     connectionsCheckingInterval: Math.max(100, Math.min(1_000, options.headersTimeoutMs / 4))
   })
   if (options.maxConnections > 0) capConnections(server, options.maxConnections)
-  // each socket's latest response, for onClientError: what Node's own handler reads from a private field
+  // each socket's latest response, for "clientError": what Node's own handler reads from a private field
   const responses = new WeakMap<Duplex, ServerResponse>()
-  server.on("clientError", onClientError(strike, responses))
+  // node answers malformed framing (400), oversized headers (431) and slow clients (408) itself, before any request
+  // reaches the app, with an empty body; here with the contract's JSON envelope when nothing of a response has been
+  // written yet on the socket (as node's own handler decides), then closed. A 408 is a strike against the address
+  server.on("clientError", (err: Error & { code?: string }, socket: Duplex) => {
+    if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") strike?.((socket as Socket).remoteAddress)
+    // a response half written (a pipelined request failed to parse behind it) must not have an error spliced into it
+    const last = responses.get(socket)
+    const midResponse = last !== undefined && last.headersSent && !last.writableFinished
+    if (err.code !== "ECONNRESET" && socket.writable && !midResponse) {
+      socket.end(clientErrorResponse(err.code))
+      // a client that does not read its answer must not hold the socket
+      setTimeout(() => socket.destroy(), 1_000).unref()
+    } else {
+      socket.destroy()
+    }
+  })
   const timed = options.handlerTimeoutMs > 0 ? answerInTime(server, options.handlerTimeoutMs) : undefined
   // one listener for both (each listener of "request" is a call, and more than one a copy of the list, per request)
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {

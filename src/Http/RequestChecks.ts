@@ -76,16 +76,9 @@ export const readBody = (
     const onClose = () => {
       if (!source.complete) onError(new Error("the request was closed before its body ended"))
     }
-    const off = () => {
-      source.off("data", onData)
-      source.off("end", onEnd)
-      source.off("error", onError)
-      source.off("close", onClose)
-    }
-    source.on("data", onData)
-    source.on("end", onEnd)
-    source.on("error", onError)
-    source.on("close", onClose)
+    const listeners = { data: onData, end: onEnd, error: onError, close: onClose }
+    const off = () => Object.entries(listeners).forEach(([event, listener]) => source.off(event, listener))
+    Object.entries(listeners).forEach(([event, listener]) => source.on(event, listener))
     return Effect.sync(() => {
       off()
       if (!source.readableEnded) source.destroy()
@@ -176,9 +169,7 @@ export const nulFieldsInUrl = (url: string): Array<NulAt> => {
   if (/%00/.test(path)) found.push({ field: "path", message: nulMessage })
   if (q >= 0) {
     for (const [k, v] of new URLSearchParams(url.slice(q + 1))) {
-      if (k.includes("\u0000") || v.includes("\u0000")) {
-        found.push({ field: named([k]), message: nulMessage })
-      }
+      if (k.includes("\u0000") || v.includes("\u0000")) found.push({ field: named([k]), message: nulMessage })
     }
   }
   return found
