@@ -1,5 +1,4 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import type { Ids } from "@shoal/domain"
 import { Effect } from "effect"
 import { inlineCached, sqlArray } from "../Database/SqlArrays.js"
 import { type BlockRows, type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
@@ -36,11 +35,7 @@ export const blockHead = (r: ReadonlyArray<BlockHead>) => ({
 })
 
 /** A fan-out's rows: many recipients, one type and JSON text. */
-interface FanoutRows {
-  readonly recipients: ReadonlyArray<Ids.UserId>
-  readonly type: string
-  readonly data: string
-}
+type FanoutRows = BlockRows & { readonly types: string; readonly datas: string }
 
 export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRepo", {
   effect: Effect.gen(function*() {
@@ -159,7 +154,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         ${reserve(rows.recipients.length)},
         inserted AS (
           INSERT INTO event_fanouts (lo, hi, salt, type, data, recipients, due_at)
-          SELECT lo, hi, ${salt}, ${rows.type}, ${rows.data}::json, ${rows.recipients.join(",")},
+          SELECT lo, hi, ${salt}, ${rows.types}, ${rows.datas}::json, ${rows.recipients.join(",")},
             ${now.toISOString()}::timestamptz
           FROM block, reserved
         )

@@ -95,7 +95,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
           server.atCommit({
             prelude: LOCK_ORDER,
             text: fanout
-              ? repo.fanoutScript({ recipients, type: types, data: datas }, salt, now)
+              ? repo.fanoutScript({ recipients, types, datas }, salt, now)
               : repo.blockScript(rows, salt, now),
             // its commit notice may come before the answer: Blocks then knows the salt as this node's
             sending: () => blocks.sending(salt),
@@ -105,7 +105,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
           return
         }
         const stored = fanout
-          ? repo.insertFanout({ recipients, type: types, data: datas }, salt, now)
+          ? repo.insertFanout({ recipients, types, datas }, salt, now)
           : repo.insertBlock(rows, salt, now)
         yield* Effect.orDie(Effect.map(stored, (result) => added(blockHead(result))))
       })
