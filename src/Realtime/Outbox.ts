@@ -30,19 +30,11 @@ const newSalt = () => {
 }
 
 /** Several emits' rows as one block's, each row with its own type and data. */
-const concat = (emits: ReadonlyArray<BlockRows>): BlockRows => {
-  const recipients: Array<Ids.UserId> = []
-  const types: Array<string> = []
-  const datas: Array<string> = []
-  for (const rows of emits) {
-    rows.recipients.forEach((r, i) => {
-      recipients.push(r)
-      types.push(typeof rows.types === "string" ? rows.types : rows.types[i]!)
-      datas.push(typeof rows.datas === "string" ? rows.datas : rows.datas[i]!)
-    })
-  }
-  return { recipients, types, datas }
-}
+const concat = (emits: ReadonlyArray<BlockRows>): BlockRows => ({
+  recipients: emits.flatMap((rows) => rows.recipients),
+  types: emits.flatMap(({ recipients, types }) => typeof types === "string" ? recipients.map(() => types) : types),
+  datas: emits.flatMap(({ datas, recipients }) => typeof datas === "string" ? recipients.map(() => datas) : datas)
+})
 
 // set by Outbox.gathered for its body: where emits at the transaction's top level leave their blocks
 const heldBlocks = FiberRef.unsafeMake<Array<BlockRows> | undefined>(undefined)
