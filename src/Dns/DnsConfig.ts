@@ -2,24 +2,22 @@ import { Config, Option } from "effect"
 import { defaultFloodBrake, type FloodBrakeOptions } from "./FloodBrake.js"
 import type { RateLimitOptions } from "./RateLimit.js"
 
-const nonNegative = (config: Config.Config<number>) =>
-  config.pipe(Config.validate({ message: "a number >= 0", validation: (n) => n >= 0 }))
+const nonNegative = (config: Config.Config<number>, fallback: number) =>
+  config.pipe(Config.withDefault(fallback), Config.validate({ message: "a number >= 0", validation: (n) => n >= 0 }))
 
 /** `DNS_RRL_RATE=0` turns response rate limiting off. */
 const rateLimit: Config.Config<RateLimitOptions | false> = Config.all({
-  perSecond: nonNegative(Config.number("DNS_RRL_RATE").pipe(Config.withDefault(200))),
-  burst: nonNegative(Config.number("DNS_RRL_BURST").pipe(Config.withDefault(400))),
-  slip: nonNegative(Config.integer("DNS_RRL_SLIP").pipe(Config.withDefault(2)))
+  perSecond: nonNegative(Config.number("DNS_RRL_RATE"), 200),
+  burst: nonNegative(Config.number("DNS_RRL_BURST"), 400),
+  slip: nonNegative(Config.integer("DNS_RRL_SLIP"), 2)
 }).pipe(Config.map((options) => options.perSecond > 0 && options.burst > 0 ? options : false))
 
 /** `DNS_FLOOD_DROPS=0` turns the flood brake off (src/Dns/Udp.ts, `bindUdp`). */
 const floodBrake: Config.Config<FloodBrakeOptions> = Config.all({
-  drops: nonNegative(Config.integer("DNS_FLOOD_DROPS").pipe(Config.withDefault(defaultFloodBrake.drops))),
-  windowMs: nonNegative(Config.integer("DNS_FLOOD_WINDOW_MS").pipe(Config.withDefault(defaultFloodBrake.windowMs))),
-  pauseMs: nonNegative(Config.integer("DNS_FLOOD_PAUSE_MS").pipe(Config.withDefault(defaultFloodBrake.pauseMs))),
-  maxPauseMs: nonNegative(
-    Config.integer("DNS_FLOOD_MAX_PAUSE_MS").pipe(Config.withDefault(defaultFloodBrake.maxPauseMs))
-  )
+  drops: nonNegative(Config.integer("DNS_FLOOD_DROPS"), defaultFloodBrake.drops),
+  windowMs: nonNegative(Config.integer("DNS_FLOOD_WINDOW_MS"), defaultFloodBrake.windowMs),
+  pauseMs: nonNegative(Config.integer("DNS_FLOOD_PAUSE_MS"), defaultFloodBrake.pauseMs),
+  maxPauseMs: nonNegative(Config.integer("DNS_FLOOD_MAX_PAUSE_MS"), defaultFloodBrake.maxPauseMs)
 })
 
 /** The responder's settings, from the environment through `Config`. */
@@ -36,6 +34,6 @@ export const DnsConfig = Config.all({
   ),
   rateLimit,
   floodBrake,
-  tcpIdleMs: nonNegative(Config.integer("DNS_TCP_IDLE_MS").pipe(Config.withDefault(10_000))),
+  tcpIdleMs: nonNegative(Config.integer("DNS_TCP_IDLE_MS"), 10_000),
   nsAddress: Config.option(Config.string("DNS_NS_IPV4")).pipe(Config.map(Option.getOrUndefined))
 })

@@ -108,12 +108,8 @@ export const bindUdp = (options: UdpOptions) =>
           closed = true
           const socket = current
           current = undefined
-          if (socket === undefined) return resume(Effect.void)
-          try {
-            socket.close(() => resume(Effect.void))
-          } catch {
-            resume(Effect.void)
-          }
+          if (socket === undefined) resume(Effect.void)
+          else close(socket, () => resume(Effect.void))
         })
     )
     return port
@@ -136,10 +132,11 @@ const open = (host: string, port: number) =>
     return Effect.sync(() => close(socket))
   })
 
-const close = (socket: Dgram.Socket) => {
+/** `done` once closed, or at once if it already was. */
+const close = (socket: Dgram.Socket, done?: () => void) => {
   try {
-    socket.close()
+    socket.close(done)
   } catch {
-    // already closed
+    done?.()
   }
 }

@@ -99,12 +99,11 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
         return position
       })
 
-    const detachNow = (conn: Connection, now: number): void => {
+    const detach = (conn: Connection, now: number): void => {
       const agent = agents.get(conn.userId)
       if (agent === undefined || !agent.sockets.delete(conn)) return
       if (agent.sockets.size === 0) agent.idleSince = now
     }
-    const detach = (conn: Connection) => Effect.map(Clock.currentTimeMillis, (now) => detachNow(conn, now))
 
     /** From the dispatcher, in cursor order: each event to its recipient's actor, if it has sockets here. */
     const deliver = (rows: ReadonlyArray<EventRow>, upTo: number) => {
@@ -211,7 +210,6 @@ export class AgentHub extends Effect.Service<AgentHub>()("Realtime/AgentHub", {
     return {
       attach,
       detach,
-      detachNow,
       touch,
       deliver,
       deliverBlock,

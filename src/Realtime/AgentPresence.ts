@@ -39,7 +39,7 @@ export const make = (options: {
   const connect = (agent: Agent) =>
     Effect.suspend(() => {
       agent.wantConnected = false
-      return Effect.zipRight(presence.connected(agent.userId), Effect.sync(() => (agent.presence = "connected")))
+      return Effect.zipRight(presence.connectedAll([agent.userId]), Effect.sync(() => (agent.presence = "connected")))
     }).pipe(Effect.catchAllCause(retryLater(agent)))
 
   const behaviour: Behaviour = {

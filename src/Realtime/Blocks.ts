@@ -60,15 +60,9 @@ export class Blocks extends Effect.Service<Blocks>()("Realtime/Blocks", {
         return block
       },
       /** A committed block is still waiting, so something before it must come from the table. */
-      pendingCommitted: (): boolean => {
-        for (const block of byLo.values()) if (block.committed === true) return true
-        return false
-      },
+      pendingCommitted: (): boolean => Array.from(byLo.values()).some((block) => block.committed === true),
       /** A block whose notice came is still to arrive (a gap before a held block may be it: wait for it). */
-      arriving: (): boolean => {
-        for (const noticed of sending.values()) if (noticed) return true
-        return false
-      },
+      arriving: (): boolean => Array.from(sending.values()).includes(true),
       /** True once after a block whose notice came was abandoned: the table must be read. */
       takeLost: (): boolean => {
         const was = lost

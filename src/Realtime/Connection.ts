@@ -41,10 +41,8 @@ export class Connection {
   /** From the dispatcher: send now if live, hold if replaying. */
   push(row: EventRow): void {
     if (this.closed || row.cursor <= this.lastSent) return
-    if (this.held !== undefined) return this.hold(row)
-    if (this.tooSlow()) return
-    this.ws.send(eventFrame(row))
-    this.lastSent = row.cursor
+    if (this.held !== undefined) this.hold(row)
+    else if (!this.tooSlow()) this.replay(row)
   }
 
   /** From the dispatcher, the `i`th event of a block from memory, as `push`: its frame built only if it is sent. */

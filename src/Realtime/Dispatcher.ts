@@ -71,7 +71,7 @@ export const DispatcherLive = Layer.scopedDiscard(
     yield* Effect.forkScoped(supervisor.supervise(
       "dispatcher",
       "events",
-      Effect.zipRight(pumpOrWarn, Effect.forever(Effect.zipRight(Queue.take(signals), pumpOrWarn)))
+      Effect.forever(Effect.zipRight(pumpOrWarn, Queue.take(signals)))
     ))
   })
 ).pipe(Layer.provide(EventsRepo.Default))

@@ -112,7 +112,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
         const attached = Effect.map(hub.attach(c, principal.userType), (position) => {
           const now = clock.unsafeCurrentTimeMillis()
           // closed while attaching: the close handler may have run before the actor knew it
-          if (s.closed) return void hub.detachNow(c, now)
+          if (s.closed) return void hub.detach(c, now)
           c.lastSent = s.after ?? position
           // presence is seen to below (touch): the heartbeat need not wake AgentHub for it again
           heartbeat.seenAt(c.userId, now)
@@ -217,7 +217,7 @@ export class EventSocket extends Effect.Service<EventSocket>()("Realtime/EventSo
       clearTimeout(s.authTimer)
       if (s.conn !== undefined) {
         s.conn.closed = true
-        runFork(hub.detach(s.conn))
+        hub.detach(s.conn, clock.unsafeCurrentTimeMillis())
       }
     }
 

@@ -1,7 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import type { Ids } from "@shoal/domain"
 import { Effect } from "effect"
-import { fillTemplate, inlineCached, type LiteralTemplate, literalTemplate, sqlArray } from "../Database/SqlArrays.js"
+import { inlineCached, sqlArray } from "../Database/SqlArrays.js"
 import { type BlockRows, type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
 
 /**
@@ -36,11 +35,7 @@ export const blockHead = (r: ReadonlyArray<BlockHead>) => ({
 })
 
 /** A fan-out's rows: many recipients, one type and JSON text. */
-interface FanoutRows {
-  readonly recipients: ReadonlyArray<Ids.UserId>
-  readonly type: string
-  readonly data: string
-}
+type FanoutRows = BlockRows & { readonly types: string; readonly datas: string }
 
 export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRepo", {
   effect: Effect.gen(function*() {
@@ -82,7 +77,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      * only if the transaction commits. It takes no lock: on a server it runs after LOCK_ORDER (see `blockScript`).
      * Ids are the cursor in hex plus a random salt per emit: unique, and cheap to compute here and in memory.
      */
-    const insertBlock = (rows: BlockRows, salt: string, now: Date, n = rows.recipients.length) => {
+    const insertBlock = (rows: BlockRows, salt: string, now: Date) => {
       const input = typeof rows.types === "string" && typeof rows.datas === "string"
         // one shared payload: parsed once, not once per recipient
         ? sql`SELECT lo + x.n - 1 AS c, x.r, k.t, k.d
@@ -92,7 +87,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
             FROM block, unnest(${sqlArray(rows.recipients)}::uuid[], ${rows.types as Array<string>}::text[],
               ${rows.datas as Array<string>}::text[]) WITH ORDINALITY AS x(r, t, d, n)`
       return sql<BlockHead>`
-        ${reserve(n)},
+        ${reserve(rows.recipients.length)},
         input AS (${input}),
         inserted AS (
           INSERT INTO events (cursor, id, recipient_id, type, data)
@@ -105,31 +100,9 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         FROM block`
     }
 
-    /**
-     * `insertBlock` as SQL text with its values written in as literals (sqlLiteral), for a server's COMMIT script
-     * after LOCK_ORDER; the same rows. Its text depends only on whether the rows share one payload, so it is compiled
-     * once per shape with a marker in each argument's place; a call only puts its values' literals between the pieces
-     * (no fragments built, compiled and searched for `$n` per call).
-     */
-    const shapes: Array<LiteralTemplate> = []
-    const blockScript = (rows: BlockRows, salt: string, now: Date) => {
-      const shared = typeof rows.types === "string" && typeof rows.datas === "string"
-      const shape = shapes[shared ? 0 : 1] ??= compileShape(shared)
-      const args = [rows.types, rows.datas, rows.recipients, salt, now.toISOString(), rows.recipients.length]
-      return fillTemplate(shape, args)
-    }
-    const compileShape = (shared: boolean) => {
-      // one distinct marker per argument, in blockScript's order, found again among the compiled parameters
-      const markers = shared
-        ? ["\u0001t", "\u0001d", ["\u0001r"], "\u0001s", "\u0001n", -0.5]
-        : [["\u0001t"], ["\u0001d"], ["\u0001r"], "\u0001s", "\u0001n", -0.5]
-      const rows = { types: markers[0], datas: markers[1], recipients: markers[2] } as unknown as BlockRows
-      const now = { toISOString: () => markers[4] } as Date
-      return literalTemplate(
-        insertBlock(rows, markers[3] as string, now, markers[5] as number).compile(),
-        markers
-      )
-    }
+    /** `insertBlock` as SQL text with its values written in, for a server's COMMIT script after LOCK_ORDER. */
+    const blockScript = (rows: BlockRows, salt: string, now: Date) =>
+      inlineCached(...insertBlock(rows, salt, now).compile())
 
     /**
      * The events after `cursor`, in order: every recipient's (what the dispatcher fans out), or one recipient's
@@ -181,7 +154,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
         ${reserve(rows.recipients.length)},
         inserted AS (
           INSERT INTO event_fanouts (lo, hi, salt, type, data, recipients, due_at)
-          SELECT lo, hi, ${salt}, ${rows.type}, ${rows.data}::json, ${rows.recipients.join(",")},
+          SELECT lo, hi, ${salt}, ${rows.types}, ${rows.datas}::json, ${rows.recipients.join(",")},
             ${now.toISOString()}::timestamptz
           FROM block, reserved
         )

@@ -29,7 +29,7 @@ export const ExpanderLive = Layer.scopedDiscard(
     yield* Effect.forkScoped(supervisor.supervise(
       "events",
       "expander",
-      Effect.zipRight(drain, Effect.forever(Effect.zipRight(signals.take, drain)))
+      Effect.forever(Effect.zipRight(drain, signals.take))
     ))
   })
 ).pipe(Layer.provide(EventsRepo.Default))

@@ -7,19 +7,12 @@ const MID = Buffer.from(`,"event":{"id":"evt_`, "latin1")
 /** FIN + text opcode; a server's frames are not masked */
 const FIN_TEXT = 0x81
 
-/** One event of a block as its row, and as the complete WebSocket frame (header and payload) that carries it. */
-export interface BlockFrames {
-  readonly lo: number
-  readonly row: (i: number) => EventRow
-  readonly frame: (i: number) => Buffer
-}
-
 /**
- * A block's events as WebSocket frames, byte for byte what `ws.send(eventFrame(row))` writes, built from the parts
- * they share: a 10,000-recipient fan-out encodes its tail once and copies it (bench/README.md, fanout). No row
- * object is made unless a socket holds the event back (a replay in progress).
+ * A block's events by index: as rows, and as complete WebSocket frames (header and payload), byte for byte what
+ * `ws.send(eventFrame(row))` writes, built from the parts they share: a 10,000-recipient fan-out encodes its tail
+ * once and copies it (bench/README.md, fanout). No row object is made unless a socket holds the event back.
  */
-export const blockFrames = (b: Block): BlockFrames => {
+export const blockFrames = (b: Block) => {
   const shared = typeof b.types === "string" && typeof b.datas === "string"
   const typeOf = (i: number) => typeof b.types === "string" ? b.types : b.types[i]!
   const dataOf = (i: number) => typeof b.datas === "string" ? b.datas : b.datas[i]!
@@ -28,7 +21,7 @@ export const blockFrames = (b: Block): BlockFrames => {
   let sharedTail: Buffer | undefined
   return {
     lo: b.lo,
-    row: (i) => ({
+    row: (i: number): EventRow => ({
       cursor: b.lo + i,
       id: eventId(b.lo + i, b.salt),
       recipientId: b.recipients[i]!,
@@ -36,7 +29,7 @@ export const blockFrames = (b: Block): BlockFrames => {
       createdAt: b.createdAt,
       data: dataOf(i)
     }),
-    frame: (i) => {
+    frame: (i: number): Buffer => {
       const tail = shared ? (sharedTail ??= tailOf(0)) : tailOf(i)
       const cursor = b.lo + i
       const decimal = String(cursor)
@@ -61,3 +54,5 @@ export const blockFrames = (b: Block): BlockFrames => {
     }
   }
 }
+
+export type BlockFrames = ReturnType<typeof blockFrames>

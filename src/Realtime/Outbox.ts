@@ -30,19 +30,11 @@ const newSalt = () => {
 }
 
 /** Several emits' rows as one block's, each row with its own type and data. */
-const concat = (emits: ReadonlyArray<BlockRows>): BlockRows => {
-  const recipients: Array<Ids.UserId> = []
-  const types: Array<string> = []
-  const datas: Array<string> = []
-  for (const rows of emits) {
-    rows.recipients.forEach((r, i) => {
-      recipients.push(r)
-      types.push(typeof rows.types === "string" ? rows.types : rows.types[i]!)
-      datas.push(typeof rows.datas === "string" ? rows.datas : rows.datas[i]!)
-    })
-  }
-  return { recipients, types, datas }
-}
+const concat = (emits: ReadonlyArray<BlockRows>): BlockRows => ({
+  recipients: emits.flatMap((rows) => rows.recipients),
+  types: emits.flatMap(({ recipients, types }) => typeof types === "string" ? recipients.map(() => types) : types),
+  datas: emits.flatMap(({ datas, recipients }) => typeof datas === "string" ? recipients.map(() => datas) : datas)
+})
 
 // set by Outbox.gathered for its body: where emits at the transaction's top level leave their blocks
 const heldBlocks = FiberRef.unsafeMake<Array<BlockRows> | undefined>(undefined)
@@ -95,7 +87,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
           server.atCommit({
             prelude: LOCK_ORDER,
             text: fanout
-              ? repo.fanoutScript({ recipients, type: types, data: datas }, salt, now)
+              ? repo.fanoutScript({ recipients, types, datas }, salt, now)
               : repo.blockScript(rows, salt, now),
             // its commit notice may come before the answer: Blocks then knows the salt as this node's
             sending: () => blocks.sending(salt),
@@ -105,7 +97,7 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
           return
         }
         const stored = fanout
-          ? repo.insertFanout({ recipients, type: types, data: datas }, salt, now)
+          ? repo.insertFanout({ recipients, types, datas }, salt, now)
           : repo.insertBlock(rows, salt, now)
         yield* Effect.orDie(Effect.map(stored, (result) => added(blockHead(result))))
       })

@@ -9,7 +9,6 @@ export type OfflineResult =
   | { readonly _tag: "Offline" }
   | { readonly _tag: "StillActive"; readonly lastSeen: number }
 
-class Connected extends Request.TaggedClass("Presence/Connected")<void, never, { readonly id: Ids.UserId }> {}
 class Offline extends Request.TaggedClass("Presence/Offline")<OfflineResult, never, { readonly id: Ids.UserId }> {}
 
 /**
@@ -27,7 +26,7 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     const window = Duration.toMillis(
       yield* Config.duration("PRESENCE_WINDOW").pipe(Config.withDefault(Duration.minutes(90)))
     )
-    // a connect storm's presence writes gathered into a few transactions (`batched`): announced this much later;
+    // a connect storm's presence writes gathered into a few transactions (Announcer): announced this much later;
     // while a storm goes on, up to the longer wait (Announcer)
     const linger = yield* Config.duration("PRESENCE_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(50)))
     const maxLinger = yield* Config.duration("PRESENCE_BATCH_MAX_LINGER").pipe(
@@ -59,34 +58,8 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
         Effect.orDie
       )
 
-    // one presence transaction at a time: two batches over the same agents never wait on each other's rows
-    const serial = yield* Effect.makeSemaphore(1)
-    /**
-     * Requests arriving within `linger` of the first, at most 500, run as one batch: `run` answers each id in order
-     * (on the event loop's time: under a test clock a presence write must not wait for the test to step it).
-     */
-    const batched = <A extends Connected | Offline>(
-      run: (ids: ReadonlyArray<Ids.UserId>) => Effect.Effect<ReadonlyArray<Request.Request.Success<A>>>
-    ) =>
-      Resolvers.dataLoader(
-        RequestResolver.makeBatched((requests: ReadonlyArray<A>) =>
-          serial.withPermits(1)(run(requests.map((r) => r.id))).pipe(
-            Effect.flatMap((results) =>
-              Effect.forEach(requests, (r, i) => Request.succeed(r, results[i]!), { discard: true })
-            ),
-            Effect.catchAllCause((cause) =>
-              Effect.forEach(requests, (r) => Request.failCause(r, cause), { discard: true })
-            )
-          )
-        ),
-        { window: linger, maxBatchSize: 500 }
-      ).pipe(Effect.withClock(Clock.make()))
-
-    const connectedResolver = yield* batched<Connected>((ids) =>
-      Effect.as(markConnected(ids), ids.map(() => undefined))
-    )
-
-    const offlineResolver = yield* batched<Offline>((ids) =>
+    /** Turns offline those of `ids` with no newer heartbeat, storing `presence.changed`; the rest's state, in order. */
+    const markOffline = (ids: ReadonlyArray<Ids.UserId>) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const flipped = yield* repo.markOffline({ ids: [...new Set(ids)], at: now, cutoff: now - window })
@@ -102,7 +75,26 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
             : { _tag: "Offline" }
         })
       }).pipe(sql.withTransaction, Effect.orDie)
-    )
+
+    // one offline transaction at a time: two batches over the same agents never wait on each other's rows
+    const serial = yield* Effect.makeSemaphore(1)
+    /**
+     * Offline requests arriving within `linger` of the first, at most 500, run as one batch, answered in order (on
+     * the event loop's time: under a test clock a presence write must not wait for the test to step it).
+     */
+    const offlineResolver = yield* Resolvers.dataLoader(
+      RequestResolver.makeBatched((requests: ReadonlyArray<Offline>) =>
+        serial.withPermits(1)(markOffline(requests.map((r) => r.id))).pipe(
+          Effect.flatMap((results) =>
+            Effect.forEach(requests, (r, i) => Request.succeed(r, results[i]!), { discard: true })
+          ),
+          Effect.catchAllCause((cause) =>
+            Effect.forEach(requests, (r) => Request.failCause(r, cause), { discard: true })
+          )
+        )
+      ),
+      { window: linger, maxBatchSize: 500 }
+    ).pipe(Effect.withClock(Clock.make()))
 
     // a week: older rows were left by a node stopped long ago (or by a test clock); the agent's next call settles them
     const resumable = Effect.flatMap(
@@ -113,8 +105,7 @@ export class Presence extends Effect.Service<Presence>()("Realtime/Presence", {
     return {
       window,
       isAgent,
-      connected: (userId: Ids.UserId) => Effect.request(new Connected({ id: userId }), connectedResolver),
-      /** many agents at once (at most a few hundred: one statement), for a caller that gathers its own batch */
+      /** at most a few hundred agents at once (one statement); the Announcer gathers a connect storm's batches */
       connectedAll: markConnected,
       linger,
       maxLinger,
