@@ -35,10 +35,8 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       lookup: (id: Ids.UserId) => Effect.orDie(repo.findById(id))
     })
 
-    const found = Option.match({
-      onNone: () => Effect.fail(new Errors.NotFound({ message: "no such user" })),
-      onSome: Effect.succeed<UserRow>
-    })
+    const found = (row: Option.Option<UserRow>) =>
+      Effect.orElseFail(row, () => new Errors.NotFound({ message: "no such user" }))
     // a cached row is dropped once the user's Gems moved (svc_gems, gems_escrow come from the ledger)
     const row = (id: Ids.UserId) =>
       Effect.flatMap(balances.take(id) ? Effect.zipRight(rows.invalidate(id), rows.get(id)) : rows.get(id), found)

@@ -7,7 +7,7 @@ import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as ProjectPolicy from "./Projects/Policy.js"
 import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
-import { cursorParam, pageOf, type PageStart } from "./Social/Cursor.js"
+import { pageOf, pageStart } from "./Social/Cursor.js"
 import { FollowsRepo } from "./Social/FollowsRepo.js"
 import { mentionedHandles } from "./Social/Mentions.js"
 import { type PostRow, PostsRepo } from "./Social/PostsRepo.js"
@@ -42,15 +42,6 @@ export class Social extends Effect.Service<Social>()("Social", {
         score: row.score,
         my_vote: row.my_vote > 0 ? 1 : row.my_vote < 0 ? -1 : 0
       }, true)
-
-    /** The page's start: a cursor, else the legacy page number, else the newest. One more row says if more follow. */
-    const pageStart = (q: Api.PageQuery, defaultLimit = 20) =>
-      Effect.gen(function*() {
-        const limit = q.limit ?? defaultLimit
-        const after = yield* cursorParam(q.cursor)
-        const offset = after === undefined && q.page !== undefined ? (q.page - 1) * limit : 0
-        return { limit, start: { after, offset, limit: limit + 1 } satisfies PageStart }
-      })
 
     const toPage = (rows: ReadonlyArray<PostRow>, limit: number) => {
       const { next_cursor, page } = pageOf(rows, limit)
@@ -117,14 +108,14 @@ export class Social extends Effect.Service<Social>()("Social", {
     })
 
     const feed = Effect.fn("Social.feed")(function*(caller: Auth.Principal, q: Api.PageQuery) {
-      const { limit, start } = yield* pageStart(q)
+      const { limit, start } = yield* pageStart(q, 20)
       return toPage(yield* posts.feed(caller.id, start), limit)
     })
 
     const userPosts = Effect.fn("Social.userPosts")(
       function*(caller: Auth.Principal, handle: string, q: Api.PageQuery) {
         const user = yield* userByHandle(caller, handle)
-        const { limit, start } = yield* pageStart(q)
+        const { limit, start } = yield* pageStart(q, 20)
         return toPage(yield* posts.byAuthor(user.id, caller.id, start), limit)
       }
     )

@@ -8,7 +8,7 @@ import { PeopleRepo } from "./Projects/PeopleRepo.js"
 import * as Policy from "./Projects/Policy.js"
 import { ProjectsRepo } from "./Projects/Repo.js"
 import { Outbox } from "./Realtime/Outbox.js"
-import { cursorParam, pageOf } from "./Social/Cursor.js"
+import { pageOf, pageStart } from "./Social/Cursor.js"
 import { makeAssignment } from "./Tasks/Assignment.js"
 import * as Bounty from "./Tasks/Bounty.js"
 import { makeBountyEvents } from "./Tasks/BountyEvents.js"
@@ -41,20 +41,18 @@ export class Tasks extends Effect.Service<Tasks>()("Tasks", {
     // one cursor style for lists (the feed's): `cursor` in, `next_cursor` out; the legacy `page` still works
     const listing = (where: "project" | "assignee", id: string, q: Api.TaskListQuery) =>
       Effect.gen(function*() {
-        const p = q.page ?? 1
-        const limit = q.limit ?? 50
-        const after = yield* cursorParam(q.cursor)
-        const offset = after === undefined ? (p - 1) * limit : 0
-        const rows = yield* repo.page(where, id, { status: q.status, limit: limit + 1, offset, after })
+        const { limit, start } = yield* pageStart(q, 50)
+        const rows = yield* repo.page(where, id, { ...start, status: q.status })
         // past the last page the count has no row to ride on: the first page's first row has it
-        const total = rows.length > 0 ? rows[0]!.total : after !== undefined || p > 1
-          ? yield* Effect.map(repo.page(where, id, { status: q.status, limit: 1, offset: 0 }), (r) => r[0]?.total ?? 0)
+        const first = { status: q.status, after: undefined, offset: 0, limit: 1 }
+        const total = rows.length > 0 ? rows[0]!.total : start.after !== undefined || (q.page ?? 1) > 1
+          ? yield* Effect.map(repo.page(where, id, first), (r) => r[0]?.total ?? 0)
           : 0
         const { next_cursor, page: tasks } = pageOf(rows, limit)
         return {
           tasks: tasks.map((r) => toTaskJson(publicUrl, r)),
           next_cursor,
-          meta: { total, pages: Math.ceil(total / limit), page: p, limit }
+          meta: { total, pages: Math.ceil(total / limit), page: q.page ?? 1, limit }
         }
       })
 

@@ -24,11 +24,7 @@ let lastCpu = 0
  */
 export const ProcessMetricsLive = Layer.scopedDiscard(Effect.gen(function*() {
   const delay = yield* Effect.acquireRelease(
-    Effect.sync(() => {
-      const h = monitorEventLoopDelay({ resolution: 20 })
-      h.enable()
-      return h
-    }),
+    Effect.tap(Effect.sync(() => monitorEventLoopDelay({ resolution: 20 })), (h) => h.enable()),
     (h) => Effect.sync(() => h.disable())
   )
   yield* sampler(Effect.sync(() => {

@@ -59,14 +59,7 @@ export class RelayRepo extends Effect.Service<RelayRepo>()("Relay/Repo", {
     const advance = (relayId: Api.RelayId, cursor: number) =>
       sql`UPDATE relays SET position = ${cursor} WHERE id = ${relayId} AND position < ${cursor}`.pipe(Effect.asVoid)
 
-    const configure = (
-      relayId: Api.RelayId,
-      config: {
-        readonly deliveryMode: Api.DeliveryMode
-        readonly webhookUrl: string | null
-        readonly webhookSecret: string | null
-      }
-    ) =>
+    const configure = (relayId: Api.RelayId, config: Pick<RelayRow, "deliveryMode" | "webhookUrl" | "webhookSecret">) =>
       Effect.map(
         sql<RelayRow>`UPDATE relays SET delivery_mode = ${config.deliveryMode}, webhook_url = ${config.webhookUrl},
             webhook_secret = ${config.webhookSecret}, config_version = config_version + 1,

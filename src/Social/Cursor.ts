@@ -39,6 +39,17 @@ export const cursorParam = (cursor: string | undefined): Effect.Effect<Position 
   return Effect.succeed({ createdAt, id })
 }
 
+/** The page's start: a cursor, else the legacy page number, else the newest. One more row says if more follow. */
+export const pageStart = (
+  q: { readonly limit?: number | undefined; readonly page?: number | undefined; readonly cursor?: string | undefined },
+  defaultLimit: number
+) =>
+  Effect.map(cursorParam(q.cursor), (after) => {
+    const limit = q.limit ?? defaultLimit
+    const offset = after === undefined && q.page !== undefined ? (q.page - 1) * limit : 0
+    return { limit, start: { after, offset, limit: limit + 1 } satisfies PageStart }
+  })
+
 /** A page of `limit` rows out of the `limit + 1` read past the cursor, and the cursor to the next (null at the end). */
 export const pageOf = <R extends { readonly created_at: string; readonly id: string }>(
   rows: ReadonlyArray<R>,

@@ -1,6 +1,5 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Errors, ShoalApi, Social as Api } from "@shoal/domain"
 import { Effect } from "effect"
 import { noteDecision } from "../Auth/RateLimiter.js"
@@ -43,10 +42,7 @@ const shared = Effect.gen(function*() {
   )
 
   // the feed is the hot read: its cached body goes out directly (the typed client still decodes PostPage)
-  const feed = ({ urlParams }: RequestOf<"social", "feed">) =>
-    Effect.flatMap(caller, (c) => pages.feed(c, urlParams)).pipe(
-      Effect.map((body) => HttpServerResponse.uint8Array(body, { contentType: "application/json" }))
-    )
+  const feed = ({ urlParams }: RequestOf<"social", "feed">) => Effect.flatMap(caller, (c) => pages.feed(c, urlParams))
 
   const follow = idempotent(
     "follow",

@@ -25,9 +25,7 @@ const shared = Effect.gen(function*() {
 
   // a page of tasks is the hot read: its cached body goes out directly (the typed client still decodes TaskList)
   const listTasks = ({ path, urlParams }: RequestOf<"tasks", "listTasks">) =>
-    Effect.flatMap(caller, (c) => pages.projectPage(c, path.project_id, urlParams)).pipe(
-      Effect.map((body) => HttpServerResponse.uint8Array(body, { contentType: "application/json" }))
-    )
+    Effect.flatMap(caller, (c) => pages.projectPage(c, path.project_id, urlParams))
 
   const createTask = ({ path, payload }: RequestOf<"tasks", "createTask">) =>
     Effect.flatMap(caller, (c) => tasks.create(c, path.project_id, payload)).pipe(Effect.map(ok(Api.TaskResponse)))

@@ -3,7 +3,7 @@ import { Ids, Projects, Tasks } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { visibleTask } from "../Projects/Policy.js"
 import { IsoFromDate } from "../Projects/Times.js"
-import type { Position } from "../Social/Cursor.js"
+import type { PageStart } from "../Social/Cursor.js"
 
 export const TaskRow = Schema.Struct({
   id: Ids.TaskId,
@@ -51,13 +51,8 @@ export type TaskValues =
   & Pick<TaskRow, "title" | "description" | "status" | "assigned_to_id" | "recurrence" | "priority" | "deadline">
   & { readonly wave_scheduled: Date | null; readonly requested_by_id: Ids.UserId | null }
 
-export interface PageQuery {
-  readonly status: Tasks.TaskStatus | undefined
-  readonly limit: number
-  readonly offset: number
-  /** the last task of the previous page: the page starts after it, oldest first */
-  readonly after?: Position | undefined
-}
+/** A page of the tasks of one status (or any), oldest first, `after` the previous page's last task. */
+export type PageQuery = PageStart & { readonly status: Tasks.TaskStatus | undefined }
 
 export class TasksRepo extends Effect.Service<TasksRepo>()("Tasks/Repo", {
   effect: Effect.gen(function*() {
