@@ -1,6 +1,6 @@
 import type { Auth, Ids, Tasks as Api } from "@shoal/domain"
 import { Effect } from "effect"
-import { bodyCache } from "../Social/FeedPages.js"
+import { bodyCache } from "../Cache/ReadCache.js"
 import { Tasks } from "../Tasks.js"
 
 /**
