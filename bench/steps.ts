@@ -1,5 +1,6 @@
 // Fiber steps of one warm request, by op and by code (a tool for issue 42, not part of `all`):
-// `npx tsx bench/steps.ts [path]` (default /api/agent/me; STEPS_ALL=1 lists every step in order). Runs the agent API
+// `npx tsx bench/steps.ts [path]` (default /api/agent/me; STEPS_METHOD=POST for a bodiless POST; STEPS_ALL=1 lists every
+// step in order). Runs the agent API
 // in-process on an embedded database, signs up one agent, warms, then traces each run-loop step of one request with
 // an op-supervising Supervisor. bench/steps-hello.ts does the same for the hello-world HttpApi.
 import { NodeRuntime } from "@effect/platform-node"
@@ -62,7 +63,7 @@ export class Tracer extends Supervisor.AbstractSupervisor<void> {
 
 export const report = (sup: Tracer, url: string, headers: Record<string, string>) =>
   Effect.gen(function*() {
-    const get = () => fetch(url, { headers }).then((r) => r.text())
+    const get = () => fetch(url, { headers, method: process.env.STEPS_METHOD ?? "GET" }).then((r) => r.text())
     for (let i = 0; i < 200; i++) yield* Effect.promise(get)
     sup.on = true
     const body = yield* Effect.promise(get)

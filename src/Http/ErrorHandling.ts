@@ -111,7 +111,10 @@ export const guarded = (app: HttpApp.Default, request: HttpServerRequest.HttpSer
   const asJson = type !== undefined && !type.toLowerCase().includes("application/json")
   // no Content-Length and no Transfer-Encoding (or a zero length) means no body (RFC 9112 6.3): the hottest POSTs
   // (heartbeats) come that way, and reading an empty Stream costs as much as the rest; "" passes every check below
-  if (!declared) return Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, "", asJson))
+  if (!declared) {
+    withBody(request, "", asJson)
+    return app
+  }
   // a failed read (the client went away) is a RequestError: the envelope maps it
   return Effect.flatMap(Effect.orDie(readBody(request, MAX_BODY_BYTES, DRAIN_BYTES)), (body) => {
     if (body._tag === "TooLarge") return Effect.succeed(tooLarge())
@@ -124,6 +127,7 @@ export const guarded = (app: HttpApp.Default, request: HttpServerRequest.HttpSer
     if (inBody.length > 0) return Effect.succeed(nulResponse(inBody))
     const surrogates = surrogateFieldsInJson(body.text)
     if (surrogates.length > 0) return Effect.succeed(nulResponse(surrogates))
-    return Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.text, asJson))
+    withBody(request, body.text, asJson)
+    return app
   })
 }
