@@ -1,8 +1,8 @@
-import { Clock, Config, Duration, Effect, Layer } from "effect"
+import { Clock, Duration, Effect, Layer } from "effect"
 import { EventsChannel } from "../Realtime/EventsRepo.js"
 import { Notifier } from "../Realtime/Notifier.js"
 import { WebhookSender } from "../Realtime/Webhooks/Sender.js"
-import { RETRY_DELAYS } from "../Realtime/Webhooks/Worker.js"
+import { RETRY_DELAYS, webhookWorker } from "../Realtime/Webhooks/Worker.js"
 import { Relay } from "../Relay.js"
 import { Supervisor } from "../Supervisor.js"
 import { type PushClaim, RelayRepo } from "./Repo.js"
@@ -22,7 +22,7 @@ const IDLE_MAX_MS = 30_000
  */
 export const RelayPusherLive = Layer.scopedDiscard(
   Effect.gen(function*() {
-    if (!(yield* Config.boolean("WEBHOOK_WORKER").pipe(Config.withDefault(true)))) return
+    if (!(yield* webhookWorker)) return
     const repo = yield* RelayRepo
     const relay = yield* Relay
     const sender = yield* WebhookSender

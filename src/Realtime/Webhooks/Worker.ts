@@ -6,6 +6,7 @@ import { Supervisor } from "../../Supervisor.js"
 import { envelopeJson, fromRaw } from "../EventRow.js"
 import { WebhooksChannel } from "../EventsRepo.js"
 import { Notifier } from "../Notifier.js"
+import { retentionDays } from "../Sweeper.js"
 import { type Claimed, DeliveriesRepo } from "./DeliveriesRepo.js"
 import { WebhookSecrets } from "./Secrets.js"
 import { WebhookSender } from "./Sender.js"
@@ -24,6 +25,9 @@ export const RETRY_DELAYS: ReadonlyArray<number> = [
 // outlives an attempt (always 5 s past `WEBHOOK_TIMEOUT`) unless the node died during it: another node then takes
 // the row over within a minute (on the embedded database, the restarted process gives every lease back at start)
 const LEASE = Duration.seconds(45)
+
+/** Whether this node delivers webhooks and pushes relays (WEBHOOK_WORKER, default true). */
+export const webhookWorker = Config.boolean("WEBHOOK_WORKER").pipe(Config.withDefault(true))
 // new rows arrive with a NOTIFY (and the Notifier polls on a real server): the cap is only a safety net
 const IDLE_MAX_MS = 5 * 60_000
 
@@ -39,7 +43,7 @@ const sleepUntil = (at: number) => Effect.flatMap(Clock.currentTimeMillis, (now)
 export const WebhookWorkerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     // a node may serve sockets and the API only; another node (or a later start) delivers
-    if (!(yield* Config.boolean("WEBHOOK_WORKER").pipe(Config.withDefault(true)))) return
+    if (!(yield* webhookWorker)) return
     const sql = yield* SqlClient.SqlClient
     const repo = yield* DeliveriesRepo
     const secrets = yield* WebhookSecrets
@@ -60,9 +64,7 @@ export const WebhookWorkerLive = Layer.scopedDiscard(
       // not fatal: a lease left is still taken over when it runs out
       yield* repo.releaseAll.pipe(Effect.catchAllCause((cause) => Effect.logWarning("webhook leases kept", cause)))
     }
-    const retention = Duration.toMillis(Duration.days(
-      yield* Config.integer("EVENT_RETENTION_DAYS").pipe(Config.withDefault(30))
-    ))
+    const retention = Duration.toMillis(Duration.days(yield* retentionDays))
 
     const attempt = (d: Claimed) =>
       Effect.gen(function*() {
