@@ -8,6 +8,7 @@ import { Auth } from "@shoal/domain"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { apiErrorResponse, errorResponse } from "../Http/ErrorEnvelope.js"
+import { withBody } from "../Http/RequestChecks.js"
 import { answerSingle, answerToolCall, makeBatch, type ToolCall } from "./Batch.js"
 import { McpCallers } from "./Callers.js"
 import { parseError } from "./JsonRpc.js"
@@ -74,16 +75,13 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
                   callers.open(token, principal)
                   return token
                 }),
-                (token) =>
-                  Effect.scoped(Effect.provideService(
-                    httpApp,
-                    HttpServerRequest.HttpServerRequest,
-                    // not `modify`: that re-reads a body the request checks already read (and cached on this object)
-                    Object.create(request, {
-                      headers: { value: Headers.set(request.headers, SESSION_HEADER, token) },
-                      text: { value: Effect.succeed(message) }
-                    }) as HttpServerRequest.HttpServerRequest
-                  )),
+                (token) => {
+                  // a request of the platform's own class (`modify`), answering this message as its body: one shape
+                  // for every copy, as the body checks keep it (bench/README.md, "One shape per object")
+                  const forMessage = request.modify({ headers: Headers.set(request.headers, SESSION_HEADER, token) })
+                  withBody(forMessage, message, false)
+                  return Effect.scoped(Effect.provideService(httpApp, HttpServerRequest.HttpServerRequest, forMessage))
+                },
                 (token) => Effect.sync(() => callers.close(token))
               ).pipe(Effect.map((response) => {
                 const body = response.body._tag === "Uint8Array" ? decoder.decode(response.body.body) : ""
