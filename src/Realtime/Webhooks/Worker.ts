@@ -28,6 +28,7 @@ const LEASE = Duration.seconds(45)
 
 /** Whether this node delivers webhooks and pushes relays (WEBHOOK_WORKER, default true). */
 export const webhookWorker = Config.boolean("WEBHOOK_WORKER").pipe(Config.withDefault(true))
+
 // new rows arrive with a NOTIFY (and the Notifier polls on a real server): the cap is only a safety net
 const IDLE_MAX_MS = 5 * 60_000
 
