@@ -3,6 +3,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Errors } from "@shoal/domain"
 import { Clock, Context, Effect, Layer, Option } from "effect"
+import { admitted } from "./Auth/Caller.js"
 import { Heartbeat } from "./Auth/Heartbeat.js"
 import { KeyCache } from "./Auth/KeyCache.js"
 import { hashKey, presentedKey } from "./Auth/Keys.js"
@@ -150,8 +151,10 @@ export const AuthenticationLive = Layer.effect(
           return unauthorized(unknownKeyMessage)
         case "Allowed":
           noteDecision(request, checked.decision)
+          admitted(request, checked.principal)
           return Effect.succeed(checked.principal)
         case "Limited":
+          admitted(request, checked.principal)
           return Effect.as(enforceOn(request, checked.decision, "requests per minute"), checked.principal)
       }
     }

@@ -6,6 +6,7 @@ import { Accounts as Api, Auth, Errors, ShoalApi } from "@shoal/domain"
 import { Config, Effect } from "effect"
 import { Accounts } from "../Accounts.js"
 import { presentedKey } from "../Auth.js"
+import { currentUser } from "../Auth/Caller.js"
 import { clientAddress, limitKey } from "../Auth/ClientAddress.js"
 import { enforce, RateLimiter } from "../Auth/RateLimiter.js"
 import { ConsoleSessions } from "../Auth/Sessions.js"
@@ -47,7 +48,7 @@ export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (hand
 
     // from a key presented in a header only: a session's cookie does not beget sessions (they would outlive its end)
     const createSession = Effect.gen(function*() {
-      const caller = yield* Auth.CurrentUser
+      const caller = yield* currentUser
       const request = yield* HttpServerRequest.HttpServerRequest
       if (presentedKey(request.headers) === undefined || caller.keyHash === "") {
         return yield* new Errors.Unauthorized({
@@ -68,30 +69,29 @@ export const AccountsHttpLive = HttpApiBuilder.group(ShoalApi, "accounts", (hand
         "createAgent",
         idempotent("createAgent", Api.AgentCreated, ({ payload }) =>
           Effect.gen(function*() {
-            const owner = yield* Auth.CurrentUser
+            const owner = yield* currentUser
             const { apiKey, id } = yield* accounts.createAgent(owner, payload)
             const agent = yield* profiles.freshProfile(id)
             return new Api.AgentCreated({ status: "success", agent, api_key: apiKey })
           }), { redact: (created) => created.redacted() })
       )
       .handle("rotateAgentKey", ({ path }) =>
-        Effect.flatMap(Auth.CurrentUser, (owner) => accounts.rotateAgentKey(owner, path.handle)))
+        Effect.flatMap(currentUser, (owner) => accounts.rotateAgentKey(owner, path.handle)))
       .handle("agentKeys", ({ path }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
-          accounts.listKeys(caller, path.handle)))
+        Effect.flatMap(currentUser, (caller) => accounts.listKeys(caller, path.handle)))
       .handle("renameAgentKey", ({ path, payload }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
+        Effect.flatMap(currentUser, (caller) =>
           accounts.renameKey(caller, path.handle, path.key_id, payload.name)))
       .handle("keys", () =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
+        Effect.flatMap(currentUser, (caller) =>
           accounts.listKeys(caller)))
       .handle("renameKey", ({ path, payload }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
+        Effect.flatMap(currentUser, (caller) =>
           accounts.renameKey(caller, undefined, path.key_id, payload.name)))
       .handle("createSession", () =>
         createSession)
       .handle("rotateKey", () =>
-        Effect.flatMap(Auth.CurrentUser, accounts.rotateKey))
+        Effect.flatMap(currentUser, accounts.rotateKey))
   })).pipe(withOnly(Accounts, Profiles, ConsoleSessions, Idempotency, Auth.Authentication))
 
 /** Signing out: the cookie's session ended and the cookie cleared, whether or not it was still live. */

@@ -1,6 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
+import { currentUser } from "../Auth/Caller.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { Wallet } from "../Wallet.js"
 import { Waves } from "../Waves.js"
@@ -14,7 +15,7 @@ export const OwnerReadsHttpLive = HttpApiBuilder.group(ShoalApi, "ownerReads", (
     const usage = yield* Usage
     const wallet = yield* Wallet
     const waves = yield* Waves
-    const agent = (handle: string) => Effect.flatMap(Auth.CurrentUser, (c) => owner.agent(c, handle))
+    const agent = (handle: string) => Effect.flatMap(currentUser, (c) => owner.agent(c, handle))
     return handlers
       .handle("agentUsage", ({ path, urlParams }) =>
         agent(path.handle).pipe(Effect.flatMap((a) => usage.summary(a, urlParams))))
@@ -25,9 +26,9 @@ export const OwnerReadsHttpLive = HttpApiBuilder.group(ShoalApi, "ownerReads", (
           waves.daySchedule(a, a.id, urlParams.date)
         )))
       .handle("agentActivity", ({ path, urlParams }) =>
-        Effect.flatMap(Auth.CurrentUser, (c) =>
+        Effect.flatMap(currentUser, (c) =>
           owner.activity(c, path.handle, urlParams)))
       .handle("inbox", ({ urlParams }) =>
-        Effect.flatMap(Auth.CurrentUser, (c) =>
+        Effect.flatMap(currentUser, (c) =>
           owner.inbox(c, urlParams)))
   })).pipe(withOnly(OwnerReads, Usage, Wallet, Waves, Auth.Authentication))

@@ -2,9 +2,10 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SqlClient } from "@effect/sql"
 import type { Ids } from "@shoal/domain"
-import { Auth, Errors } from "@shoal/domain"
+import { Errors } from "@shoal/domain"
 import { Clock, Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
+import { currentUser } from "../Auth/Caller.js"
 import { canonicalJson } from "./CanonicalJson.js"
 import { IdempotencyRepo } from "./IdempotencyRepo.js"
 
@@ -91,10 +92,10 @@ export const idempotent = <
   handler: (request: Req) => Effect.Effect<A, E, R>,
   options: { readonly redact?: (a: A) => A } = {}
 ) =>
-(request: Req): Effect.Effect<A, E | Errors.Conflict, R | Idempotency | Auth.CurrentUser> =>
+(request: Req): Effect.Effect<A, E | Errors.Conflict, R | Idempotency> =>
   Effect.gen(function*() {
     const idempotency = yield* Idempotency
-    const caller = yield* Auth.CurrentUser
+    const caller = yield* currentUser
     const { payload, path } = request as { readonly payload?: unknown; readonly path?: unknown }
     return yield* idempotency.run(
       {

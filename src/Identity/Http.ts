@@ -4,6 +4,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, IdentityApi as Api, ShoalApi } from "@shoal/domain"
 import { Effect, Layer } from "effect"
+import { currentUser } from "../Auth/Caller.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { Identity } from "../Identity.js"
 
@@ -63,11 +64,11 @@ export const DomainsHttpLive = HttpApiBuilder.group(ShoalApi, "domains", (handle
     const identity = yield* Identity
     return handlers
       .handle("listDomains", () =>
-        Effect.flatMap(Auth.CurrentUser, (caller) => identity.listDomains(caller.id)).pipe(
+        Effect.flatMap(currentUser, (caller) => identity.listDomains(caller.id)).pipe(
           Effect.map((domains) => new Api.DomainsResponse({ status: "success", domains }))
         ))
       .handle("setDomain", ({ path, payload }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
+        Effect.flatMap(currentUser, (caller) =>
           identity.setDomain(caller.id, path.tld, payload)).pipe(
             Effect.map((domain) => new Api.DomainResponse({ status: "success", domain }))
           ))

@@ -7,6 +7,7 @@ import { RpcSerialization, RpcServer } from "@effect/rpc"
 import { Auth } from "@shoal/domain"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import { currentUser } from "../Auth/Caller.js"
 import { apiErrorResponse, errorResponse } from "../Http/ErrorEnvelope.js"
 import { withBody } from "../Http/RequestChecks.js"
 import { answerSingle, answerToolCall, makeBatch, type ToolCall } from "./Batch.js"
@@ -47,7 +48,7 @@ export const McpHttpLive = Layer.unwrapScoped(Effect.gen(function*() {
       const authenticated = <E, R>(
         f: (principal: Auth.Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
       ) =>
-        authenticate.pipe(
+        Effect.zipRight(authenticate, currentUser).pipe(
           Effect.matchEffect({ onFailure: (e) => Effect.succeed(apiErrorResponse(e)), onSuccess: f })
         )
       const mcp = yield* McpServer.McpServer

@@ -1,6 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth, type Ids, ShoalApi, Social as Api } from "@shoal/domain"
 import { Effect } from "effect"
+import { currentUser } from "../Auth/Caller.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { ok } from "../Http/RequestOf.js"
@@ -11,7 +12,7 @@ export const MessagesHttpLive = HttpApiBuilder.group(ShoalApi, "messages", (hand
   Effect.gen(function*() {
     const messages = yield* Messages
     const notifications = yield* Notifications
-    const caller = Auth.CurrentUser
+    const caller = currentUser
     const marked = (marked: number) => new Api.MarkedRead({ status: "success", marked })
     const decided = (request_id: Ids.MessageId, state: "approved" | "declined") => (messages: number) =>
       ok(Api.RequestDecided)({ request_id, state, messages })

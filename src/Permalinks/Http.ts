@@ -5,6 +5,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Errors, Ids, Projects as ProjectsApi, Social as SocialApi, Tasks as TasksApi } from "@shoal/domain"
 import { Effect, Option, Schema } from "effect"
 import { presentedKey } from "../Auth.js"
+import { currentUser } from "../Auth/Caller.js"
 import { apiErrorResponse, errorResponse } from "../Http/ErrorEnvelope.js"
 import { ok } from "../Http/RequestOf.js"
 import { PublicUrl } from "../Identity/PublicUrl.js"
@@ -66,7 +67,7 @@ export const PermalinksLive = HttpApiBuilder.Router.use((router) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         const json = wantsJson(request.headers["accept"])
         const keyed = presentedKey(request.headers) !== undefined
-        const caller = json || keyed ? yield* Effect.either(authenticate) : undefined
+        const caller = json || keyed ? yield* Effect.either(Effect.zipRight(authenticate, currentUser)) : undefined
         if (caller !== undefined && caller._tag === "Left") return apiErrorResponse(caller.left)
         const principal = caller?.right ?? visitor
         if (json) {

@@ -2,6 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, Profiles as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
+import { currentUser } from "../Auth/Caller.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { ok } from "../Http/RequestOf.js"
 import { Profiles } from "../Profiles.js"
@@ -11,16 +12,16 @@ export const ProfilesHttpLive = HttpApiBuilder.group(ShoalApi, "profiles", (hand
     const profiles = yield* Profiles
     return handlers
       .handle("getProfile", () =>
-        Effect.flatMap(Auth.CurrentUser, (caller) => profiles.profile(caller.id)).pipe(
+        Effect.flatMap(currentUser, (caller) => profiles.profile(caller.id)).pipe(
           Effect.map(ok(Api.ProfileResponse))
         ))
       // the hottest read: answered with its wire form directly (the typed client still decodes it as MeResponse)
       .handle("me", () =>
-        Effect.flatMap(Auth.CurrentUser, (caller) => profiles.meJson(caller.id)).pipe(
+        Effect.flatMap(currentUser, (caller) => profiles.meJson(caller.id)).pipe(
           Effect.map((user) => HttpServerResponse.unsafeJson({ status: "success", user }))
         ))
       .handle("updateProfile", ({ payload }) =>
-        Effect.flatMap(Auth.CurrentUser, (caller) =>
+        Effect.flatMap(currentUser, (caller) =>
           profiles.update(caller, payload)).pipe(
             // its wire form directly, like /me (the typed client still decodes it as ProfileUpdated)
             Effect.map(({ profile, user }) =>

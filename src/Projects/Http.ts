@@ -1,6 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth, Projects as Api, ShoalApi } from "@shoal/domain"
 import { Effect } from "effect"
+import { currentUser } from "../Auth/Caller.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { ok } from "../Http/RequestOf.js"
@@ -9,7 +10,7 @@ import { Projects } from "../Projects.js"
 export const ProjectsHttpLive = HttpApiBuilder.group(ShoalApi, "projects", (handlers) =>
   Effect.gen(function*() {
     const projects = yield* Projects
-    const caller = Auth.CurrentUser
+    const caller = currentUser
     return handlers
       .handle("listProjects", ({ urlParams }) =>
         Effect.flatMap(caller, (c) =>

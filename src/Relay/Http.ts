@@ -3,6 +3,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Auth, Relay as Api, RelayApi, ShoalApi } from "@shoal/domain"
 import { Effect, Layer, Option } from "effect"
 import { presentedKey, unauthorized } from "../Auth.js"
+import { currentUser } from "../Auth/Caller.js"
 import { hashKey } from "../Auth/Keys.js"
 import { enforce, RateLimiter } from "../Auth/RateLimiter.js"
 import { withOnly } from "../Http/LeanContext.js"
@@ -13,10 +14,14 @@ export const RelayHttpLive = HttpApiBuilder.group(ShoalApi, "relay", (handlers) 
   Effect.gen(function*() {
     const relay = yield* Relay
     return handlers
-      .handle("relayCredentials", () =>
-        Effect.flatMap(Auth.CurrentUser, relay.get).pipe(Effect.map(ok(Api.RelayCredentials))))
-      .handle("rotateRelayCredentials", () =>
-        Effect.flatMap(Auth.CurrentUser, relay.rotate).pipe(Effect.map(ok(Api.RelayCredentials))))
+      .handle(
+        "relayCredentials",
+        () => Effect.flatMap(currentUser, relay.get).pipe(Effect.map(ok(Api.RelayCredentials)))
+      )
+      .handle(
+        "rotateRelayCredentials",
+        () => Effect.flatMap(currentUser, relay.rotate).pipe(Effect.map(ok(Api.RelayCredentials)))
+      )
   })).pipe(withOnly(Relay, Auth.Authentication))
 
 const done = new Api.RelayStatus({ status: "success" })

@@ -2,6 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Auth, Errors, ShoalApi, Social as Api } from "@shoal/domain"
 import { Effect } from "effect"
+import { currentUser } from "../Auth/Caller.js"
 import { noteDecision } from "../Auth/RateLimiter.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
@@ -29,7 +30,7 @@ const retryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 const shared = Effect.gen(function*() {
   const social = yield* Social
   const pages = yield* FeedPages
-  const caller = Auth.CurrentUser
+  const caller = currentUser
 
   const createPost = idempotent(
     "createPost",

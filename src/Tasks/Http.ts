@@ -2,6 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, type Ids, ShoalApi, Tasks as Api } from "@shoal/domain"
 import { Effect } from "effect"
+import { currentUser } from "../Auth/Caller.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { ok, type RequestOf } from "../Http/RequestOf.js"
@@ -13,7 +14,7 @@ import type { ChecklistRow } from "./NotesRepo.js"
 import { TaskPages } from "./Pages.js"
 import { commentCreated, taskCompleted, toTaskDetail } from "./Wire.js"
 
-const caller = Auth.CurrentUser
+const caller = currentUser
 const itemAnswer = (task_id: Ids.TaskId) => (item: ChecklistRow) => ok(Api.ChecklistItemResponse)({ task_id, ...item })
 
 /** The handlers both path forms share (`/api/agent/...` and the unprefixed one). */

@@ -1,6 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth, ShoalApi, Teams as Api } from "@shoal/domain"
 import { Effect } from "effect"
+import { currentUser } from "../Auth/Caller.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { Teams } from "../Teams.js"
@@ -10,7 +11,7 @@ const answer = (team: Api.Team) => new Api.TeamResponse({ status: "success", tea
 export const TeamsHttpLive = HttpApiBuilder.group(ShoalApi, "teams", (handlers) =>
   Effect.gen(function*() {
     const teams = yield* Teams
-    const caller = Auth.CurrentUser
+    const caller = currentUser
     return handlers
       .handle(
         "createTeam",

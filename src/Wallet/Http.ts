@@ -1,6 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Auth, Wallet as Api } from "@shoal/domain"
 import { Effect, type Schema } from "effect"
+import { currentUser } from "../Auth/Caller.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { Wallet } from "../Wallet.js"
@@ -14,7 +15,7 @@ export const WalletSettingsHttpLive = HttpApiBuilder.group(
     Effect.map(Wallet, (wallet) => handlers.handle("conversionRate", () => Effect.succeed(wallet.conversionRate)))
 ).pipe(withOnly(Wallet))
 
-const caller = Auth.CurrentUser
+const caller = currentUser
 
 type Op<P, A, E> = (caller: Auth.Principal, payload: P) => Effect.Effect<A, E>
 type Keyed<P> = { readonly payload: P; readonly headers: { readonly "idempotency-key"?: string | undefined } }

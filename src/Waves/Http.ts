@@ -2,6 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Auth, ShoalApi, Waves as Api } from "@shoal/domain"
 import { Effect } from "effect"
+import { currentUser } from "../Auth/Caller.js"
 import { Idempotency, idempotent } from "../Http/Idempotency.js"
 import { withOnly } from "../Http/LeanContext.js"
 import { ok, type RequestOf } from "../Http/RequestOf.js"
@@ -19,7 +20,7 @@ export const WavesHttpLive = HttpApiBuilder.group(ShoalApi, "waves", (handlers) 
   Effect.gen(function*() {
     const waves = yield* Waves
     const usage = yield* Usage
-    const caller = Auth.CurrentUser
+    const caller = currentUser
 
     const complete = ({ payload }: RequestOf<"waves", "completeWave">) =>
       Effect.flatMap(caller, (c) => waves.complete(c, payload)).pipe(Effect.map(ok(Api.WaveCompleted)))

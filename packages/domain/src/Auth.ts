@@ -1,5 +1,5 @@
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
-import { Context, Schema } from "effect"
+import { Schema } from "effect"
 import { RateLimitedWire, UnauthorizedWire } from "./Errors.js"
 import type { Handle, UserId, UserType } from "./Ids.js"
 
@@ -14,13 +14,10 @@ export interface Principal {
   readonly sessionHash?: string
 }
 
-export class CurrentUser extends Context.Tag("Shoal/CurrentUser")<CurrentUser, Principal>() {}
-
 /**
  * API key as `Authorization: Bearer <key>` or `X-API-Key: <key>`. One plain middleware reads both headers itself:
  * HttpApi's security schemes retry each scheme on any failure, which would turn a 429 into a 401.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Shoal/Authentication", {
-  failure: Schema.Union(UnauthorizedWire, RateLimitedWire),
-  provides: CurrentUser
+  failure: Schema.Union(UnauthorizedWire, RateLimitedWire)
 }) {}
