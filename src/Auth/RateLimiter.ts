@@ -3,6 +3,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Errors, type Ids } from "@shoal/domain"
 import { Clock, Config, Effect } from "effect"
 import { Supervisor } from "../Supervisor.js"
+import { requestKey } from "./Caller.js"
 
 export interface Decision {
   readonly allowed: boolean
@@ -88,15 +89,13 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Auth/RateLimiter
   })
 }) {}
 
-// the decision each request in flight was given, by its source (the Node request: the same object behind every copy
-// the router and the body checks make of the request), for the API's wrapper to put on the answer; gone with it
+// the decision each request in flight was given, by its source (requestKey), for the API's wrapper to put on the
+// answer; gone with it
 const decisions = new WeakMap<object, Decision>()
-const keyOf = (request: HttpServerRequest.HttpServerRequest): object =>
-  typeof request.source === "object" && request.source !== null ? request.source : request
 
 /** `decision`'s rate-limit headers to go on `request`'s answer, whatever it is (see `enforceOn`). */
 export const noteDecision = (request: HttpServerRequest.HttpServerRequest, decision: Decision): void => {
-  decisions.set(keyOf(request), decision)
+  decisions.set(requestKey(request), decision)
 }
 
 /** The contract's `rate_limited` for a call `decision` refused; `per` names the window in the message. */
@@ -131,7 +130,7 @@ export const withRateLimitHeaders = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse
 ): HttpServerResponse.HttpServerResponse => {
-  const decision = decisions.get(keyOf(request))
+  const decision = decisions.get(requestKey(request))
   if (decision === undefined) return response
   let limited = HttpServerResponse.setHeader(response, "ratelimit-limit", String(decision.limit))
   limited = HttpServerResponse.setHeader(limited, "ratelimit-remaining", String(decision.remaining))
