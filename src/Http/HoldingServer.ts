@@ -64,7 +64,7 @@ const capConnections = (server: Server, total: number) => {
  * Every request is answered in bounded time, whatever a route or a body parser does: past the deadline, if
  * nothing has been written yet, a JSON 503. The handler runs on; its late answer is dropped. The event socket is
  * an upgrade, not a request, so it is not timed. A timer per request showed in profiles: one timer sweeps the
- * requests in flight a few times per deadline, so a deadline is kept within a quarter of itself (at most 1 s late).
+ * requests in flight (the map returned, which the server fills) a few times per deadline (at most 1 s late).
  */
 const answerInTime = (server: Server, ms: number) => {
   const inFlight = new Map<ServerResponse, number>()
@@ -88,15 +88,7 @@ const answerInTime = (server: Server, ms: number) => {
     }
   }, Math.max(10, Math.min(1_000, ms / 4))).unref()
   server.once("close", () => clearInterval(sweep))
-  // one listener for every response (the response is `this`), not a `once` wrapper and a closure per request
-  function done(this: ServerResponse) {
-    inFlight.delete(this)
-  }
-  return (res: ServerResponse) => {
-    inFlight.set(res, Date.now() + ms)
-    // a response emits "close" once it is done, finished or not
-    res.on("close", done)
-  }
+  return inFlight
 }
 
 /** a protocol violation from a client address, for whoever keeps count */
@@ -159,11 +151,18 @@ export const createHoldingServer = (options: ServerOptions = serverDefaults, str
       socket.destroy()
     }
   })
-  const timed = options.handlerTimeoutMs > 0 ? answerInTime(server, options.handlerTimeoutMs) : undefined
+  const inFlight = options.handlerTimeoutMs > 0 ? answerInTime(server, options.handlerTimeoutMs) : undefined
+  // one "close" listener for all responses (`this`): once done, nothing holds one (nor its request and the fiber that
+  // answered it) to its socket's next request, which kept each long enough to be promoted (bench/README.md, "auth")
+  function settled(this: ServerResponse) {
+    inFlight?.delete(this)
+    if (responses.get(this.req.socket) === this) responses.delete(this.req.socket)
+  }
   // one listener for both (each listener of "request" is a call, and more than one a copy of the list, per request)
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     responses.set(req.socket, res)
-    timed?.(res)
+    inFlight?.set(res, Date.now() + options.handlerTimeoutMs)
+    res.on("close", settled)
   })
   const held: Array<[IncomingMessage, ServerResponse]> = []
   const hold = (req: IncomingMessage, res: ServerResponse) => void held.push([req, res])
