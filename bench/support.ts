@@ -24,14 +24,15 @@ export interface Proc {
 }
 
 /**
- * The V8 flags `npm start` runs the server with (its young generation and V8's thread pool change the GC's work and
- * the memory a burst leaves resident), read from package.json so that a bench that runs the server with them cannot
- * drift from it.
+ * The V8 flags `npm start` runs the server with (its young generation, pretenuring and V8's thread pool change the
+ * GC's work and the memory a burst leaves resident), read from package.json so that a bench that runs the server with
+ * them cannot drift from it.
  */
 export const npmStartFlags = (JSON.parse(Fs.readFileSync("package.json", "utf8")).scripts.start as string)
   .split(/\s+/)
   .filter((arg) =>
-    /^--(max-semi-space-size|min-semi-space-size|v8-pool-size|max-old-space-size|heap-growing-percent)=/.test(arg)
+    /^--(max-semi-space-size|min-semi-space-size|v8-pool-size|max-old-space-size|heap-growing-percent)=|^--no-allocation-site-pretenuring$/
+      .test(arg)
   )
 
 /**
