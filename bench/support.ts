@@ -25,15 +25,12 @@ export interface Proc {
 
 /**
  * The V8 flags `npm start` runs the server with (its young generation, pretenuring and V8's thread pool change the
- * GC's work and the memory a burst leaves resident), read from package.json so that a bench that runs the server with
- * them cannot drift from it.
+ * GC's work and the memory a burst leaves resident): every `--` argument of its `exec node <flags> <script>`, read from
+ * package.json so that a bench that runs the server with them cannot drift from it.
  */
 export const npmStartFlags = (JSON.parse(Fs.readFileSync("package.json", "utf8")).scripts.start as string)
   .split(/\s+/)
-  .filter((arg) =>
-    /^--(max-semi-space-size|min-semi-space-size|v8-pool-size|max-old-space-size|heap-growing-percent)=|^--no-allocation-site-pretenuring$/
-      .test(arg)
-  )
+  .filter((arg) => arg.startsWith("--"))
 
 /**
  * BENCH_NODE_ARGS="--trace-gc --max-semi-space-size=8": more node arguments for the servers under test, after the

@@ -63,7 +63,7 @@ stdenv.mkDerivation {
     shoalInstall $out
     # node itself runs the server, so systemd's signals reach it directly and it shuts down gracefully
     # with npm start's V8 flags (package.json): a 4 MB young generation, one V8 worker thread, an old generation
-    # let grow by half its live size between full collections
+    # let grow by half its live size between full collections, no pretenuring
     makeWrapper ${nodejs}/bin/node $out/bin/shoal-server \
       --add-flags "--max-semi-space-size=4 --v8-pool-size=1 --heap-growing-percent=50 --no-allocation-site-pretenuring $out/lib/shoal/dist/src/main.js"
     makeWrapper ${nodejs}/bin/node $out/bin/shoal --add-flags $out/lib/shoal/dist/src/cli.js
