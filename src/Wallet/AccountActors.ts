@@ -1,24 +1,16 @@
-import {
-  Chunk,
-  Clock,
-  Config,
-  Deferred,
-  Duration,
-  Effect,
-  type Exit,
-  FiberMap,
-  type FiberRefs,
-  Mailbox,
-  Option
-} from "effect"
+import { Chunk, Clock, Config, Deferred, Duration, Effect, FiberMap, Mailbox, Option } from "effect"
 import { Supervisor } from "../Supervisor.js"
 
-/** A movement waiting in an account's inbox: it runs the caller's effect and answers the caller. */
-type Job = Effect.Effect<void>
+/** A movement's turn: the actor opens `start`, and the movement, run by its caller, closes `done` when it ends. */
+interface Turn {
+  readonly _tag: "Turn"
+  readonly start: Deferred.Deferred<void>
+  readonly done: Deferred.Deferred<void>
+}
 
-/** A message in an account's inbox: a movement, an idle check from the janitor, or a defect (tests). */
+/** A message in an account's inbox: a movement's turn, an idle check from the janitor, or a defect (tests). */
 type Message =
-  | { readonly _tag: "Job"; readonly job: Job }
+  | Turn
   | { readonly _tag: "Idle" }
   | { readonly _tag: "Crash" }
 
@@ -35,16 +27,17 @@ interface Account {
 
 /**
  * One actor per hot wallet account, as the Effect discord-bot keeps its reminders: a supervised fiber in a
- * `FiberMap` keyed by account, with an inbox of movements it applies one at a time in the order they came, so a
+ * `FiberMap` keyed by account, with an inbox of movements it lets through one at a time in the order they came, so a
  * burst against one account waits in memory (not on row locks holding connections) while other accounts' actors
  * run beside it. An actor unused for `ACCOUNT_ACTOR_IDLE` ends and leaves nothing behind.
  *
- * A movement runs in the actor with its caller's fiber refs (context, log annotations, response handlers such as
- * `Idempotent-Replayed`), and what it set is handed back to the caller with its result. Once queued, a movement
- * runs to its end even if its caller is interrupted (a client that went away), and the caller waits for it; the
- * handler deadline answers the client without interrupting it (src/Http/HoldingServer.ts). Correctness never rests
- * on the actor: the ledger's conditional update in the database decides every movement (other nodes, or the other
- * process, have their own actors).
+ * The actor gives each movement its turn and waits for it to end; the movement runs on its caller's fiber, with the
+ * caller's own context, log annotations and response handlers (`Idempotent-Replayed`). It ran in the actor's fiber
+ * before, carrying the caller's fiber refs over and back: a few hundred µs of a transfer's CPU (bench/README.md, "wallet").
+ * Once queued, a movement runs to its end even if its caller is interrupted (a client that went away); the handler
+ * deadline answers the client without interrupting it (src/Http/HoldingServer.ts). Correctness never rests on the
+ * actor: the ledger's conditional update in the database decides every movement (other nodes, or the other process,
+ * have their own actors).
  */
 export class AccountActors extends Effect.Service<AccountActors>()("Wallet/AccountActors", {
   scoped: Effect.gen(function*() {
@@ -56,10 +49,9 @@ export class AccountActors extends Effect.Service<AccountActors>()("Wallet/Accou
     const fibers = yield* FiberMap.make<string>()
     const fork = yield* FiberMap.runtime(fibers)<never>()
 
-    /** The actor's loop: apply what is queued, in order; end at an idle check with nothing queued behind it. */
+    /** The actor's loop: each queued movement's turn, in order; end at an idle check with nothing queued behind it. */
     const actor = (key: string, account: Account): Effect.Effect<void> =>
       Effect.gen(function*() {
-        const own = yield* Effect.getFiberRefs
         while (true) {
           if (account.batch === undefined) {
             const [messages] = yield* account.inbox.takeAll
@@ -68,13 +60,15 @@ export class AccountActors extends Effect.Service<AccountActors>()("Wallet/Accou
           }
           const batch = account.batch
           while (account.at < batch.length) {
-            // past it before applying it: a message that kills the actor is not applied again by its successor
+            // past it before acting on it: a message that kills the actor is not acted on again by its successor
             const m = batch[account.at++]!
             if (m._tag === "Crash") return yield* Effect.die(new Error(`injected defect in account ${key}'s actor`))
-            if (m._tag === "Job") yield* Effect.ensuring(m.job, Effect.setFiberRefs(own))
-            // decided synchronously: a caller either found this actor before it left (and is behind this check) or
-            // finds none and starts a fresh one
-            else if (
+            if (m._tag === "Turn") {
+              yield* Deferred.succeed(m.start, undefined)
+              yield* Deferred.await(m.done)
+            } else if (
+              // decided synchronously: a caller either found this actor before it left (and is behind this check) or
+              // finds none and starts a fresh one
               account.at === batch.length && Option.getOrElse(account.inbox.unsafeSize(), () => 0) === 0 &&
               (yield* Clock.currentTimeMillis) - account.lastUsed >= idleMs && accounts.get(key) === account
             ) return void accounts.delete(key)
@@ -117,21 +111,13 @@ export class AccountActors extends Effect.Service<AccountActors>()("Wallet/Accou
         })
       })
 
-    /** Runs `effect` for the account in its actor, after the movements queued before it; the caller waits. */
+    /** Runs `effect` in the account's turn, after the movements queued before it. */
     const serialize = <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.uninterruptible(Effect.gen(function*() {
-        const context = yield* Effect.context<R>()
-        const refs = yield* Effect.getFiberRefs
-        const done = yield* Deferred.make<readonly [Exit.Exit<A, E>, FiberRefs.FiberRefs]>()
-        const job: Job = Effect.setFiberRefs(refs).pipe(
-          Effect.zipRight(Effect.exit(Effect.provide(effect, context))),
-          Effect.flatMap((exit) => Effect.map(Effect.getFiberRefs, (after) => [exit, after] as const)),
-          Effect.flatMap((result) => Deferred.succeed(done, result))
-        )
-        yield* offer(key, { _tag: "Job", job })
-        const [exit, after] = yield* Deferred.await(done)
-        yield* Effect.inheritFiberRefs(after)
-        return yield* exit
+        const turn: Turn = { _tag: "Turn", start: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
+        yield* offer(key, turn)
+        yield* Deferred.await(turn.start)
+        return yield* Effect.ensuring(effect, Deferred.succeed(turn.done, undefined))
       }))
 
     return {
