@@ -11,13 +11,62 @@ import * as Pglite from "./PgliteClient.js"
 import { databaseTimeout } from "./Unavailable.js"
 
 /**
+ * Statement texts sent with parameters, each under a name of its own once seen twice: node-postgres then parses it
+ * once per connection and the server keeps its plan, where an unnamed statement is parsed and planned at every call.
+ * In the fleet bench (50,000 agents over three processes) planning was 58 s of the server's time against 125 s of
+ * execution (pg_stat_statements with track_planning; bench/README.md, "fleet"). At most MAX_NAMED names, so texts
+ * built per call (an IN list of every length) cannot fill the server's memory with statements; such texts, and the
+ * scripts (no parameters), go unnamed as before.
+ */
+const MAX_NAMED = 400
+const names = new Map<string, string>()
+const seen = new Set<string>()
+// texts whose kept plan went stale: sent unnamed from then on
+const refused = new Set<string>()
+let made = 0
+
+const nameOf = (text: string): string | undefined => {
+  const name = names.get(text)
+  if (name !== undefined || made >= MAX_NAMED || refused.has(text)) return name
+  if (!seen.has(text)) {
+    if (seen.size >= 10 * MAX_NAMED) seen.clear()
+    seen.add(text)
+    return undefined
+  }
+  const fresh = `shoal_${++made}`
+  names.set(text, fresh)
+  return fresh
+}
+
+/** A statement's query config with its name, when it has parameters and a name was given to its text. */
+const withName = (args: Array<any>): Array<any> => {
+  const [first, second] = args
+  if (typeof first === "string" && Array.isArray(second) && second.length > 0) {
+    const name = nameOf(first)
+    return name === undefined ? args : [{ name, text: first, values: second }, ...args.slice(2)]
+  }
+  if (
+    typeof first === "object" && first !== null && typeof first.text === "string" && first.name === undefined &&
+    Array.isArray(first.values) && first.values.length > 0 && typeof first.submit !== "function"
+  ) {
+    const name = nameOf(first.text)
+    return name === undefined ? args : [{ ...first, name }, ...args.slice(1)]
+  }
+  return args
+}
+
+/**
  * A pool client that gives up on its connection when a statement outlives `query_timeout`. node-postgres fails the
  * statement but keeps the connection, whose answer may never come (a hung server, a black-holed network): back in
  * the pool, every later statement would queue behind it and time out too, for good. Ended before the
- * pool takes it back, it is dropped, and the next statement opens a fresh connection.
+ * pool takes it back, it is dropped, and the next statement opens a fresh connection. Statements with parameters go
+ * named (`withName`); one whose kept plan no longer fits its tables ("cached plan must not change result type",
+ * another node migrated) is sent again unnamed, and its text is not named again. Inside a transaction that error has
+ * already aborted it, so that one call fails as any failed statement in a transaction does (test/Database/
+ * NamedStatements.test.ts).
  */
 class DeadlineClient extends Pg.Client {
-  override query(...args: Array<any>): any {
+  override query(...given: Array<any>): any {
     // each statement timed from here to its answer (src/Metrics/Metrics.ts)
     const start = performance.now()
     const answered = (err: unknown) => {
@@ -26,10 +75,23 @@ class DeadlineClient extends Pg.Client {
       // timed-out statement still active on the connection, destroys the socket rather than waiting for it
       if (err instanceof Error && err.message === "Query read timeout") void this.end().catch(() => {})
     }
+    const args = withName(given)
+    const named = args !== given ? (args[0] as { readonly name: string; readonly text: string }) : undefined
     const last = args.length - 1
     if (typeof args[last] === "function") {
       const callback = args[last]
       args[last] = (err: unknown, res: unknown) => {
+        if (named !== undefined && (err as { code?: unknown } | null)?.code === "0A000") {
+          names.delete(named.text)
+          refused.add(named.text)
+          return (Pg.Client.prototype.query as (...a: Array<any>) => any).apply(this, [...given.slice(0, -1), (
+            e: unknown,
+            r: unknown
+          ) => {
+            answered(e)
+            callback(e, r)
+          }])
+        }
         answered(err)
         callback(err, res)
       }
