@@ -55,6 +55,10 @@ const withName = (args: Array<any>): Array<any> => {
   return args
 }
 
+// "cached plan must not change result type"; "prepared statement does not exist" (a pooler between us and the server
+// handed the statement to a backend that never saw it)
+const stale = (code: unknown) => code === "0A000" || code === "26000"
+
 /**
  * A pool client that gives up on its connection when a statement outlives `query_timeout`. node-postgres fails the
  * statement but keeps the connection, whose answer may never come (a hung server, a black-holed network): back in
@@ -66,6 +70,9 @@ const withName = (args: Array<any>): Array<any> => {
  * NamedStatements.test.ts).
  */
 class DeadlineClient extends Pg.Client {
+  /** whether statements go named (`DATABASE_PREPARED_STATEMENTS`, default on) */
+  protected naming = true
+
   override query(...given: Array<any>): any {
     // each statement timed from here to its answer (src/Metrics/Metrics.ts)
     const start = performance.now()
@@ -75,13 +82,13 @@ class DeadlineClient extends Pg.Client {
       // timed-out statement still active on the connection, destroys the socket rather than waiting for it
       if (err instanceof Error && err.message === "Query read timeout") void this.end().catch(() => {})
     }
-    const args = withName(given)
+    const args = this.naming ? withName(given) : given
     const named = args !== given ? (args[0] as { readonly name: string; readonly text: string }) : undefined
     const last = args.length - 1
     if (typeof args[last] === "function") {
       const callback = args[last]
       args[last] = (err: unknown, res: unknown) => {
-        if (named !== undefined && (err as { code?: unknown } | null)?.code === "0A000") {
+        if (named !== undefined && stale((err as { code?: unknown } | null)?.code)) {
           names.delete(named.text)
           refused.add(named.text)
           return (Pg.Client.prototype.query as (...a: Array<any>) => any).apply(this, [...given.slice(0, -1), (
@@ -106,6 +113,14 @@ class DeadlineClient extends Pg.Client {
   }
 }
 
+/** For a pooler that cannot keep named statements (PgBouncer before 1.21 in transaction mode). */
+class UnnamedClient extends DeadlineClient {
+  protected override naming = false
+}
+
+/** `DATABASE_PREPARED_STATEMENTS=false`: every statement unnamed, as before 380decd. */
+const preparedStatements = Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true))
+
 /**
  * A real PostgreSQL server through @effect/sql-pg, with deadlines (`DATABASE_TIMEOUT`): a connection, new or from
  * the pool, must come within it (`connectionTimeoutMillis`); the server cancels a statement that runs longer
@@ -117,7 +132,7 @@ class DeadlineClient extends Pg.Client {
  * Its transactions send what they hold for their COMMIT (an emit's events) with it, in one script (CommitScript).
  */
 export const layerPg = (url: Redacted.Redacted) =>
-  Layer.unwrapEffect(Effect.map(databaseTimeout, (deadline) => {
+  Layer.unwrapEffect(Effect.map(Effect.zip(databaseTimeout, preparedStatements), ([deadline, prepared]) => {
     const ms = Option.match(deadline, { onNone: () => undefined, onSome: Duration.toMillis })
     const acquire = Effect.acquireRelease(
       Effect.sync(() => {
@@ -129,7 +144,7 @@ export const layerPg = (url: Redacted.Redacted) =>
           idleTimeoutMillis: 300_000,
           application_name: "shoal",
           keepAlive: true,
-          Client: DeadlineClient,
+          Client: prepared ? DeadlineClient : UnnamedClient,
           ...(ms === undefined ? {} : {
             connectionTimeoutMillis: ms,
             statement_timeout: ms,

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { ConfigProvider, Effect, Redacted } from "effect"
 import * as Database from "../../src/Database/Database.js"
 
 /**
@@ -40,4 +40,21 @@ describe.skipIf(!url)("named statements on a server", () => {
         yield* sql`DROP TABLE ${table}`
       }
     }).pipe(Effect.provide(Database.layerPg(Redacted.make(url!))), Effect.scoped))
+
+  it.effect("DATABASE_PREPARED_STATEMENTS=false: nothing is prepared (a pooler that cannot keep them)", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const table = sql(`unnamed_${process.pid}_${Date.now()}`)
+      yield* sql`CREATE TABLE ${table} (a int)`
+      try {
+        for (let i = 0; i < 3; i++) expect(yield* sql`SELECT * FROM ${table} WHERE a = ${1}`).toEqual([])
+        expect(yield* sql`SELECT name FROM pg_prepared_statements`).toEqual([])
+      } finally {
+        yield* sql`DROP TABLE ${table}`
+      }
+    }).pipe(
+      Effect.provide(Database.layerPg(Redacted.make(url!))),
+      Effect.scoped,
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["DATABASE_PREPARED_STATEMENTS", "false"]])))
+    ))
 })
