@@ -11,63 +11,29 @@ import * as Pglite from "./PgliteClient.js"
 import { databaseTimeout } from "./Unavailable.js"
 
 /**
- * Statement texts sent with parameters, each under a name of its own once seen twice: node-postgres then parses it
- * once per connection and the server keeps its plan, where an unnamed statement is parsed and planned at every call.
- * In the fleet bench (50,000 agents over three processes) planning was 58 s of the server's time against 125 s of
- * execution (pg_stat_statements with track_planning; bench/README.md, "fleet"). At most MAX_NAMED names, so texts
- * built per call (an IN list of every length) cannot fill the server's memory with statements; such texts, and the
- * scripts (no parameters), go unnamed as before.
+ * Statement texts sent with parameters go under a name once seen twice: node-postgres then parses each once per
+ * connection and the server keeps its plan, where unnamed it was parsed and planned at every call (the 50,000-agent
+ * fleet: 58 s of planning against 125 s of execution; bench/README.md, "fleet"). At most 400 names, so texts built
+ * per call cannot fill the server with statements. One the server no longer takes (its plan went stale when another
+ * node migrated, 0A000, or a pooler lost it, 26000) is sent again unnamed and its text is named no more; inside a
+ * transaction that error has already aborted it, and that one call fails (test/Database/NamedStatements.test.ts).
  */
-const MAX_NAMED = 400
-const names = new Map<string, string>()
-const seen = new Set<string>()
-// texts whose kept plan went stale: sent unnamed from then on
+const names = new Map<string, string | false>() // false: seen once
 const refused = new Set<string>()
 let made = 0
-
 const nameOf = (text: string): string | undefined => {
   const name = names.get(text)
-  if (name !== undefined || made >= MAX_NAMED || refused.has(text)) return name
-  if (!seen.has(text)) {
-    if (seen.size >= 10 * MAX_NAMED) seen.clear()
-    seen.add(text)
-    return undefined
-  }
-  const fresh = `shoal_${++made}`
-  names.set(text, fresh)
-  return fresh
+  if (typeof name === "string" || refused.has(text) || made >= 400) return name || undefined
+  if (name === false) names.set(text, `shoal_${++made}`)
+  else if (names.size < 4_000) names.set(text, false)
+  return names.get(text) || undefined
 }
-
-/** A statement's query config with its name, when it has parameters and a name was given to its text. */
-const withName = (args: Array<any>): Array<any> => {
-  const [first, second] = args
-  if (typeof first === "string" && Array.isArray(second) && second.length > 0) {
-    const name = nameOf(first)
-    return name === undefined ? args : [{ name, text: first, values: second }, ...args.slice(2)]
-  }
-  if (
-    typeof first === "object" && first !== null && typeof first.text === "string" && first.name === undefined &&
-    Array.isArray(first.values) && first.values.length > 0 && typeof first.submit !== "function"
-  ) {
-    const name = nameOf(first.text)
-    return name === undefined ? args : [{ ...first, name }, ...args.slice(1)]
-  }
-  return args
-}
-
-// "cached plan must not change result type"; "prepared statement does not exist" (a pooler between us and the server
-// handed the statement to a backend that never saw it)
-const stale = (code: unknown) => code === "0A000" || code === "26000"
 
 /**
  * A pool client that gives up on its connection when a statement outlives `query_timeout`. node-postgres fails the
  * statement but keeps the connection, whose answer may never come (a hung server, a black-holed network): back in
  * the pool, every later statement would queue behind it and time out too, for good. Ended before the
- * pool takes it back, it is dropped, and the next statement opens a fresh connection. Statements with parameters go
- * named (`withName`); one whose kept plan no longer fits its tables ("cached plan must not change result type",
- * another node migrated) is sent again unnamed, and its text is not named again. Inside a transaction that error has
- * already aborted it, so that one call fails as any failed statement in a transaction does (test/Database/
- * NamedStatements.test.ts).
+ * pool takes it back, it is dropped, and the next statement opens a fresh connection. Statements go named (`nameOf`).
  */
 class DeadlineClient extends Pg.Client {
   /** whether statements go named (`DATABASE_PREPARED_STATEMENTS`, default on) */
@@ -82,22 +48,19 @@ class DeadlineClient extends Pg.Client {
       // timed-out statement still active on the connection, destroys the socket rather than waiting for it
       if (err instanceof Error && err.message === "Query read timeout") void this.end().catch(() => {})
     }
-    const args = this.naming ? withName(given) : given
-    const named = args !== given ? (args[0] as { readonly name: string; readonly text: string }) : undefined
+    const [text, values] = given
+    const name = this.naming && typeof text === "string" && Array.isArray(values) && values.length > 0
+      ? nameOf(text)
+      : undefined
+    const args = name === undefined ? given : [{ name, text, values }, ...given.slice(2)]
     const last = args.length - 1
     if (typeof args[last] === "function") {
       const callback = args[last]
-      args[last] = (err: unknown, res: unknown) => {
-        if (named !== undefined && stale((err as { code?: unknown } | null)?.code)) {
-          names.delete(named.text)
-          refused.add(named.text)
-          return (Pg.Client.prototype.query as (...a: Array<any>) => any).apply(this, [...given.slice(0, -1), (
-            e: unknown,
-            r: unknown
-          ) => {
-            answered(e)
-            callback(e, r)
-          }])
+      args[last] = (err: { code?: unknown } | null, res: unknown) => {
+        if (name !== undefined && (err?.code === "0A000" || err?.code === "26000")) {
+          names.delete(text)
+          refused.add(text)
+          return this.query(...given) // unnamed now, with its own callback
         }
         answered(err)
         callback(err, res)
@@ -113,12 +76,7 @@ class DeadlineClient extends Pg.Client {
   }
 }
 
-/** For a pooler that cannot keep named statements (PgBouncer before 1.21 in transaction mode). */
-class UnnamedClient extends DeadlineClient {
-  protected override naming = false
-}
-
-/** `DATABASE_PREPARED_STATEMENTS=false`: every statement unnamed, as before 380decd. */
+/** `DATABASE_PREPARED_STATEMENTS=false`: every statement unnamed, for a pooler that cannot keep them. */
 const preparedStatements = Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true))
 
 /**
@@ -144,7 +102,9 @@ export const layerPg = (url: Redacted.Redacted) =>
           idleTimeoutMillis: 300_000,
           application_name: "shoal",
           keepAlive: true,
-          Client: prepared ? DeadlineClient : UnnamedClient,
+          Client: prepared ? DeadlineClient : class extends DeadlineClient {
+            protected override naming = false
+          },
           ...(ms === undefined ? {} : {
             connectionTimeoutMillis: ms,
             statement_timeout: ms,

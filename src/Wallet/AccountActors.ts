@@ -1,16 +1,12 @@
 import { Chunk, Clock, Config, Deferred, Duration, Effect, FiberMap, Mailbox, Option } from "effect"
 import { Supervisor } from "../Supervisor.js"
 
-/** A movement's turn: the actor opens `start`, and the movement, run by its caller, closes `done` when it ends. */
-interface Turn {
-  readonly _tag: "Turn"
-  readonly start: Deferred.Deferred<void>
-  readonly done: Deferred.Deferred<void>
-}
-
-/** A message in an account's inbox: a movement's turn, an idle check from the janitor, or a defect (tests). */
+/**
+ * A message in an account's inbox: a movement's turn (the actor opens `start`; the movement, run by its caller, closes
+ * `done` when it ends), an idle check from the janitor, or a defect (tests).
+ */
 type Message =
-  | Turn
+  | { readonly _tag: "Turn"; readonly start: Deferred.Deferred<void>; readonly done: Deferred.Deferred<void> }
   | { readonly _tag: "Idle" }
   | { readonly _tag: "Crash" }
 
@@ -32,8 +28,7 @@ interface Account {
  * run beside it. An actor unused for `ACCOUNT_ACTOR_IDLE` ends and leaves nothing behind.
  *
  * The actor gives each movement its turn and waits for it to end; the movement runs on its caller's fiber, with the
- * caller's own context, log annotations and response handlers (`Idempotent-Replayed`). It ran in the actor's fiber
- * before, carrying the caller's fiber refs over and back: a few hundred µs of a transfer's CPU (bench/README.md, "wallet").
+ * caller's own context and response handlers (bench/README.md, "wallet": not carried into the actor and back).
  * Once queued, a movement runs to its end even if its caller is interrupted (a client that went away); the handler
  * deadline answers the client without interrupting it (src/Http/HoldingServer.ts). Correctness never rests on the
  * actor: the ledger's conditional update in the database decides every movement (other nodes, or the other process,
@@ -114,10 +109,10 @@ export class AccountActors extends Effect.Service<AccountActors>()("Wallet/Accou
     /** Runs `effect` in the account's turn, after the movements queued before it. */
     const serialize = <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.uninterruptible(Effect.gen(function*() {
-        const turn: Turn = { _tag: "Turn", start: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
-        yield* offer(key, turn)
-        yield* Deferred.await(turn.start)
-        return yield* Effect.ensuring(effect, Deferred.succeed(turn.done, undefined))
+        const [start, done] = [yield* Deferred.make<void>(), yield* Deferred.make<void>()]
+        yield* offer(key, { _tag: "Turn", start, done })
+        yield* Deferred.await(start)
+        return yield* Effect.ensuring(effect, Deferred.succeed(done, undefined))
       }))
 
     return {
