@@ -1,17 +1,25 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Deferred, Effect } from "effect"
 import { openSocket, realSleep, RealtimeApp } from "../support/Realtime.js"
 import { createAgent, signUp } from "../support/TestApp.js"
 
 // WS_AUTH_TIMEOUT is the client's deadline for its auth frame; the server's check of the key that frame carries is
 // made slow here, as a database slow to answer would make it: the keys table is locked for a while, so the lookup of
-// a key this node has not read yet waits for it
+// a key this node has not read yet waits for it. It returns once the lock is held: under load the LOCK could
+// otherwise come after the key check it was meant to slow (CI, the PostgreSQL pass, once)
 const holdKeys = (ms: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.forkScoped(
-      sql.withTransaction(Effect.zipRight(sql`LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE`, realSleep(ms)))
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const locked = yield* Deferred.make<void>()
+    yield* Effect.forkScoped(sql.withTransaction(
+      sql`LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE`.pipe(
+        Effect.zipRight(Deferred.succeed(locked, undefined)),
+        Effect.zipRight(realSleep(ms))
+      )
     ))
+    yield* Deferred.await(locked)
+  })
 
 layer(
   RealtimeApp({ WS_AUTH_TIMEOUT: "1 second" }),
