@@ -8,6 +8,7 @@ import * as CommitScript from "./CommitScript.js"
 import { lockDataDir } from "./DataDirLock.js"
 import { runMigrations } from "./Migrations.js"
 import * as Pglite from "./PgliteClient.js"
+import { stale } from "./PgliteStatements.js"
 import { databaseTimeout } from "./Unavailable.js"
 
 /**
@@ -56,8 +57,8 @@ class DeadlineClient extends Pg.Client {
     const last = args.length - 1
     if (typeof args[last] === "function") {
       const callback = args[last]
-      args[last] = (err: { code?: unknown } | null, res: unknown) => {
-        if (name !== undefined && (err?.code === "0A000" || err?.code === "26000")) {
+      args[last] = (err: unknown, res: unknown) => {
+        if (name !== undefined && err && stale(err)) {
           names.delete(text)
           refused.add(text)
           return this.query(...given) // unnamed now, with its own callback

@@ -18,9 +18,11 @@ const TEXT_TYPES = new Set([25, 1043, 114])
 // fan-out (bench/README.md, fanout); Buffer.from encodes it natively
 const BINARY_FROM = 16 * 1024
 
-// "cached plan must not change result type" (a table changed under the statement) and "prepared statement does
-// not exist": prepare again and retry once
-const stale = (e: unknown) => {
+/**
+ * "cached plan must not change result type" (a table changed under the statement) and "prepared statement does not
+ * exist": a named statement the database no longer takes, sent again (here prepared again; on a server unnamed).
+ */
+export const stale = (e: unknown) => {
   const code = (e as { code?: unknown }).code
   return code === "0A000" || code === "26000"
 }

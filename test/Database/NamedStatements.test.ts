@@ -6,7 +6,8 @@ import * as Database from "../../src/Database/Database.js"
 /**
  * On a PostgreSQL server a statement with parameters goes under a name once its text has been seen twice, so the
  * server parses and plans it once per connection (src/Database/Database.ts). A kept plan that no longer fits its
- * table (a column added by another node's migration) is sent again unnamed: the caller never sees the error.
+ * table (a column added by another node's migration) is sent again unnamed: outside a transaction the caller never
+ * sees the error; inside one, the transaction it aborted fails once.
  */
 const url = process.env.DATABASE_URL
 
