@@ -7,22 +7,9 @@ import { Effect, Metric, MetricBoundaries, MetricLabel } from "effect"
  */
 
 // seconds, from a fast cached read to a request that waited on a busy embedded database
-const latency = MetricBoundaries.fromIterable([
-  0.0005,
-  0.001,
-  0.0025,
-  0.005,
-  0.01,
-  0.025,
-  0.05,
-  0.1,
-  0.25,
-  0.5,
-  1,
-  2.5,
-  5,
-  10
-])
+const latency = MetricBoundaries.fromIterable(
+  [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+)
 
 // event delivery: the bound is p99 < 1 s, so the buckets are finer around it
 const delivery = MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30])
