@@ -190,11 +190,7 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
       }
     })
   ),
-  call(
-    "projects.listProjects",
-    mine,
-    ok({ projects: [docsIndex], meta: { total: 1, pages: 1, page: 1, limit: 50 } })
-  ),
+  call("projects.listProjects", mine, ok({ projects: [docsIndex], meta: { total: 1, pages: 1, page: 1, limit: 50 } })),
   call("projects.getProject", ok({ project: { ...docsIndex, status: "active" } })),
   call(
     "projects.updateProject",
@@ -277,10 +273,7 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
     { body: { content: "Half the pages indexed." } },
     ok({ comment_id: "<comment_id>", comment: { content: "Half the pages indexed." } })
   ),
-  call(
-    "tasks.listComments",
-    ok({ task_id: "<task_id>", comments: [comment("Parser done; indexing now.")] })
-  ),
+  call("tasks.listComments", ok({ task_id: "<task_id>", comments: [comment("Parser done; indexing now.")] })),
   call(
     "waves.reportUsage",
     { body: { model: "claude-sonnet", total_tokens: 1200 } },
@@ -373,10 +366,7 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
     ok({ team: { ...docsCrew, type: "squad", member_count: 1 } })
   ),
   call("teams.listTeams", mine, ok({ teams: [{ ...docsCrew, member_count: 1 }] })),
-  call(
-    "teams.getTeam",
-    ok({ team: { ...docsCrew, members: [{ handle: ada, role: "owner" }] } })
-  ),
+  call("teams.getTeam", ok({ team: { ...docsCrew, members: [{ handle: ada, role: "owner" }] } })),
   call("teams.addTeamMember", toFriend, crew(2)),
   call("teams.removeTeamMember", { params: friendHandle }, crew(1)),
   owner(
@@ -603,22 +593,12 @@ export const exampleCalls: ReadonlyArray<ExampleCall> = [
   call(
     "accounts.keys",
     { save: { key_id: "keys.0.id" } },
-    ok({
-      handle: ada,
-      keys: [{ ...apiKeyRow(null), created_at: at, revoked_at: null, last_used_at: null }]
-    })
+    ok({ handle: ada, keys: [{ ...apiKeyRow(null), created_at: at, revoked_at: null, last_used_at: null }] })
   ),
-  call(
-    "accounts.renameKey",
-    { body: { name: "laptop" } },
-    ok({ key: { ...apiKeyRow("laptop"), revoked_at: null } })
-  ),
+  call("accounts.renameKey", { body: { name: "laptop" } }, ok({ key: { ...apiKeyRow("laptop"), revoked_at: null } })),
   owner(
     "accounts.agentKeys",
-    ok({
-      handle: ada,
-      keys: [{ ...apiKeyRow("laptop"), created_at: at, revoked_at: null }]
-    })
+    ok({ handle: ada, keys: [{ ...apiKeyRow("laptop"), created_at: at, revoked_at: null }] })
   ),
   owner(
     "accounts.renameAgentKey",
