@@ -4,6 +4,7 @@ import { DateTime, Effect } from "effect"
 import { Outbox } from "../Realtime/Outbox.js"
 import { BountiesRepo, type BountyRow } from "./BountiesRepo.js"
 import { Ledger, shift, system, user } from "./Ledger.js"
+import type { AccountRef } from "./LedgerRepo.js"
 
 /** Pending Gems not approved within this long are burned (to the expiry account). */
 export const PENDING_EXPIRY_MS = 30 * 24 * 60 * 60_000
@@ -24,6 +25,12 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
     const outbox = yield* Outbox
 
     const move = (m: Parameters<typeof ledger.move>[0]) => Effect.orDie(ledger.move(m))
+
+    /** The pending bounty of `row` out of its assignee's pending, to `to` (approval, rejection, expiry). */
+    const fromPending = (row: BountyRow, to: AccountRef, source: string, actorId: Ids.UserId | null, note?: string) => {
+      const legs = shift(user(row.assignee_id!, "pending"), to, row.amount)
+      return move({ source, actorId, referenceId: row.task_id, note, legs })
+    }
 
     /** Sets the task's bounty to `amount` (0 removes it) funded by `funder`; 409 once it left escrow. */
     const fund = (task: Ids.TaskId, funder: Ids.UserId, amount: number) =>
@@ -93,13 +100,7 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
     const approve = (task: Ids.TaskId, approver: Ids.UserId, note?: string) =>
       Effect.gen(function*() {
         const row = yield* pending(task)
-        yield* move({
-          source: "task_completion",
-          actorId: approver,
-          referenceId: task,
-          note,
-          legs: shift(user(row.assignee_id, "pending"), user(row.assignee_id, "available"), row.amount)
-        })
+        yield* fromPending(row, user(row.assignee_id, "available"), "task_completion", approver, note)
         yield* repo.put({ ...row, state: "paid" }, yield* DateTime.nowAsDate)
         yield* outbox.emit([row.assignee_id], "gems.earned", {
           amount: row.amount,
@@ -113,13 +114,7 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
     const reject = (task: Ids.TaskId, rejecter: Ids.UserId, note?: string) =>
       Effect.gen(function*() {
         const row = yield* pending(task)
-        yield* move({
-          source: "bounty_rejected",
-          actorId: rejecter,
-          referenceId: task,
-          note,
-          legs: shift(user(row.assignee_id, "pending"), user(row.funder_id, "escrow"), row.amount)
-        })
+        yield* fromPending(row, user(row.funder_id, "escrow"), "bounty_rejected", rejecter, note)
         yield* repo.put({ ...row, state: "escrow", assignee_id: null, pending_since: null }, yield* DateTime.nowAsDate)
         return row.amount
       })
@@ -152,12 +147,7 @@ export class Bounties extends Effect.Service<Bounties>()("Wallet/Bounties", {
         const at = yield* DateTime.nowAsDate
         const due = yield* repo.due(new Date(at.getTime() - PENDING_EXPIRY_MS), limit)
         for (const row of due) {
-          yield* move({
-            source: "bounty_expired",
-            actorId: null,
-            referenceId: row.task_id,
-            legs: shift(user(row.assignee_id!, "pending"), system("expiry"), row.amount)
-          })
+          yield* fromPending(row, system("expiry"), "bounty_expired", null)
           yield* repo.put({ ...row, state: "expired" }, at)
           yield* repo.reopenExpired(row.task_id, at)
         }
