@@ -248,16 +248,7 @@ export class Waves extends Effect.Service<Waves>()("Waves", {
       })
     })
 
-    return {
-      status,
-      checkIn,
-      mySchedule,
-      daySchedule,
-      setSlot,
-      complete,
-      heartbeat: beat,
-      fleet
-    } as const
+    return { status, checkIn, mySchedule, daySchedule, setSlot, complete, heartbeat: beat, fleet } as const
   }),
   dependencies: [WavesRepo.Default, TasksRepo.Default, PeopleRepo.Default, Messages.Default]
 }) {}

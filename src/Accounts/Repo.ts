@@ -114,15 +114,6 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Accounts/Repo"
                       CASE WHEN k.revoked_at IS NULL THEN u.last_seen_at END AS last_used_at`
     })
 
-    return {
-      byHandle,
-      insertUser,
-      liveKeyHashes,
-      lockUser,
-      replaceKey,
-      keysOf,
-      renameKey,
-      rotatedSince
-    } as const
+    return { byHandle, insertUser, liveKeyHashes, lockUser, replaceKey, keysOf, renameKey, rotatedSince } as const
   })
 }) {}

@@ -101,14 +101,6 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("Identity/Repo"
         (rows) => Option.fromNullable(rows[0]?.handle)
       )
 
-    return {
-      findByHandle,
-      listDomains,
-      hnsOf,
-      domainHolder,
-      dropDomain,
-      claimDomain,
-      linkedHandle
-    } as const
+    return { findByHandle, listDomains, hnsOf, domainHolder, dropDomain, claimDomain, linkedHandle } as const
   })
 }) {}
