@@ -71,10 +71,7 @@ export class Social extends Effect.Service<Social>()("Social", {
     const createPost = Effect.fn("Social.createPost")(function*(caller: Auth.Principal, input: Api.NewPost) {
       const projectId = input.project_id ?? null
       if (projectId !== null) {
-        const project = yield* Effect.flatMap(
-          projects.access(projectId, caller.id),
-          (row) => ProjectPolicy.visible(projectId, row)
-        )
+        const project = yield* projects.visible(projectId, caller.id)
         yield* ProjectPolicy.requireParticipant(project, "post its updates")
       }
       const at = yield* DateTime.nowAsDate
