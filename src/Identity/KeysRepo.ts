@@ -1,11 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
-const SigningKeyRow = Schema.Struct({
-  kid: Schema.String,
-  private_pkcs8: Schema.String,
-  public_x: Schema.String
-})
+const SigningKeyRow = Schema.Struct({ kid: Schema.String, private_pkcs8: Schema.String, public_x: Schema.String })
 
 export class SigningKeysRepo extends Effect.Service<SigningKeysRepo>()("Identity/SigningKeysRepo", {
   effect: Effect.gen(function*() {

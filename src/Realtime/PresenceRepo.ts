@@ -3,11 +3,7 @@ import { Ids } from "@shoal/domain"
 import { Effect, Schema } from "effect"
 import { iso, sqlArray } from "../Database/SqlArrays.js"
 
-export const Account = Schema.Struct({
-  id: Ids.UserId,
-  handle: Schema.String,
-  owner_id: Schema.NullOr(Ids.UserId)
-})
+export const Account = Schema.Struct({ id: Ids.UserId, handle: Schema.String, owner_id: Schema.NullOr(Ids.UserId) })
 export type Account = typeof Account.Type
 
 /** Presence rows, a batch of agents at a time; every time is the application Clock's, passed in. */
