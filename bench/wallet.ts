@@ -2,7 +2,7 @@
 // validation, the account actor, the ledger transaction with its event) against the SQL a correct transfer needs,
 // issued directly through the database driver (BEGIN; lock both accounts in id order and apply conditionally in one
 // statement; the recipient's gems.earned event in the outbox, ordered as the app orders it and, on a server, sent
-// with COMMIT in one script as the app sends it), same concurrency, same run,
+// pipelined with COMMIT as the app sends it), same concurrency, same run,
 // in alternating slices (BENCH_SLICES, default 3) so background load hits both alike. The ledger alone (without the
 // event) is measured too, for reference. Goal: ratio ≥ 0.5 against ledger + event. Embedded database; with
 // BENCH_DATABASE_URL (a fresh database) also on a PostgreSQL server. Findings: bench/README.md.
@@ -16,7 +16,6 @@ import pg from "pg"
 import * as Database from "../src/Database/Database.js"
 import { runMigrations } from "../src/Database/Migrations.js"
 import * as PgliteClient from "../src/Database/PgliteClient.js"
-import { inlineCached } from "../src/Database/SqlArrays.js"
 import { cpuMs, freePort, freshDatabase, report, seconds, startTs, waitFor } from "./support.js"
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50)
@@ -157,19 +156,23 @@ const pgDriver = async (url: string): Promise<Driver> => {
   await Effect.runPromise(
     Effect.provide(runMigrations, Database.layerPg(Redacted.make(url))).pipe(Effect.scoped)
   )
-  const pool = new pg.Pool({ connectionString: url, max: 5 })
+  const pool = new pg.Pool({ connectionString: url, max: 5, pipeline: true } as pg.PoolConfig)
   return {
     query: async (text, params) => (await pool.query(text, params)).rows,
     transaction: async (f) => {
       const c = await pool.connect()
       try {
-        await c.query("BEGIN")
+        // pipelined: the first statement goes right behind BEGIN, without waiting for its answer
+        const begin = c.query("BEGIN")
         const last = await f(async (text, params) => (await c.query(text, params)).rows)
+        await begin
         if (last === false) {
           await c.query("ROLLBACK")
           return false
         }
-        await c.query(last[0] === "" ? "COMMIT" : `${inlineCached(last[0], last[1])};\nCOMMIT`)
+        // the last statement pipelined with its COMMIT (one round trip), as Shoal's transactions send theirs
+        if (last[0] === "") await c.query("COMMIT")
+        else await Promise.all([c.query(last[0], last[1] as Array<unknown>), c.query("COMMIT")])
         return true
       } catch (e) {
         await c.query("ROLLBACK")

@@ -3,21 +3,22 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Scope } from "effect"
-import { type LazyBegin, lazyBegin } from "./LazyBegin.js"
+import { type LazyBegin, lazyBegin, pipelined } from "./LazyBegin.js"
 
 /**
- * A statement a transaction holds back to send with its COMMIT: SQL text with its values written in (sqlLiteral),
- * run after everything the transaction's body did, in the same simple-query script as the COMMIT.
+ * A statement a transaction holds back to send with its COMMIT: run after everything the transaction's body did,
+ * pipelined with the COMMIT (one round trip).
  */
 export interface AtCommit {
   /** A statement it needs before it, sent once however many held statements name it (the event-order lock). */
   readonly prelude?: string | undefined
-  readonly text: string
-  /** Just before the script goes. */
+  /** its text and bound values (a compiled statement) */
+  readonly statement: readonly [string, ReadonlyArray<unknown>]
+  /** Just before the COMMIT goes. */
   readonly sending: () => void
   /** Once COMMIT has answered: the statement's rows. */
   readonly committed: (rows: ReadonlyArray<any>) => void
-  /** The script failed or never answered: whether it committed is not known here. */
+  /** The COMMIT failed or never answered: whether it committed is not known here. */
   readonly abandoned: () => void
 }
 
@@ -52,19 +53,19 @@ const transaction = (conn: Connection): Transaction => {
   const commit = Effect.suspend(() => {
     ended = true
     if (held.length === 0) return tx.begun() ? conn.executeUnprepared("COMMIT", [], undefined) : Effect.void
-    const script = tx.begun() ? [] : ["BEGIN"]
-    for (const s of held) if (s.prelude !== undefined && !script.includes(s.prelude)) script.push(s.prelude)
-    const first = script.length
-    for (const s of held) script.push(s.text)
-    script.push("COMMIT")
+    const plain = tx.begun() ? [] : ["BEGIN"]
+    for (const s of held) if (s.prelude !== undefined && !plain.includes(s.prelude)) plain.push(s.prelude)
     for (const s of held) s.sending()
-    return conn.execute(script.join(";\n"), [], undefined).pipe(
+    return pipelined<ReadonlyArray<any>>([
+      ...plain.map((text) => conn.executeUnprepared(text, [], undefined)),
+      ...held.map(({ statement: [text, params] }) => conn.execute(text, params as Array<any>, undefined)),
+      conn.executeUnprepared("COMMIT", [], undefined)
+    ]).pipe(
       Effect.tapErrorCause(() => Effect.sync(() => held.forEach((s) => s.abandoned()))),
-      // what is left (the script may have opened the transaction itself, and a failed statement in it made
-      // PostgreSQL skip the rest, COMMIT included) is rolled back
+      // what is left (the pipeline may have opened the transaction itself; after a failed statement in it the
+      // COMMIT rolled back) is rolled back
       Effect.tapError(() => sendRollback),
-      // several statements: pg answers one array of rows per statement
-      Effect.map((results) => held.forEach((s, i) => s.committed(results[first + i] as ReadonlyArray<any>)))
+      Effect.map((answers) => held.forEach((s, i) => s.committed(answers[plain.length + i]!)))
     )
   })
   return {
@@ -74,11 +75,11 @@ const transaction = (conn: Connection): Transaction => {
       if (ended) throw new Error("a statement held for a COMMIT that has already gone")
       held.push(statement)
     },
-    // with the held-back BEGIN when it is the first statement (LazyBegin.executeFirst): one round trip
+    // with the held-back BEGIN when it is the first statement (LazyBegin): one round trip
     savepoint: (id) =>
       Effect.suspend(() => {
         marks[id] = held.length
-        return Effect.asVoid(tx.executeFirst(`SAVEPOINT effect_sql_${id}`, []))
+        return Effect.asVoid(tx.executeUnprepared(`SAVEPOINT effect_sql_${id}`, [], undefined))
       }),
     rollbackSavepoint: (id) =>
       Effect.suspend(() => {
@@ -91,12 +92,12 @@ const transaction = (conn: Connection): Transaction => {
 }
 
 /**
- * `client` (a server's) with transactions that hold statements for their COMMIT, sent with it in one script: what
+ * `client` (a server's) with transactions that hold statements for their COMMIT, pipelined with it: what
  * the outbox holds there is an emit's insert after the event-order lock, so the lock is taken and released within
  * COMMIT's own round trip rather than held from the emit through the app's way back to COMMIT (see
- * src/Realtime/Outbox.ts). BEGIN is held back too, to go with the first statement (LazyBegin) or with the script.
+ * src/Realtime/Outbox.ts). BEGIN is held back too, to go with the first statement (LazyBegin) or with the COMMIT.
  * A savepoint rolled back drops what was held since it was taken, with its writes; a body that fails sends nothing.
- * A failed COMMIT script is a defect, as a failed COMMIT is in `withTransaction`, after rolling back what is left.
+ * A failed COMMIT pipeline is a defect, as a failed COMMIT is in `withTransaction`, after rolling back what is left.
  * Why: two round trips with the row locks held, not four (BEGIN, move, events, COMMIT), took the wallet bench on a
  * server to 0.31-0.41x of the direct SQL, from 0.49-0.72x, at the same CPU per transfer.
  */

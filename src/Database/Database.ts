@@ -40,10 +40,28 @@ class DeadlineClient extends Pg.Client {
   /** whether statements go named (`DATABASE_PREPARED_STATEMENTS`, default on) */
   protected naming = true
 
+  /** statements sent and not yet answered: more than one when pipelined (a transaction's, src/Database/LazyBegin.ts) */
+  private sent = 0
+
+  /** whether the socket is corked until this tick's end */
+  private corked = false
+
   override query(...given: Array<any>): any {
     // each statement timed from here to its answer (src/Metrics/Metrics.ts)
     const start = performance.now()
+    this.sent++
+    // statements issued in one tick (a pipeline: LazyBegin.pipelined) leave in one write, not one syscall each
+    if (!this.corked) {
+      const stream = this.connection.stream
+      stream.cork()
+      this.corked = true
+      process.nextTick(() => {
+        this.corked = false
+        stream.uncork()
+      })
+    }
     const answered = (err: unknown) => {
+      this.sent--
       observeStatement(start)
       // `end()` marks the client as ending at once (the pool drops an ending client when it comes back) and, with the
       // timed-out statement still active on the connection, destroys the socket rather than waiting for it
@@ -61,7 +79,11 @@ class DeadlineClient extends Pg.Client {
         if (name !== undefined && err && stale(err)) {
           names.delete(text)
           refused.add(text)
-          return this.query(...given) // unnamed now, with its own callback
+          // unnamed now, with its own callback; not behind statements pipelined after it (a COMMIT would have gone)
+          if (this.sent === 1) {
+            this.sent--
+            return this.query(...given)
+          }
         }
         answered(err)
         callback(err, res)
@@ -88,7 +110,7 @@ const preparedStatements = Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(C
  * Effect timeout around statements: interrupting a statement in sql-pg waits for `pg_cancel_backend` on another
  * connection, which a hung server never answers, so the caller would wait past the deadline. A connection the
  * server closed is dropped by the pool and replaced on demand: when the server is back, so is the service.
- * Its transactions send what they hold for their COMMIT (an emit's events) with it, in one script (CommitScript).
+ * Its transactions send what they hold for their COMMIT (an emit's events) with it, pipelined (CommitScript).
  */
 export const layerPg = (url: Redacted.Redacted) =>
   Layer.unwrapEffect(Effect.map(Effect.zip(databaseTimeout, preparedStatements), ([deadline, prepared]) => {
@@ -103,6 +125,8 @@ export const layerPg = (url: Redacted.Redacted) =>
           idleTimeoutMillis: 300_000,
           application_name: "shoal",
           keepAlive: true,
+          // a transaction's statements known in advance go without waiting for each other's answer (LazyBegin)
+          pipeline: true,
           Client: prepared ? DeadlineClient : class extends DeadlineClient {
             protected override naming = false
           },

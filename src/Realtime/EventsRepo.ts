@@ -1,6 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
-import { inlineCached, sqlArray } from "../Database/SqlArrays.js"
+import { sqlArray } from "../Database/SqlArrays.js"
 import { type BlockRows, type EventRow, fromRaw, type RawEventRow } from "./EventRow.js"
 
 /**
@@ -14,7 +14,7 @@ export const FanoutsChannel = "shoal_fanouts"
 // any constant: the one advisory lock that orders event inserts on a real server (see Outbox.ts)
 export const ORDER_LOCK = 0x5e0a1
 /**
- * The order lock as a statement of its own: the prelude of a server's COMMIT script (src/Database/CommitScript.ts),
+ * The order lock as a statement of its own: the prelude of a server's pipelined COMMIT (src/Database/CommitScript.ts),
  * ahead of its inserts. An insert that reads users (`hooked`: who has a webhook_url) must take its snapshot AFTER
  * the lock: a statement's snapshot is taken when it starts, so one that waited for the lock inside itself would not
  * see what the transactions ordered before it committed meanwhile, and an event after the PATCH that set a
@@ -28,7 +28,7 @@ interface BlockHead {
   readonly created_at: Date | string
 }
 
-/** The first cursor and creation time from an insert's rows (`blockScript`'s, `fanoutScript`'s, or a statement's). */
+/** The first cursor and creation time from an insert's rows (`insertBlock`'s or `insertFanout`'s). */
 export const blockHead = (r: ReadonlyArray<BlockHead>) => ({
   lo: Number(r[0]!.lo),
   createdAt: (r[0]!.created_at instanceof Date ? r[0]!.created_at : new Date(r[0]!.created_at)).toISOString()
@@ -74,7 +74,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
      * One statement: a contiguous block of cursors reserved for these rows (nextval, then setval past the block:
      * emits are serialized, see Outbox.ts), the events, a webhook delivery for each recipient with a webhook_url,
      * and a NOTIFY carrying the block's first cursor and its salt ("12 3f…", see Blocks), which PostgreSQL sends
-     * only if the transaction commits. It takes no lock: on a server it runs after LOCK_ORDER (see `blockScript`).
+     * only if the transaction commits. It takes no lock: on a server it runs after LOCK_ORDER, pipelined with its transaction's COMMIT (src/Realtime/Outbox.ts).
      * Ids are the cursor in hex plus a random salt per emit: unique, and cheap to compute here and in memory.
      */
     const insertBlock = (rows: BlockRows, salt: string, now: Date) => {
@@ -99,10 +99,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           ${wakeWebhooks}
         FROM block`
     }
-
-    /** `insertBlock` as SQL text with its values written in, for a server's COMMIT script after LOCK_ORDER. */
-    const blockScript = (rows: BlockRows, salt: string, now: Date) =>
-      inlineCached(...insertBlock(rows, salt, now).compile())
 
     /**
      * The events after `cursor`, in order: every recipient's (what the dispatcher fans out), or one recipient's
@@ -162,10 +158,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
           pg_notify(${FanoutsChannel}, lo::text)
         FROM block`
 
-    /** `insertFanout` as SQL text with its values written in, for a script after LOCK_ORDER (as `blockScript`). */
-    const fanoutScript = (rows: FanoutRows, salt: string, now: Date) =>
-      inlineCached(...insertFanout(rows, salt, now).compile())
-
     /**
      * Expands the next chunk of the oldest fan-out into events rows (and webhook deliveries), in one statement; a
      * fan-out fully expanded is deleted. On a server, nodes expanding at once take different fan-outs (SKIP LOCKED).
@@ -210,17 +202,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Realtime/EventsRep
     const notify = (channel: string, payload: string) =>
       sql`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
 
-    return {
-      insertBlock,
-      blockScript,
-      insertFanout,
-      fanoutScript,
-      expandChunk,
-      after,
-      head,
-      newest,
-      prune,
-      notify
-    } as const
+    return { insertBlock, insertFanout, expandChunk, after, head, newest, prune, notify } as const
   })
 }) {}

@@ -48,7 +48,7 @@ const heldBlocks = FiberRef.unsafeMake<Array<BlockRows> | undefined>(undefined)
  * transaction-level advisory lock (LOCK_ORDER) before its inserts, held to commit: cursors are handed out in the
  * order transactions commit, and a reader can simply ask for `cursor > last` without a watermark. It also makes
  * each emit's block of cursors contiguous. Emitting transactions serialize on it, so it must be held briefly: on a
- * server an emit's insert is held back and sent with its transaction's COMMIT in one script, the lock first
+ * server an emit's insert is held back and pipelined with its transaction's COMMIT, the lock first
  * (src/Database/CommitScript.ts, which every `sql.withTransaction` there is): taken and released within COMMIT's
  * own round trip, never across the app's way back to COMMIT. Held even in a savepoint, whose rollback drops it.
  * PGlite is one session whose transactions already run one at a time, so it skips the lock and inserts at once.
@@ -86,9 +86,9 @@ export class Outbox extends Effect.Service<Outbox>()("Realtime/Outbox", {
         if (server !== undefined) {
           server.atCommit({
             prelude: LOCK_ORDER,
-            text: fanout
-              ? repo.fanoutScript({ recipients, types, datas }, salt, now)
-              : repo.blockScript(rows, salt, now),
+            statement: fanout
+              ? repo.insertFanout({ recipients, types, datas }, salt, now).compile()
+              : repo.insertBlock(rows, salt, now).compile(),
             // its commit notice may come before the answer: Blocks then knows the salt as this node's
             sending: () => blocks.sending(salt),
             committed: (result) => added(blockHead(result)),

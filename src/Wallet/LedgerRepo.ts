@@ -1,7 +1,6 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Ids } from "@shoal/domain"
 import { Effect, Option, Schema } from "effect"
-import { executeFirst } from "../Database/LazyBegin.js"
 import { IsoFromDate } from "../Projects/Times.js"
 import type { Movement } from "./Ledger.js"
 
@@ -107,13 +106,13 @@ export class LedgerRepo extends Effect.Service<LedgerRepo>()("Wallet/LedgerRepo"
      *
      * Text built once per shape, values bound, rows mapped by hand, on the transaction's connection: the statement
      * builder's per-call work shows in a transfer's CPU (bench/README.md, "wallet"). As a transaction's first
-     * statement on a server it carries the held-back BEGIN (src/Database/LazyBegin.ts), its values then as literals.
+     * statement on a server it goes pipelined with the held-back BEGIN (src/Database/LazyBegin.ts).
      */
     const move = (p: Posting) =>
       Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (tx) => {
         if (Option.isNone(tx)) return Effect.dieMessage("LedgerRepo.move runs inside the caller's transaction")
         const [text, params] = moveStatement(p)
-        return Effect.map(executeFirst(tx.value[0], text, params), (rows) => rows.map(movedRow))
+        return Effect.map(tx.value[0].execute(text, params as Array<any>, undefined), (rows) => rows.map(movedRow))
       })
 
     const accounts = SqlSchema.findAll({

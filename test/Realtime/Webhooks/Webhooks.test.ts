@@ -186,7 +186,7 @@ layer(RealtimeApp({ WEBHOOK_ALLOW_PRIVATE: "true" }), { excludeTestServices: tru
               (r) => r[0]!.n === pids.length ? true : undefined
             )
           )
-        // the order lock held by another session, so that the PATCH's COMMIT script waits for it
+        // the order lock held by another session, so that the PATCH's pipelined COMMIT waits for it
         const release = yield* Deferred.make<void>()
         const locked = yield* Deferred.make<void>()
         const holder = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
@@ -195,7 +195,7 @@ layer(RealtimeApp({ WEBHOOK_ALLOW_PRIVATE: "true" }), { excludeTestServices: tru
           yield* Deferred.await(release)
         })))
         yield* Deferred.await(locked)
-        // the PATCH's transaction: the URL stored, its event emitted, its COMMIT script waiting for the order lock
+        // the PATCH's transaction: the URL stored, its event emitted, its pipelined COMMIT waiting for the order lock
         const setterPid = yield* Deferred.make<number>()
         const setter = yield* Effect.fork(sql.withTransaction(Effect.gen(function*() {
           yield* sql`UPDATE users SET webhook_url = ${hook.url} WHERE id = ${me}`
