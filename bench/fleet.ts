@@ -968,8 +968,10 @@ export const run = async (options: Record<string, string> = {}): Promise<void> =
       )
     }
     console.log(
-      `  event delivery (write sent → recipient's frame): ${delivery.length} of ${expected} expected, ` +
-        `p50 ${f0(percentile(delivery, 50))} ms, p99 ${f0(percentile(delivery, 99))} ms, max ${
+      `  event delivery (write sent → recipient's frame): ${expected - lost} of ${expected} expected arrived; ` +
+        `of the ${delivery.length} sent after the warm-up p50 ${f0(percentile(delivery, 50))} ms, p99 ${
+          f0(percentile(delivery, 99))
+        } ms, max ${
           f0(percentile(delivery, 100))
         } ms; lost ${lost}, duplicated ${duplicates} (by key) / ${duplicateIds} (by event id), ` +
         `cursor regressions ${sum((r) => r.cursorRegressions)}; writes whose answer failed: ${uncertain} ` +
